@@ -1,0 +1,3 @@
+module github.com/askuser-go/askuser
+
+go 1.25
