@@ -1,3 +1,10 @@
 module github.com/askuser-go/askuser
 
-go 1.25
+go 1.25.0
+
+require (
+	github.com/google/go-cmp v0.7.0
+	go.uber.org/goleak v1.3.0
+	golang.org/x/crypto v0.55.0
+	golang.org/x/sys v0.47.0 // indirect
+)
