@@ -1,0 +1,390 @@
+package askuser
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askuser-go/askuser/secret"
+)
+
+// An Ask is one pending call, as a responder sees it: the normalized call,
+// its correlation data, and the handle through which the responder reports
+// answers and ends the ask. The orchestrator creates it; its methods are safe
+// for concurrent use.
+type Ask struct {
+	o          *Orchestrator
+	id         string
+	session    string
+	toolCallID string
+	call       *Call
+	dialect    Dialect
+	responder  string
+	base       context.Context // the caller's context, without its cancellation
+
+	mu        sync.Mutex
+	accepted  []held // by question index; nil until the first answer
+	drafts    []held
+	principal string
+	end       *ending
+	endCh     chan struct{} // closed when the ask has an ending
+	done      chan struct{} // closed when the outcome is final
+	outcome   *Outcome
+}
+
+// held is an accepted answer (or a draft). Sealed answers keep only their
+// reference.
+type held struct {
+	set bool
+	ans Answer
+	ref string
+}
+
+type ending struct {
+	reason      Reason
+	fault       error
+	cancelledOn string
+}
+
+// ID identifies this ask; it is unguessable (128 random bits).
+func (a *Ask) ID() string { return a.id }
+
+// Session is the session the ask belongs to.
+func (a *Ask) Session() string { return a.session }
+
+// ToolCallID is the model's tool-call id, where the caller gave one.
+func (a *Ask) ToolCallID() string { return a.toolCallID }
+
+// Call is the normalized call. It must not be modified.
+func (a *Ask) Call() *Call { return a.call }
+
+// Done is closed when the ask's outcome is final.
+func (a *Ask) Done() <-chan struct{} { return a.done }
+
+// Outcome returns the final outcome, or nil while the ask is pending.
+func (a *Ask) Outcome() *Outcome {
+	select {
+	case <-a.done:
+		return a.outcome
+	default:
+		return nil
+	}
+}
+
+// SetPrincipal records who is answering (an opaque name the embedding
+// program understands), for the journal and the Outcome.
+func (a *Ask) SetPrincipal(p string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.principal = p
+}
+
+// Answers returns the answers accepted so far, in question order. Sealed
+// answers carry no secret value.
+func (a *Ask) Answers() []Answer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []Answer
+	for _, h := range a.accepted {
+		if h.set {
+			out = append(out, h.ans)
+		}
+	}
+	return out
+}
+
+// Answer reports one answer. It is checked (see Call.CheckAnswer) and kept,
+// replacing any earlier answer to the same question; a refused answer
+// returns an *AnswerError and leaves what was accepted before untouched. A
+// sealed answer's secret value is sealed into the secret store and wiped.
+// After the ask has ended, Answer returns ErrClosed.
+func (a *Ask) Answer(ans Answer) error {
+	return a.report(ans, false)
+}
+
+// Draft reports what the person has checked but not yet submitted. It is
+// checked like an answer and kept apart: it counts only where a question's
+// OnDeadline is DeadlineDraft and the deadline comes first. A Draft never
+// carries a secret value.
+func (a *Ask) Draft(ans Answer) error {
+	if !ans.Secret.Empty() {
+		ans.Secret.Wipe()
+		return &AnswerError{QuestionID: ans.QuestionID, Reason: "a secret cannot be kept as a draft; submit it as an answer"}
+	}
+	return a.report(ans, true)
+}
+
+func (a *Ask) report(ans Answer, draft bool) error {
+	defer ans.Secret.Wipe()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.openLocked(); err != nil {
+		return err
+	}
+	if err := a.call.CheckAnswer(ans); err != nil {
+		return err
+	}
+	idx := a.indexOf(ans.QuestionID)
+	q := &a.call.Questions[idx]
+	h := held{set: true, ans: ans}
+	h.ans.Secret = secret.Value{}
+	h.ans.Selected = append([]string(nil), ans.Selected...)
+	if len(ans.OptionNotes) > 0 {
+		h.ans.OptionNotes = make(map[string]string, len(ans.OptionNotes))
+		for k, v := range ans.OptionNotes {
+			h.ans.OptionNotes[k] = v
+		}
+	}
+	if q.Sealed() && !draft {
+		if err := a.o.secrets().Put(a.base, a.session, q.SealName(), ans.Secret); err != nil {
+			a.o.logger().Error("askuser: sealing an answer failed", "ask", a.id, "question", q.ID, "err", err)
+			return &AnswerError{QuestionID: q.ID, Reason: "the secret could not be stored safely; try again"}
+		}
+		h.ref = "session:" + q.SealName()
+	}
+	slot := &a.accepted
+	if draft {
+		slot = &a.drafts
+	}
+	if *slot == nil {
+		*slot = make([]held, len(a.call.Questions))
+	}
+	(*slot)[idx] = h
+	return nil
+}
+
+func (a *Ask) indexOf(id string) int {
+	for i := range a.call.Questions {
+		if a.call.Questions[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// openLocked returns ErrClosed when the ask has ended, ending it at the
+// deadline first when the deadline has come.
+func (a *Ask) openLocked() error {
+	if a.end != nil {
+		return ErrClosed
+	}
+	if !time.Now().Before(a.call.ExpiresAt) {
+		a.endLocked(&ending{reason: ReasonDeadline})
+		return ErrClosed
+	}
+	return nil
+}
+
+func (a *Ask) endLocked(e *ending) {
+	a.end = e
+	close(a.endCh)
+}
+
+// tryEnd ends the ask unless it has ended; the deadline wins over any
+// ending at or after ExpiresAt. It reports whether e took effect.
+func (a *Ask) tryEnd(e *ending) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if e.reason != ReasonDeadline && e.reason != ReasonCaller {
+		if err := a.openLocked(); err != nil {
+			return false
+		}
+	}
+	if a.end != nil {
+		return false
+	}
+	a.endLocked(e)
+	return true
+}
+
+// Submit ends the ask: the person is done. It is refused with an
+// *UnansweredError while a required question has no accepted answer, and
+// with ErrClosed after the ask has ended.
+func (a *Ask) Submit() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.openLocked(); err != nil {
+		return err
+	}
+	var missing []string
+	for i := range a.call.Questions {
+		q := &a.call.Questions[i]
+		if !q.Optional && (a.accepted == nil || !a.accepted[i].set) {
+			missing = append(missing, q.ID)
+		}
+	}
+	if missing != nil {
+		return &UnansweredError{QuestionIDs: missing}
+	}
+	a.endLocked(&ending{reason: ReasonSubmitted})
+	return nil
+}
+
+// Decline ends the ask: the person declines the whole call. Nothing they
+// answered is passed on. It returns ErrClosed after the ask has ended.
+func (a *Ask) Decline() error { return a.endWith(&ending{reason: ReasonDeclined}) }
+
+// Cancel ends the ask: the person dismissed it. onQuestion names the
+// question they were on, or is empty. The answers given so far are kept
+// (unless the contract drops them). It returns ErrClosed after the ask has
+// ended.
+func (a *Ask) Cancel(onQuestion string) error {
+	return a.endWith(&ending{reason: ReasonDismissed, cancelledOn: onQuestion})
+}
+
+// Unreachable ends the ask: nobody can be asked. The orchestrator applies
+// the unattended rules of the call's contract. It returns ErrClosed after
+// the ask has ended.
+func (a *Ask) Unreachable() error { return a.endWith(&ending{reason: ReasonUnattended}) }
+
+func (a *Ask) endWith(e *ending) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.openLocked(); err != nil {
+		return err
+	}
+	a.endLocked(e)
+	return nil
+}
+
+// finalizeLocked builds the outcome from the ending and what was accepted
+// (SPEC §2). It runs once, after the ask has an ending.
+func (a *Ask) buildOutcome(now time.Time) *Outcome {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e := a.end
+	o := &Outcome{
+		ID:          a.id,
+		Session:     a.session,
+		ToolCallID:  a.toolCallID,
+		Call:        a.call,
+		Reason:      e.reason,
+		CancelledOn: e.cancelledOn,
+		Fault:       e.fault,
+		Principal:   a.principal,
+		Responder:   a.responder,
+		FinalizedAt: now.UTC(),
+	}
+	given := func() {
+		for i, h := range a.accepted {
+			if h.set {
+				o.Answers = append(o.Answers, a.final(i, h, ByUser, SourcePerson))
+			}
+		}
+	}
+	switch e.reason {
+	case ReasonSubmitted:
+		o.Status, o.AnsweredBy = StatusAnswered, ByUser
+		given()
+	case ReasonDeclined:
+		o.Status, o.AnsweredBy = StatusDeclined, ByUser
+	case ReasonDismissed:
+		o.Status, o.AnsweredBy = StatusCancelled, ByUser
+		if !a.call.CancelDropsAnswers {
+			given()
+		}
+	case ReasonSuperseded, ReasonFault, ReasonCaller:
+		o.Status, o.AnsweredBy = StatusCancelled, ByUnattended
+		given()
+	case ReasonDeadline:
+		if fills, ok := a.fills(true); ok {
+			o.Status, o.AnsweredBy = StatusTimedOut, ByTimeout
+			a.merge(o, fills, ByTimeout)
+		} else {
+			o.Status, o.AnsweredBy = StatusDeclined, ByTimeout
+			given()
+		}
+	case ReasonUnattended:
+		fills, ok := a.fills(false)
+		if ok && a.call.Unattended == UnattendedDefaults {
+			o.Status, o.AnsweredBy = StatusAnswered, ByUnattended
+			a.merge(o, fills, ByUnattended)
+		} else {
+			o.Status, o.AnsweredBy = StatusDeclined, ByUnattended
+			given()
+		}
+	}
+	return o
+}
+
+// fills returns, for every unanswered question, what its rule applies —
+// the declared defaults, or at the deadline a draft — and whether every
+// unanswered question got something.
+func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
+	fills := map[int]FinalAnswer{}
+	for i := range a.call.Questions {
+		if a.accepted != nil && a.accepted[i].set {
+			continue
+		}
+		q := &a.call.Questions[i]
+		rule := q.OnDeadline
+		if !deadline {
+			rule = DeadlineDefault
+		}
+		switch rule {
+		case DeadlineDraft:
+			if a.drafts != nil && a.drafts[i].set {
+				f := a.final(i, a.drafts[i], ByTimeout, SourceDraft)
+				fills[i] = f
+				continue
+			}
+			fallthrough
+		case DeadlineDefault:
+			if d := q.DeclaredDefaults(); d != nil {
+				fills[i] = FinalAnswer{QuestionID: q.ID, Selected: d, Source: SourceDefault}
+				continue
+			}
+		}
+		return nil, false
+	}
+	return fills, true
+}
+
+// merge puts the person's answers and the fills in question order.
+func (a *Ask) merge(o *Outcome, fills map[int]FinalAnswer, by Provenance) {
+	for i := range a.call.Questions {
+		if a.accepted != nil && a.accepted[i].set {
+			o.Answers = append(o.Answers, a.final(i, a.accepted[i], ByUser, SourcePerson))
+		} else if f, ok := fills[i]; ok {
+			f.By = by
+			o.Answers = append(o.Answers, f)
+		}
+	}
+}
+
+func (a *Ask) final(i int, h held, by Provenance, src Source) FinalAnswer {
+	return FinalAnswer{
+		QuestionID:  a.call.Questions[i].ID,
+		Selected:    h.ans.Selected,
+		Other:       h.ans.Other,
+		Note:        h.ans.Note,
+		OptionNotes: h.ans.OptionNotes,
+		SecretRef:   h.ref,
+		By:          by,
+		Source:      src,
+	}
+}
+
+// unreferenced lists the sealed names this ask stored that the outcome does
+// not carry, so they can be deleted.
+func (a *Ask) unreferenced(o *Outcome) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var names []string
+	for _, h := range a.accepted {
+		if h.ref == "" {
+			continue
+		}
+		kept := false
+		for _, f := range o.Answers {
+			if f.SecretRef == h.ref {
+				kept = true
+			}
+		}
+		if !kept {
+			names = append(names, strings.TrimPrefix(h.ref, "session:"))
+		}
+	}
+	return names
+}

@@ -1,0 +1,135 @@
+package askuser
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/askuser-go/askuser/secret"
+)
+
+// CheckAnswer checks one answer against the call it answers, as the
+// orchestrator does when a responder reports it (SPEC §3.2). A responder may
+// call it first to re-prompt before reporting. It returns nil or an
+// *AnswerError whose Reason a person can read:
+//   - the question was asked;
+//   - each selected value was offered, exactly, once, and a single-select
+//     carries at most one;
+//   - free text is trimmed, and blank counts as absent; non-blank free text
+//     needs a question that allows it;
+//   - the answer says something (a selection or free text; on an optional
+//     question a note alone will do);
+//   - a secret or sensitive question's answer carries only its secret value,
+//     and no other answer carries one;
+//   - free text and notes that look like a credential are refused, naming
+//     the look-alike, never echoing it (sealed answers are exempt).
+func (c *Call) CheckAnswer(a Answer) error {
+	q := c.Question(a.QuestionID)
+	if q == nil {
+		return &AnswerError{QuestionID: a.QuestionID, Reason: "this call has no question " + strconv.Quote(a.QuestionID) + "; it asks " + c.idList()}
+	}
+	refuse := func(reason string) error { return &AnswerError{QuestionID: q.ID, Reason: reason} }
+	other := strings.TrimSpace(a.Other)
+
+	if q.Sealed() {
+		if len(a.Selected) > 0 || other != "" || strings.TrimSpace(a.Note) != "" || len(a.OptionNotes) > 0 {
+			return refuse("this question takes only the secret value itself; nothing else is accepted with it")
+		}
+		if a.Secret.Empty() {
+			return refuse("the secret is empty; enter the value, or decline the question")
+		}
+		return nil
+	}
+	if !a.Secret.Empty() {
+		return refuse("only a secret question takes a secret value; answer this one with " + q.accepts())
+	}
+
+	seen := make(map[string]bool, len(a.Selected))
+	for _, v := range a.Selected {
+		if q.Option(v) == nil {
+			if _, found := secret.Detect(v); found {
+				return refuse("the selection is not one of the options; choose from " + q.optionList())
+			}
+			return refuse(strconv.Quote(v) + " is not one of the options; choose from " + q.optionList())
+		}
+		if seen[v] {
+			return refuse(strconv.Quote(q.Option(v).Label) + " is selected twice; pick each option at most once")
+		}
+		seen[v] = true
+	}
+	if !q.MultiSelect && len(a.Selected) > 1 {
+		return refuse("this question takes one option, not " + strconv.Itoa(len(a.Selected)) + "; pick one")
+	}
+	if other != "" && !q.FreeText() {
+		return refuse("this question takes only its options; free text is not accepted here")
+	}
+	if other != "" && q.OtherExclusive && !q.MultiSelect && len(a.Selected) > 0 {
+		return refuse("pick an option or type your own answer, not both")
+	}
+	for v := range a.OptionNotes {
+		if !seen[v] {
+			return refuse("a note is given on " + strconv.Quote(v) + ", which is not selected; notes go on selected options only")
+		}
+	}
+	if len(a.Selected) == 0 && other == "" {
+		if !q.Optional || (strings.TrimSpace(a.Note) == "" && !hasNote(a.OptionNotes)) {
+			return refuse("the answer is empty; " + q.accepts())
+		}
+	}
+	if kind, found := secret.Detect(a.Other); found {
+		return refuse(credentialReason(kind, "answer"))
+	}
+	if kind, found := secret.Detect(a.Note); found {
+		return refuse(credentialReason(kind, "note"))
+	}
+	for _, n := range a.OptionNotes {
+		if kind, found := secret.Detect(n); found {
+			return refuse(credentialReason(kind, "note"))
+		}
+	}
+	return nil
+}
+
+func credentialReason(kind, where string) string {
+	return "the " + where + " looks like " + kind + "; it will not be passed on. Leave the credential out (the agent can ask for one through a secret question)"
+}
+
+func hasNote(m map[string]string) bool {
+	for _, n := range m {
+		if strings.TrimSpace(n) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func (q *Question) accepts() string {
+	switch {
+	case q.Kind == KindText:
+		return "type an answer"
+	case q.FreeText():
+		return "pick an option or type your own answer"
+	}
+	return "pick an option"
+}
+
+func (q *Question) optionList() string {
+	var b strings.Builder
+	for i, o := range q.Options {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(o.Label))
+	}
+	if b.Len() == 0 {
+		return "nothing (this question has no options)"
+	}
+	return b.String()
+}
+
+func (c *Call) idList() string {
+	ids := make([]string, len(c.Questions))
+	for i := range c.Questions {
+		ids[i] = strconv.Quote(c.Questions[i].ID)
+	}
+	return strings.Join(ids, ", ")
+}

@@ -1,0 +1,232 @@
+package askuser
+
+import (
+	"time"
+
+	"github.com/askuser-go/askuser/secret"
+)
+
+// Kind says what a question collects.
+type Kind string
+
+// The kinds of question.
+const (
+	// KindChoice picks one option, or several with MultiSelect, and/or types
+	// something else where AllowOther is set.
+	KindChoice Kind = "choice"
+	// KindText collects one free-form answer. It is never resolved by default.
+	KindText Kind = "text"
+	// KindSecret collects one credential, which is sealed and never reaches
+	// the model. It must be the only question of its call and is never
+	// resolved by default.
+	KindSecret Kind = "secret"
+)
+
+// DeadlineRule says what the deadline does to a question the person has not
+// answered.
+type DeadlineRule int
+
+const (
+	// DeadlineDefault applies the question's declared defaults (see
+	// Question.DeclaredDefaults); text and secret questions have none.
+	DeadlineDefault DeadlineRule = iota
+	// DeadlineDraft keeps what the person had checked but not submitted (a
+	// draft the responder reported with Ask.Draft), else applies the
+	// declared defaults.
+	DeadlineDraft
+	// DeadlineNothing applies nothing: the question stays unanswered.
+	DeadlineNothing
+)
+
+// UnattendedRule says what a call yields when nobody can be asked.
+type UnattendedRule int
+
+const (
+	// UnattendedDefaults applies the declared defaults at once when every
+	// unanswered question has them; otherwise the call is declined. This is
+	// the ask_user contract's rule.
+	UnattendedDefaults UnattendedRule = iota
+	// UnattendedNothing invents nothing: the outcome carries no answer the
+	// person did not give, and the contract's encoder says that nobody was
+	// there (a listing of the questions, or an error).
+	UnattendedNothing
+)
+
+// A Call is a normalized request for answers: what a responder shows and
+// what an Outcome answers. It is the model underneath every contract askuser
+// speaks; the ask_user JSON is one encoding of it.
+//
+// A Call handed to a responder has been validated and normalized: every
+// question has a unique id, defaults are written out and the deadlines are
+// stamped. Responders must not modify it.
+type Call struct {
+	// Questions are asked in order.
+	Questions []Question
+	// TimeoutSeconds is how long the call waits for the person.
+	TimeoutSeconds int
+	// AskedAt is when the call was stamped.
+	AskedAt time.Time
+	// NudgeAt is when a responder shows a countdown; AskedAt ≤ NudgeAt <
+	// ExpiresAt.
+	NudgeAt time.Time
+	// ExpiresAt is the deadline.
+	ExpiresAt time.Time
+
+	// Title is an optional heading for the whole call.
+	Title string
+	// Contract names the tool contract the call came in ("ask_user",
+	// "pi-ask", "pi"), for the journal.
+	Contract string
+	// Unattended says what the call yields when nobody can be asked.
+	Unattended UnattendedRule
+	// CancelDropsAnswers drops the answers given so far when the person
+	// dismisses the call; by default they are kept.
+	CancelDropsAnswers bool
+}
+
+// Question returns the question with the given id, or nil.
+func (c *Call) Question(id string) *Question {
+	for i := range c.Questions {
+		if c.Questions[i].ID == id {
+			return &c.Questions[i]
+		}
+	}
+	return nil
+}
+
+// Timeout returns the call's wait as a duration.
+func (c *Call) Timeout() time.Duration { return time.Duration(c.TimeoutSeconds) * time.Second }
+
+// A Question is one thing the person is asked.
+type Question struct {
+	// ID names the question in answers; unique within its call.
+	ID string
+	// Kind is what the question collects.
+	Kind Kind
+	// Header is a short chip label (at most 16 runes in ask_user).
+	Header string
+	// Text is the question itself.
+	Text string
+	// MultiSelect lets the person pick several options.
+	MultiSelect bool
+	// AllowOther offers a free-text path ("Something else") on a choice.
+	// Text questions always allow free text; secrets never do.
+	AllowOther bool
+	// OtherLabel is how a responder labels the free-text path; empty means
+	// "Something else".
+	OtherLabel string
+	// OtherExclusive makes picked options and free text exclude each other
+	// on a single-select question: an answer carrying both is refused.
+	OtherExclusive bool
+	// Options are ordered most-applicable-first.
+	Options []Option
+	// NoDefault marks a question that recommends nothing: no option is
+	// shown as recommended, empty input picks nothing and the deadline
+	// applies nothing.
+	NoDefault bool
+
+	// SecretName names the credential a secret question collects; its
+	// reference is "session:" + SecretName.
+	SecretName string
+	// Purpose says what the credential is for.
+	Purpose string
+	// Sensitive seals the answer like a secret's, named by SecretName if
+	// set, else by ID.
+	Sensitive bool
+
+	// Multiline asks for a multi-line text answer.
+	Multiline bool
+	// Prefill is the text a text question starts with.
+	Prefill string
+	// Optional lets the person submit without answering this question.
+	Optional bool
+	// OnDeadline says what the deadline does when this question is
+	// unanswered.
+	OnDeadline DeadlineRule
+}
+
+// Sealed reports whether the question's answer is a secret value that the
+// orchestrator seals: a secret question or a sensitive one.
+func (q *Question) Sealed() bool { return q.Kind == KindSecret || q.Sensitive }
+
+// SealName is the name the question's sealed answer is stored under.
+func (q *Question) SealName() string {
+	if q.SecretName != "" {
+		return q.SecretName
+	}
+	return q.ID
+}
+
+// FreeText reports whether the question accepts free text.
+func (q *Question) FreeText() bool {
+	switch q.Kind {
+	case KindText:
+		return true
+	case KindSecret:
+		return false
+	}
+	return q.AllowOther
+}
+
+// DeclaredDefaults returns the values of the question's declared defaults:
+// the options marked Default, in option order, or else the first option. Text
+// and secret questions, and questions marked NoDefault, have none.
+func (q *Question) DeclaredDefaults() []string {
+	if q.Kind != KindChoice || q.NoDefault || len(q.Options) == 0 {
+		return nil
+	}
+	var vals []string
+	for _, o := range q.Options {
+		if o.Default {
+			vals = append(vals, o.Value)
+		}
+	}
+	if vals == nil {
+		vals = []string{q.Options[0].Value}
+	}
+	return vals
+}
+
+// Option returns the option with the given value, or nil.
+func (q *Question) Option(value string) *Option {
+	for i := range q.Options {
+		if q.Options[i].Value == value {
+			return &q.Options[i]
+		}
+	}
+	return nil
+}
+
+// An Option is one choice offered by a choice question.
+type Option struct {
+	// Value identifies the option in answers. Contracts without values
+	// (ask_user) use the label.
+	Value string
+	// Label is what the person sees.
+	Label string
+	// Description says what picking the option means.
+	Description string
+	// Preview is longer text shown under the option (a diff, a sample).
+	Preview string
+	// Default marks the recommended option.
+	Default bool
+}
+
+// An Answer is what a responder reports for one question.
+type Answer struct {
+	// QuestionID is the question answered.
+	QuestionID string
+	// Selected holds the picked options' values in the order the person
+	// picked them.
+	Selected []string
+	// Other is the free text as typed. It is trimmed for the checks; blank
+	// counts as absent.
+	Other string
+	// Note is a remark the person added to the answer.
+	Note string
+	// OptionNotes holds remarks on selected options, by option value.
+	OptionNotes map[string]string
+	// Secret is the answer to a secret or sensitive question. It is sealed
+	// when the answer is accepted, and wiped.
+	Secret secret.Value
+}

@@ -1,0 +1,132 @@
+package askuser
+
+import (
+	"time"
+)
+
+// Status is how an ask ended, as the model reads it.
+type Status string
+
+// The statuses of SPEC §2.
+const (
+	StatusAnswered  Status = "answered"
+	StatusDeclined  Status = "declined"
+	StatusCancelled Status = "cancelled"
+	StatusTimedOut  Status = "timed_out"
+)
+
+// Provenance says who decided.
+type Provenance string
+
+// The provenances of SPEC §2.
+const (
+	// ByUser: a person.
+	ByUser Provenance = "user"
+	// ByTimeout: the deadline passed and the declared default was applied
+	// (or, for text and secret, nothing was).
+	ByTimeout Provenance = "timeout"
+	// ByUnattended: nobody could be asked.
+	ByUnattended Provenance = "unattended"
+)
+
+// Reason says why an ask ended, in more detail than Status.
+type Reason string
+
+// The reasons an ask ends.
+const (
+	ReasonSubmitted  Reason = "submitted"       // the person submitted
+	ReasonDeclined   Reason = "declined"        // the person declined the call
+	ReasonDismissed  Reason = "dismissed"       // the person dismissed the card
+	ReasonSuperseded Reason = "superseded"      // the embedding program superseded the ask
+	ReasonDeadline   Reason = "deadline"        // the deadline passed
+	ReasonUnattended Reason = "unattended"      // nobody could be asked
+	ReasonFault      Reason = "responder_fault" // the responder failed
+	ReasonCaller     Reason = "caller"          // the caller's context ended
+)
+
+// Source says where a final answer came from.
+type Source string
+
+// The sources of a final answer.
+const (
+	// SourcePerson: the person gave the answer.
+	SourcePerson Source = "person"
+	// SourceDefault: the declared defaults were applied.
+	SourceDefault Source = "default"
+	// SourceDraft: what the person had checked but not submitted was kept
+	// at the deadline.
+	SourceDraft Source = "draft"
+)
+
+// An Outcome is a finalized ask: how it ended, who decided, and the answers.
+// The orchestrator builds it; responders read it through Ask.Outcome.
+type Outcome struct {
+	// ID identifies this ask (not the tool call).
+	ID string
+	// Session and ToolCallID are the correlation data the caller gave.
+	Session    string
+	ToolCallID string
+	// Call is the normalized call.
+	Call *Call
+
+	// Status and AnsweredBy are the top of the result the model reads.
+	Status     Status
+	AnsweredBy Provenance
+	// Reason is why the ask ended.
+	Reason Reason
+	// Answers are the final answers, in question order; a question without
+	// an answer has no entry.
+	Answers []FinalAnswer
+	// CancelledOn is the question the person was on when they dismissed the
+	// call, where the responder said.
+	CancelledOn string
+
+	// Fault is the responder's failure (an error, a panic, or an ending
+	// that was not valid) when Reason is ReasonFault. It is for the
+	// embedding program and never reaches the model.
+	Fault error
+	// Principal is who answered, where the responder knows (opaque).
+	Principal string
+	// Responder names the responder that asked.
+	Responder string
+	// FinalizedAt is when the outcome became final.
+	FinalizedAt time.Time
+
+	// Result is the result the model reads, in the contract's encoding.
+	Result []byte
+	// Replayed is set on an outcome returned again for a tool-call id that
+	// was already finalized; nobody was asked.
+	Replayed bool
+}
+
+// Answer returns the final answer to the question with the given id, or nil.
+func (o *Outcome) Answer(id string) *FinalAnswer {
+	for i := range o.Answers {
+		if o.Answers[i].QuestionID == id {
+			return &o.Answers[i]
+		}
+	}
+	return nil
+}
+
+// A FinalAnswer is one question's answer in an Outcome. It never holds a
+// secret value: a sealed answer carries only its reference.
+type FinalAnswer struct {
+	// QuestionID is the question answered.
+	QuestionID string
+	// Selected holds option values in the order the person picked them (in
+	// option order for applied defaults).
+	Selected []string
+	// Other is the free text as typed; empty when there is none.
+	Other string
+	// Note is the person's remark on the answer, as typed.
+	Note string
+	// OptionNotes holds remarks on selected options, by value.
+	OptionNotes map[string]string
+	// SecretRef is "session:<name>" for a sealed answer.
+	SecretRef string
+	// By is who decided this answer.
+	By Provenance
+	// Source is where the answer came from.
+	Source Source
+}
