@@ -1,0 +1,45 @@
+package askuser_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/askuser-go/askuser/secret"
+)
+
+type slogLogger = slog.Logger
+
+func newDiscardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// recordingStore is a secret store for tests that keeps plaintext in memory,
+// so a test can check what was stored and deleted.
+type recordingStore struct {
+	mu sync.Mutex
+	m  map[[2]string]string
+}
+
+func newRecordingStore() *recordingStore { return &recordingStore{m: map[[2]string]string{}} }
+
+func (s *recordingStore) Put(_ context.Context, session, name string, v secret.Value) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[[2]string{session, name}] = string(v.Reveal())
+	return nil
+}
+
+func (s *recordingStore) Delete(_ context.Context, session, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, [2]string{session, name})
+	return nil
+}
+
+func (s *recordingStore) get(session, name string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[[2]string{session, name}]
+	return v, ok
+}
+
