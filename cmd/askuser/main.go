@@ -1,0 +1,203 @@
+// Command askuser drives the askuser library from a shell: it validates a
+// model's ask_user call, asks it through a responder, and prints the result
+// the model would read.
+//
+// Usage:
+//
+//	askuser validate [--now RFC3339] [FILE]
+//	askuser ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+//
+// validate reads a call (standard input when no FILE is given) and prints the
+// normalized call, or the model-facing message on standard error.
+//
+// ask validates the call, asks it, and prints the result JSON on one line.
+// It exits 0 for every result; an invalid call behaves as in validate.
+//
+// Exit codes: 0 success; 1 a failure outside the call (a file that cannot be
+// read, a responder that cannot start); 2 a usage error or an invalid call.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder/scripted"
+	"github.com/askuser-go/askuser/responders/auto"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+  askuser validate [--now RFC3339] [FILE]
+  askuser ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+
+Run 'askuser COMMAND --help' for a command's flags.
+Exit codes: 0 success, 1 failure, 2 usage error or invalid call.
+`
+
+// exit codes
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := env{stdin, stdout, stderr}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "validate":
+		return e.validate(args[1:])
+	case "ask":
+		return e.ask(ctx, args[1:])
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "askuser: unknown command %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+func (e env) flags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: askuser %s\n\nflags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags; it returns an exit code when the command should stop.
+func parse(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, true
+		}
+		return exitUsage, true
+	}
+	return 0, false
+}
+
+func (e env) validate(args []string) int {
+	fs := e.flags("validate", "validate [--now RFC3339] [FILE]")
+	nowFlag := fs.String("now", "", "stamp the deadlines from this `time` (RFC 3339) instead of the clock")
+	if code, stop := parse(fs, args); stop {
+		return code
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintf(e.stderr, "askuser validate: give at most one FILE, not %d\n", fs.NArg())
+		return exitUsage
+	}
+	now := time.Now()
+	if *nowFlag != "" {
+		t, err := time.Parse(time.RFC3339Nano, *nowFlag)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser validate: --now %q is not an RFC 3339 time such as 2026-11-30T09:00:00Z\n", *nowFlag)
+			return exitUsage
+		}
+		now = t
+	}
+	data, err := e.read(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)
+		return exitFailure
+	}
+	call, err := askuser.AskUser.Decode(data, (&askuser.Orchestrator{}).Limits())
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return exitUsage
+	}
+	askuser.Stamp(call, now)
+	out, err := askuser.MarshalCall(call)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(e.stdout, "%s\n", out)
+	return exitOK
+}
+
+func (e env) ask(ctx context.Context, args []string) int {
+	fs := e.flags("ask", "ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]")
+	responder := fs.String("responder", "auto", "who answers: `auto` (nobody: the unattended rules apply) or script=FILE (replay a script file)")
+	session := fs.String("session", "cli", "the session `ID` that owns the ask and its secrets")
+	toolCall := fs.String("tool-call", "", "the model's tool-call `ID`")
+	request := fs.String("request", "", "read the call from `FILE` (default: standard input)")
+	if code, stop := parse(fs, args); stop {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "askuser ask: unexpected argument %q; the call comes from --request FILE or standard input\n", fs.Arg(0))
+		return exitUsage
+	}
+	o := &askuser.Orchestrator{}
+	switch {
+	case *responder == "auto":
+		o.Responder = auto.New()
+	case strings.HasPrefix(*responder, "script="):
+		data, err := os.ReadFile(strings.TrimPrefix(*responder, "script="))
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+			return exitFailure
+		}
+		r, err := scripted.ParseFile(data)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+			return exitUsage
+		}
+		r.Supersede = o.Supersede
+		o.Responder = r
+	default:
+		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: auto, script=FILE\n", *responder)
+		return exitUsage
+	}
+	data, err := e.read(*request)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+		return exitFailure
+	}
+	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data})
+	var ce *askuser.CallError
+	switch {
+	case errors.As(err, &ce):
+		fmt.Fprintln(e.stderr, ce.Message)
+		return exitUsage
+	case err != nil:
+		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+		return exitFailure
+	}
+	if out.Fault != nil {
+		fmt.Fprintf(e.stderr, "askuser ask: %v\n", out.Fault)
+	}
+	fmt.Fprintf(e.stdout, "%s\n", out.Result)
+	return exitOK
+}
+
+// read reads FILE, or standard input when name is empty or "-".
+func (e env) read(name string) ([]byte, error) {
+	if name == "" || name == "-" {
+		return io.ReadAll(io.LimitReader(e.stdin, 16<<20))
+	}
+	return os.ReadFile(name)
+}
