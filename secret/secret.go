@@ -27,21 +27,29 @@ type Value struct {
 	p *box
 }
 
+// The content sits two pointers away from a Value. fmt cannot call a
+// Value's methods when it reaches the Value through an unexported struct
+// field; it then prints the fields itself, and for verbs such as %s and %q it
+// follows the first pointer (printing "%!s(*secret.box=&{…})"). Behind that
+// first pointer box holds only another pointer, which fmt prints as an
+// address.
 type box struct {
 	mu sync.Mutex
-	b  []byte
+	b  *[]byte
 }
 
 // New returns a Value holding a copy of b. The caller should wipe b itself
 // when it no longer needs it.
 func New(b []byte) Value {
-	return Value{p: &box{b: append([]byte(nil), b...)}}
+	c := append([]byte(nil), b...)
+	return Value{p: &box{b: &c}}
 }
 
 // FromString returns a Value holding the bytes of s. Go strings cannot be
 // wiped, so prefer New where the bytes are at hand.
 func FromString(s string) Value {
-	return Value{p: &box{b: []byte(s)}}
+	c := []byte(s)
+	return Value{p: &box{b: &c}}
 }
 
 // Reveal returns a copy of the content. Every place that calls it is a place
@@ -52,7 +60,10 @@ func (v Value) Reveal() []byte {
 	}
 	v.p.mu.Lock()
 	defer v.p.mu.Unlock()
-	return append([]byte(nil), v.p.b...)
+	if v.p.b == nil {
+		return nil
+	}
+	return append([]byte(nil), *v.p.b...)
 }
 
 // Len reports the length of the content in bytes.
@@ -62,7 +73,10 @@ func (v Value) Len() int {
 	}
 	v.p.mu.Lock()
 	defer v.p.mu.Unlock()
-	return len(v.p.b)
+	if v.p.b == nil {
+		return 0
+	}
+	return len(*v.p.b)
 }
 
 // Empty reports whether the Value holds nothing.
@@ -75,8 +89,10 @@ func (v Value) Wipe() {
 	}
 	v.p.mu.Lock()
 	defer v.p.mu.Unlock()
-	clear(v.p.b)
-	v.p.b = nil
+	if v.p.b != nil {
+		clear(*v.p.b)
+		v.p.b = nil
+	}
 }
 
 // String returns [Redacted].

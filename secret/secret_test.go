@@ -21,7 +21,9 @@ const canary = "canary-7f3a9c-do-not-print"
 
 func leaks(t *testing.T, what, out string) {
 	t.Helper()
-	for _, form := range []string{canary, fmt.Sprintf("%x", canary), fmt.Sprintf("%X", canary), "canary"} {
+	decimal := fmt.Sprint([]byte(canary)) // "[99 97 110 …]", as fmt prints a []byte field
+	forms := []string{canary, fmt.Sprintf("%x", canary), fmt.Sprintf("%X", canary), "canary", decimal[1 : len(decimal)-1]}
+	for _, form := range forms {
 		if strings.Contains(out, form) {
 			t.Errorf("%s leaked the content: %q", what, out)
 			return
@@ -58,7 +60,12 @@ func TestValueFormat(t *testing.T) {
 		"any slice":         []any{v},
 		"nested unexported": struct{ u unexported }{unexported{"n", v}},
 	}
-	verbs := []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%T", "%10.3v", "%-8s", "% x"}
+	// Beyond the usual verbs, the ones fmt answers with "%!verb(type=value)"
+	// for a pointer: it then prints what the pointer points to.
+	verbs := []string{
+		"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%T", "%10.3v", "%-8s", "% x",
+		"%c", "%U", "%t", "%e", "%g", "%b", "%o", "%p", "%+q", "%#q", "%w",
+	}
 	for name, val := range values {
 		for _, verb := range verbs {
 			leaks(t, name+" with "+verb, fmt.Sprintf(verb, val))
