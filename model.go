@@ -1,6 +1,7 @@
 package askuser
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/askuser-go/askuser/secret"
@@ -61,27 +62,27 @@ const (
 // stamped. Responders must not modify it.
 type Call struct {
 	// Questions are asked in order.
-	Questions []Question
+	Questions []Question `json:"questions"`
 	// TimeoutSeconds is how long the call waits for the person.
-	TimeoutSeconds int
+	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
 	// AskedAt is when the call was stamped.
-	AskedAt time.Time
+	AskedAt time.Time `json:"asked_at,omitempty"`
 	// NudgeAt is when a responder shows a countdown; AskedAt ≤ NudgeAt <
 	// ExpiresAt.
-	NudgeAt time.Time
+	NudgeAt time.Time `json:"nudge_at,omitempty"`
 	// ExpiresAt is the deadline.
-	ExpiresAt time.Time
+	ExpiresAt time.Time `json:"expires_at,omitempty"`
 
 	// Title is an optional heading for the whole call.
-	Title string
+	Title string `json:"title,omitempty"`
 	// Contract names the tool contract the call came in ("ask_user",
 	// "pi-ask", "pi"), for the journal.
-	Contract string
+	Contract string `json:"contract,omitempty"`
 	// Unattended says what the call yields when nobody can be asked.
-	Unattended UnattendedRule
+	Unattended UnattendedRule `json:"unattended,omitempty"`
 	// CancelDropsAnswers drops the answers given so far when the person
 	// dismisses the call; by default they are kept.
-	CancelDropsAnswers bool
+	CancelDropsAnswers bool `json:"cancel_drops_answers,omitempty"`
 }
 
 // Question returns the question with the given id, or nil.
@@ -100,49 +101,49 @@ func (c *Call) Timeout() time.Duration { return time.Duration(c.TimeoutSeconds) 
 // A Question is one thing the person is asked.
 type Question struct {
 	// ID names the question in answers; unique within its call.
-	ID string
+	ID string `json:"id"`
 	// Kind is what the question collects.
-	Kind Kind
+	Kind Kind `json:"kind"`
 	// Header is a short chip label (at most 16 runes in ask_user).
-	Header string
+	Header string `json:"header"`
 	// Text is the question itself.
-	Text string
+	Text string `json:"question"`
 	// MultiSelect lets the person pick several options.
-	MultiSelect bool
+	MultiSelect bool `json:"multi_select"`
 	// AllowOther offers a free-text path ("Something else") on a choice.
 	// Text questions always allow free text; secrets never do.
-	AllowOther bool
+	AllowOther bool `json:"allow_other"`
 	// OtherLabel is how a responder labels the free-text path; empty means
 	// "Something else".
-	OtherLabel string
+	OtherLabel string `json:"other_label,omitempty"`
 	// OtherExclusive makes picked options and free text exclude each other
 	// on a single-select question: an answer carrying both is refused.
-	OtherExclusive bool
+	OtherExclusive bool `json:"other_exclusive,omitempty"`
 	// Options are ordered most-applicable-first.
-	Options []Option
+	Options []Option `json:"options"`
 	// NoDefault marks a question that recommends nothing: no option is
 	// shown as recommended, empty input picks nothing and the deadline
 	// applies nothing.
-	NoDefault bool
+	NoDefault bool `json:"no_default,omitempty"`
 
 	// SecretName names the credential a secret question collects; its
 	// reference is "session:" + SecretName.
-	SecretName string
+	SecretName string `json:"secret_name,omitempty"`
 	// Purpose says what the credential is for.
-	Purpose string
+	Purpose string `json:"purpose,omitempty"`
 	// Sensitive seals the answer like a secret's, named by SecretName if
 	// set, else by ID.
-	Sensitive bool
+	Sensitive bool `json:"sensitive,omitempty"`
 
 	// Multiline asks for a multi-line text answer.
-	Multiline bool
+	Multiline bool `json:"multiline,omitempty"`
 	// Prefill is the text a text question starts with.
-	Prefill string
+	Prefill string `json:"prefill,omitempty"`
 	// Optional lets the person submit without answering this question.
-	Optional bool
+	Optional bool `json:"optional,omitempty"`
 	// OnDeadline says what the deadline does when this question is
 	// unanswered.
-	OnDeadline DeadlineRule
+	OnDeadline DeadlineRule `json:"on_deadline,omitempty"`
 }
 
 // Sealed reports whether the question's answer is a secret value that the
@@ -201,15 +202,15 @@ func (q *Question) Option(value string) *Option {
 type Option struct {
 	// Value identifies the option in answers. Contracts without values
 	// (ask_user) use the label.
-	Value string
+	Value string `json:"value"`
 	// Label is what the person sees.
-	Label string
+	Label string `json:"label"`
 	// Description says what picking the option means.
-	Description string
+	Description string `json:"description,omitempty"`
 	// Preview is longer text shown under the option (a diff, a sample).
-	Preview string
+	Preview string `json:"preview,omitempty"`
 	// Default marks the recommended option.
-	Default bool
+	Default bool `json:"default"`
 }
 
 // An Answer is what a responder reports for one question.
@@ -229,4 +230,62 @@ type Answer struct {
 	// Secret is the answer to a secret or sensitive question. It is sealed
 	// when the answer is accepted, and wiped.
 	Secret secret.Value
+}
+
+var deadlineRuleNames = [...]string{DeadlineDefault: "default", DeadlineDraft: "draft", DeadlineNothing: "nothing"}
+
+// String names the rule: "default", "draft" or "nothing".
+func (r DeadlineRule) String() string {
+	if r >= 0 && int(r) < len(deadlineRuleNames) {
+		return deadlineRuleNames[r]
+	}
+	return fmt.Sprintf("DeadlineRule(%d)", int(r))
+}
+
+// MarshalText encodes the rule by name.
+func (r DeadlineRule) MarshalText() ([]byte, error) {
+	if r < 0 || int(r) >= len(deadlineRuleNames) {
+		return nil, fmt.Errorf("askuser: unknown DeadlineRule %d", int(r))
+	}
+	return []byte(deadlineRuleNames[r]), nil
+}
+
+// UnmarshalText decodes a rule by name.
+func (r *DeadlineRule) UnmarshalText(b []byte) error {
+	for i, n := range deadlineRuleNames {
+		if n == string(b) {
+			*r = DeadlineRule(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("askuser: %q is not a deadline rule; allowed: default, draft, nothing", b)
+}
+
+var unattendedRuleNames = [...]string{UnattendedDefaults: "defaults", UnattendedNothing: "nothing"}
+
+// String names the rule: "defaults" or "nothing".
+func (r UnattendedRule) String() string {
+	if r >= 0 && int(r) < len(unattendedRuleNames) {
+		return unattendedRuleNames[r]
+	}
+	return fmt.Sprintf("UnattendedRule(%d)", int(r))
+}
+
+// MarshalText encodes the rule by name.
+func (r UnattendedRule) MarshalText() ([]byte, error) {
+	if r < 0 || int(r) >= len(unattendedRuleNames) {
+		return nil, fmt.Errorf("askuser: unknown UnattendedRule %d", int(r))
+	}
+	return []byte(unattendedRuleNames[r]), nil
+}
+
+// UnmarshalText decodes a rule by name.
+func (r *UnattendedRule) UnmarshalText(b []byte) error {
+	for i, n := range unattendedRuleNames {
+		if n == string(b) {
+			*r = UnattendedRule(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("askuser: %q is not an unattended rule; allowed: defaults, nothing", b)
 }

@@ -47,9 +47,12 @@ type Orchestrator struct {
 	Logger *slog.Logger
 	// Secrets keeps sealed answers (nil: an in-memory store).
 	Secrets SecretStore
-	// ReplayLimit is how many finalized results are kept for replay by
-	// tool-call id (zero: 10,000; negative: none).
+	// ReplayLimit is how many finalized results are kept in memory for
+	// replay by tool-call id (zero: 10,000; negative: none).
 	ReplayLimit int
+	// Journal records every finalized ask (nil: none). A journal that
+	// implements ResultFinder also replays tool calls across restarts.
+	Journal Journal
 
 	initOnce sync.Once
 	store    SecretStore
@@ -147,7 +150,7 @@ func (o *Orchestrator) replayed(session, toolCallID string) (*Outcome, bool) {
 	out, ok := o.replay[callKey{session, toolCallID}]
 	o.mu.Unlock()
 	if !ok {
-		return nil, false
+		return o.journalReplay(context.Background(), session, toolCallID)
 	}
 	r := *out
 	r.Replayed = true
@@ -313,6 +316,10 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 			out.Fault = errors.Join(out.Fault, err)
 		}
 		out.Result = res
+	}
+	if err := o.appendRecord(a.base, out); err != nil {
+		o.logger().Error("askuser: writing the journal record failed", "ask", a.id, "session", a.session, "tool_call", a.toolCallID, "err", err)
+		out.JournalErr = err
 	}
 	if out.Fault != nil {
 		o.logger().Warn("askuser: responder fault; the ask ends as cancelled",

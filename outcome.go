@@ -85,6 +85,8 @@ type Outcome struct {
 	// that was not valid) when Reason is ReasonFault. It is for the
 	// embedding program and never reaches the model.
 	Fault error
+	// JournalErr is the journal's failure to record the outcome, if any.
+	JournalErr error
 	// Principal is who answered, where the responder knows (opaque).
 	Principal string
 	// Responder names the responder that asked.

@@ -1,0 +1,135 @@
+package askuser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// RecordVersion is the format version of journal records.
+const RecordVersion = 1
+
+// A Journal keeps one durable record per finalized ask (SPEC §5). The
+// orchestrator calls Append exactly once per ask, after the ask is final —
+// never for a provisional answer, never for an ask replayed by tool-call id
+// — and before Handle returns. Append returns once the record is durable
+// (or has failed); an implementation bounds that wait so that the model's
+// result is not held back. A failed Append is logged and reported on
+// Outcome.JournalErr, never dropped in silence.
+//
+// A Journal that also implements ResultFinder lets the orchestrator replay
+// a finalized tool call across restarts.
+type Journal interface {
+	Append(ctx context.Context, rec *Record) error
+}
+
+// A ResultFinder finds the record of a finalized tool call, for replay.
+type ResultFinder interface {
+	// FindResult returns the record of the session's tool call, or
+	// ok=false when there is none.
+	FindResult(ctx context.Context, session, toolCallID string) (rec *Record, ok bool, err error)
+}
+
+// A Record is one finalized ask, as the journal keeps it. It holds no secret
+// value: sealed answers appear as references only.
+type Record struct {
+	Version    int        `json:"v"`
+	CallID     string     `json:"call_id"`
+	Session    string     `json:"session"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Contract   string     `json:"contract"`
+	Responder  string     `json:"responder"`
+	Principal  string     `json:"principal,omitempty"`
+	Questions  []Question `json:"questions"`
+	Status     Status     `json:"status"`
+	AnsweredBy Provenance `json:"answered_by"`
+	Reason     Reason     `json:"reason"`
+	// Answers carry each answer's provenance (By, Source).
+	Answers     []FinalAnswer `json:"answers"`
+	CancelledOn string        `json:"cancelled_on,omitempty"`
+	AskedAt     time.Time     `json:"asked_at"`
+	ExpiresAt   time.Time     `json:"expires_at"`
+	FinalizedAt time.Time     `json:"finalized_at"`
+	// Result is what the model was given, in the contract's encoding;
+	// absent when the caller went away.
+	Result json.RawMessage `json:"result,omitempty"`
+	// Decisions are contract-specific decision records (the pi ask
+	// contract's), where the contract has them.
+	Decisions json.RawMessage `json:"decisions,omitempty"`
+}
+
+// NewRecord returns the journal record of a finalized outcome.
+func NewRecord(o *Outcome) *Record {
+	r := &Record{
+		Version:     RecordVersion,
+		CallID:      o.ID,
+		Session:     o.Session,
+		ToolCallID:  o.ToolCallID,
+		Responder:   o.Responder,
+		Principal:   o.Principal,
+		Status:      o.Status,
+		AnsweredBy:  o.AnsweredBy,
+		Reason:      o.Reason,
+		Answers:     o.Answers,
+		CancelledOn: o.CancelledOn,
+		FinalizedAt: o.FinalizedAt,
+		Result:      o.Result,
+	}
+	if r.Answers == nil {
+		r.Answers = []FinalAnswer{}
+	}
+	if c := o.Call; c != nil {
+		r.Contract = c.Contract
+		r.Questions = c.Questions
+		r.AskedAt = c.AskedAt
+		r.ExpiresAt = c.ExpiresAt
+	}
+	return r
+}
+
+// appendRecord writes the outcome's record, containing a panicking
+// journal.
+func (o *Orchestrator) appendRecord(ctx context.Context, out *Outcome) (err error) {
+	if o.Journal == nil {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("askuser: the journal panicked: %v", p)
+		}
+	}()
+	return o.Journal.Append(ctx, NewRecord(out))
+}
+
+// journalReplay finds a finalized tool call in the journal.
+func (o *Orchestrator) journalReplay(ctx context.Context, session, toolCallID string) (*Outcome, bool) {
+	f, ok := o.Journal.(ResultFinder)
+	if !ok || toolCallID == "" {
+		return nil, false
+	}
+	rec, found, err := f.FindResult(ctx, session, toolCallID)
+	if err != nil {
+		o.logger().Error("askuser: looking up a tool call in the journal failed", "session", session, "tool_call", toolCallID, "err", err)
+		return nil, false
+	}
+	if !found || rec.Result == nil {
+		return nil, false
+	}
+	return &Outcome{
+		ID:          rec.CallID,
+		Session:     rec.Session,
+		ToolCallID:  rec.ToolCallID,
+		Call:        &Call{Questions: rec.Questions, AskedAt: rec.AskedAt, ExpiresAt: rec.ExpiresAt, Contract: rec.Contract},
+		Status:      rec.Status,
+		AnsweredBy:  rec.AnsweredBy,
+		Reason:      rec.Reason,
+		Answers:     rec.Answers,
+		CancelledOn: rec.CancelledOn,
+		Principal:   rec.Principal,
+		Responder:   rec.Responder,
+		FinalizedAt: rec.FinalizedAt,
+		Result:      []byte(rec.Result),
+		Replayed:    true,
+	}, true
+}
