@@ -42,4 +42,3 @@ func (s *recordingStore) get(session, name string) (string, bool) {
 	v, ok := s.m[[2]string{session, name}]
 	return v, ok
 }
-
