@@ -1,0 +1,97 @@
+package scripted_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder/scripted"
+	"github.com/askuser-go/askuser/secret"
+)
+
+func TestParseFile(t *testing.T) {
+	r, err := scripted.ParseFile([]byte(`{"delay_ms":1500,"end":"cancel","cancel_on":"b","answers":[
+		{"id":"a","selected":["Yes"],"values":["v"],"other_text":"x","note":"n","option_notes":{"Yes":"why"}},
+		{"secret":"hunter2"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []scripted.Step{
+		{Answer: &askuser.Answer{QuestionID: "a", Selected: []string{"v"}, Other: "x", Note: "n"}, Labels: []string{"Yes"}, LabelNotes: map[string]string{"Yes": "why"}},
+		{Answer: &askuser.Answer{}},
+		{Delay: 1500 * time.Millisecond, End: scripted.EndCancel, CancelOn: "b"},
+	}
+	opts := cmp.Options{cmpopts.IgnoreUnexported(scripted.Step{}), cmp.Comparer(func(a, b secret.Value) bool { return true })}
+	if diff := cmp.Diff(want, r.Steps, opts); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	if got := string(r.Steps[1].Answer.Secret.Reveal()); got != "hunter2" {
+		t.Errorf("the secret answer was not handed over as a secret value")
+	}
+}
+
+func TestParseFileDefaults(t *testing.T) {
+	r, err := scripted.ParseFile([]byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Steps) != 1 || r.Steps[0].End != scripted.EndSubmit {
+		t.Errorf("an empty script should submit: %+v", r.Steps)
+	}
+}
+
+func TestParseFileErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{``, `scripted: the script is empty; give a JSON object such as {"end": "submit"}`},
+		{`{"end":"later"}`, `scripted: end is "later"; allowed: submit, decline, cancel, supersede, unreachable`},
+		{`{"delay_ms":-1}`, `scripted: delay_ms is -1; allowed: 0 to 86400000`},
+		{`{"delay":5}`, `scripted: "delay" is not a script field; allowed: delay_ms, end, cancel_on, answers (and in an answer: id, selected, values, other_text, secret, note, option_notes)`},
+		{`{"answers":{}}`, `scripted: answers must be an array of answer objects, not a JSON object`},
+		{`{"answers":[{"selected":"a"}]}`, `scripted: answers.selected must be an array of strings, not a JSON string`},
+		{`{"delay_ms":"5"}`, `scripted: delay_ms must be a whole number of milliseconds, not a JSON string`},
+		{`{} {}`, `scripted: the script has data after its JSON object; give one object`},
+		{`{"end":`, `scripted: the script cannot be read: unexpected EOF`},
+		{`[`, `scripted: the script cannot be read: unexpected EOF`},
+		{`{"a":}`, `scripted: the script is not valid JSON at byte 6: invalid character '}' looking for beginning of value`},
+	}
+	for _, tt := range tests {
+		_, err := scripted.ParseFile([]byte(tt.in))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("ParseFile(%s) = %v\nwant %s", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestParseFileNeverEchoesTheSecret(t *testing.T) {
+	for _, in := range []string{`{"answers":[{"secret":"hunter2-canary","x":1}]}`, `{"answers":[{"secret":"hunter2-canary"}],"end":"hunter2-canary"}`} {
+		_, err := scripted.ParseFile([]byte(in))
+		if err == nil {
+			t.Fatalf("ParseFile(%s) accepted", in)
+		}
+		if strings.Contains(err.Error(), "hunter2-canary") && !strings.Contains(in, `"end":"hunter2-canary"`) {
+			t.Errorf("the error echoes the secret: %v", err)
+		}
+	}
+}
+
+func FuzzParseFile(f *testing.F) {
+	for _, s := range []string{`{}`, `{"end":"decline"}`, `{"answers":[{"id":"a","selected":["x"],"secret":"s"}],"delay_ms":3}`, `{"answers":[1]}`, `[]`, `{"option_notes":{}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := scripted.ParseFile(data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "scripted: ") {
+				t.Errorf("error without the package prefix: %v", err)
+			}
+			return
+		}
+		if n := len(r.Steps); n == 0 || r.Steps[n-1].End == scripted.EndNone {
+			t.Errorf("an accepted script does not end: %+v", r.Steps)
+		}
+	})
+}
