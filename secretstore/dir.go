@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/askuser-go/askuser/secret"
 	"golang.org/x/crypto/nacl/secretbox"
@@ -39,6 +40,11 @@ import (
 type Dir struct {
 	root string
 	ring *KeyRing
+	// Within one process, a DeleteSession waits for the Puts of its
+	// session to finish (and the reverse) instead of making them retry;
+	// sessions share locks by a hash of their id. Between processes, a
+	// Put that loses a race with a DeleteSession retries.
+	locks [64]sync.RWMutex
 }
 
 var _ Store = (*Dir)(nil)
@@ -47,7 +53,7 @@ const (
 	tombPrefix = ".del-"
 	tmpPrefix  = ".tmp-"
 	recSuffix  = ".rec"
-	putTries   = 5 // a Put racing a DeleteSession retries this often
+	putTries   = 10 // a Put racing another process's DeleteSession retries this often
 )
 
 // maxRecordLen is the longest record Seal makes.
@@ -96,10 +102,17 @@ func (d *Dir) sweep() {
 func (d *Dir) Path() string { return d.root }
 
 func (d *Dir) sessionDir(session string) string {
+	p, _ := d.session(session)
+	return p
+}
+
+// session returns the directory of a session and the lock that guards it.
+func (d *Dir) session(session string) (string, *sync.RWMutex) {
 	h := sha256.New()
 	h.Write([]byte("askuser secretstore session\x00"))
 	h.Write([]byte(session))
-	return filepath.Join(d.root, "s-"+hex.EncodeToString(h.Sum(nil)))
+	sum := h.Sum(nil)
+	return filepath.Join(d.root, "s-"+hex.EncodeToString(sum)), &d.locks[int(sum[0])%len(d.locks)]
 }
 
 func (d *Dir) recordPath(session, name string) string {
@@ -126,8 +139,10 @@ func (d *Dir) Put(ctx context.Context, session, name string, v secret.Value) err
 	if err != nil {
 		return err
 	}
-	sdir := d.sessionDir(session)
+	sdir, lock := d.session(session)
 	path := d.recordPath(session, name)
+	lock.RLock()
+	defer lock.RUnlock()
 	for try := 0; ; try++ {
 		err := d.write(sdir, path, rec)
 		if err == nil {
@@ -237,7 +252,11 @@ func (d *Dir) DeleteSession(ctx context.Context, session string) error {
 	var r [16]byte
 	rand.Read(r[:])
 	tomb := filepath.Join(d.root, tombPrefix+hex.EncodeToString(r[:]))
-	if err := os.Rename(d.sessionDir(session), tomb); err != nil {
+	sdir, lock := d.session(session)
+	lock.Lock()
+	err := os.Rename(sdir, tomb)
+	lock.Unlock()
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

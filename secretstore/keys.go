@@ -91,8 +91,8 @@ type KeyRing struct {
 }
 
 type ring struct {
-	ids  []string             // current first
-	byID map[string]*[32]byte // never holds a secret by value
+	ids  []string            // current first
+	byID map[string]*ringKey // never holds a secret by value
 }
 
 // NewKeyRing returns a ring of keys, the first being the current one. It
@@ -102,7 +102,7 @@ func NewKeyRing(keys ...Key) (*KeyRing, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("%w: a key ring needs at least one key", ErrNoKey)
 	}
-	r := &ring{ids: make([]string, len(keys)), byID: make(map[string]*[32]byte, len(keys))}
+	r := &ring{ids: make([]string, len(keys)), byID: make(map[string]*ringKey, len(keys))}
 	for i, k := range keys {
 		if err := checkKeyID(k.ID); err != nil {
 			return nil, fmt.Errorf("secretstore: key %d of %d: %w", i+1, len(keys), err)
@@ -113,10 +113,12 @@ func NewKeyRing(keys ...Key) (*KeyRing, error) {
 		if k.Secret == ([32]byte{}) {
 			return nil, fmt.Errorf("secretstore: key %d of %d (id %q) is all zeros: use RandomKey, PassphraseKey or 32 random bytes", i+1, len(keys), k.ID)
 		}
-		secret := new([32]byte)
-		*secret = k.Secret
+		prk, err := extract(&k.Secret)
+		if err != nil {
+			return nil, fmt.Errorf("secretstore: key %d of %d (id %q): %w", i+1, len(keys), k.ID, err)
+		}
 		r.ids[i] = k.ID
-		r.byID[k.ID] = secret
+		r.byID[k.ID] = &ringKey{secret: k.Secret, prk: prk}
 	}
 	return &KeyRing{r}, nil
 }
@@ -124,8 +126,14 @@ func NewKeyRing(keys ...Key) (*KeyRing, error) {
 // Current returns the id of the key new seals use.
 func (r *KeyRing) Current() string { return r.p.ids[0] }
 
-// key returns the secret of the key with the given id.
-func (r *KeyRing) key(id string) (*[32]byte, bool) {
+// A ringKey is a key of a ring and its HKDF pseudorandom key.
+type ringKey struct {
+	secret [32]byte
+	prk    []byte // HKDF-Extract of secret; see subkey
+}
+
+// key returns the key with the given id.
+func (r *KeyRing) key(id string) (*ringKey, bool) {
 	k, ok := r.p.byID[id]
 	return k, ok
 }

@@ -52,7 +52,7 @@ func TestParseKeys(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseKeys: %v", err)
 	}
-	if diff := cmp.Diff(k1.Secret, *r.p.byID["k1"]); diff != "" {
+	if diff := cmp.Diff(k1.Secret, r.p.byID["k1"].secret); diff != "" {
 		t.Errorf("secret mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -129,7 +129,7 @@ func TestNewKeyRingCopies(t *testing.T) {
 	keys := []Key{testKey("k1", 1)}
 	r := mustRing(t, keys...)
 	keys[0].Secret[0] ^= 0xff
-	if diff := cmp.Diff(testKey("k1", 1).Secret, *r.p.byID["k1"]); diff != "" {
+	if diff := cmp.Diff(testKey("k1", 1).Secret, r.p.byID["k1"].secret); diff != "" {
 		t.Errorf("changing the caller's slice changed the ring (-want +got):\n%s", diff)
 	}
 }

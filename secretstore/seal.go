@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"golang.org/x/crypto/nacl/secretbox"
 )
@@ -35,16 +36,24 @@ const (
 //	nonce    24 bytes, fresh from crypto/rand for every seal
 //	box      secretbox.Seal(plaintext, nonce, subkey): 16-byte tag + ciphertext
 //
-// subkey = HKDF-SHA-256(secret = ring key, salt = nonce, info), where info is
-// infoLabel, the header (magic through keyID), then the session and the name,
-// each preceded by its length as 4 big-endian bytes. Every seal thus uses its
-// own subkey, and opening under a different header, session or name derives
-// a different subkey, which the Poly1305 tag refuses.
+// The record's subkey comes from HKDF-SHA-256 (RFC 5869) in its two steps:
+//
+//	prk    = HKDF-Extract(salt = extractSalt, secret = ring key)
+//	subkey = HKDF-Expand(prk, info, 32)
+//	info   = infoLabel ‖ header (magic through keyID) ‖ nonce
+//	         ‖ len(session) ‖ session ‖ len(name) ‖ name
+//
+// with each length as 4 big-endian bytes. The extract step depends only on
+// the ring key, so a KeyRing does it once per key; every record still gets
+// its own subkey, since its nonce is in info. Opening under a different
+// header, session or name derives a different subkey, which the Poly1305 tag
+// refuses.
 const (
 	magic0, magic1 = 'a', 's'
 	version1       = 1
 	nonceLen       = 24
-	infoLabel      = "askuser secretstore record v1\x00"
+	extractSalt    = "askuser secretstore v1 extract"
+	infoLabel      = "askuser secretstore v1 record\x00"
 )
 
 // headerLen returns the length of the header for a key id.
@@ -64,24 +73,34 @@ func checkNames(session, name string) error {
 	return nil
 }
 
+// extract is the first HKDF step for a ring key.
+func extract(secret *[32]byte) ([]byte, error) {
+	return hkdf.Extract(sha256.New, secret[:], []byte(extractSalt))
+}
+
 // subkey derives the record key for header hdr (magic through keyID), the
 // given nonce, session and name.
-func subkey(key *[32]byte, hdr, nonce []byte, session, name string) (*[32]byte, error) {
-	info := make([]byte, 0, len(infoLabel)+len(hdr)+8+len(session)+len(name))
-	info = append(info, infoLabel...)
-	info = append(info, hdr...)
-	info = binary.BigEndian.AppendUint32(info, uint32(len(session)))
-	info = append(info, session...)
-	info = binary.BigEndian.AppendUint32(info, uint32(len(name)))
-	info = append(info, name...)
-	b, err := hkdf.Key(sha256.New, key[:], nonce, string(info), 32)
+func subkey(k *ringKey, hdr, nonce []byte, session, name string) (*[32]byte, error) {
+	var info strings.Builder
+	info.Grow(len(infoLabel) + len(hdr) + len(nonce) + 8 + len(session) + len(name))
+	var n [4]byte
+	info.WriteString(infoLabel)
+	info.Write(hdr)
+	info.Write(nonce)
+	binary.BigEndian.PutUint32(n[:], uint32(len(session)))
+	info.Write(n[:])
+	info.WriteString(session)
+	binary.BigEndian.PutUint32(n[:], uint32(len(name)))
+	info.Write(n[:])
+	info.WriteString(name)
+	b, err := hkdf.Expand(sha256.New, k.prk, info.String(), 32)
 	if err != nil {
 		return nil, err
 	}
-	var k [32]byte
-	copy(k[:], b)
+	var sk [32]byte
+	copy(sk[:], b)
 	clear(b)
-	return &k, nil
+	return &sk, nil
 }
 
 // Seal encrypts plaintext for (session, name) under the ring's current key
