@@ -6,6 +6,7 @@
 //
 //	askuser validate [--now RFC3339] [FILE]
 //	askuser ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+//	askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
 //
 // validate reads a call (standard input when no FILE is given) and prints the
 // normalized call, or the model-facing message on standard error.
@@ -42,6 +43,7 @@ func main() {
 const usage = `usage:
   askuser validate [--now RFC3339] [FILE]
   askuser ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+  askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
 
 Run 'askuser COMMAND --help' for a command's flags.
 Exit codes: 0 success, 1 failure, 2 usage error or invalid call.
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return e.validate(args[1:])
 	case "ask":
 		return e.ask(ctx, args[1:])
+	case "schema":
+		return e.schema(args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

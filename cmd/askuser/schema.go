@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/askuser-go/askuser/schema"
+)
+
+// schema prints the ask_user tool definition for one API (package schema):
+// plain JSON Schema, OpenAI, Anthropic (and its strict variant), Gemini (with
+// parameters or parametersJsonSchema), MCP, or the result's JSON Schema.
+func (e env) schema(args []string) int {
+	synopsis := "schema [--format " + strings.Join(schema.Formats, "|") + "] [--max-timeout-seconds N]"
+	fs := e.flags("schema", synopsis)
+	format := fs.String("format", schema.FormatJSON, "the `API` to render for: "+strings.Join(schema.Formats, ", "))
+	ceiling := fs.Int("max-timeout-seconds", 0, "the ceiling on timeout_seconds the program sets, in `seconds` (0: the default, 300)")
+	if code, stop := parse(fs, args); stop {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "askuser schema: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *ceiling < 0 {
+		fmt.Fprintf(e.stderr, "askuser schema: --max-timeout-seconds %d is negative; give a number of seconds, or 0 for the default\n", *ceiling)
+		return exitUsage
+	}
+	out, err := schema.Options{MaxTimeoutSeconds: *ceiling}.Render(*format)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser schema: --format %q is not a format; allowed: %s\n", *format, strings.Join(schema.Formats, ", "))
+		return exitUsage
+	}
+	e.stdout.Write(out)
+	return exitOK
+}

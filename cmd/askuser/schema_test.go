@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/askuser-go/askuser/schema"
+)
+
+// TestSchema: each format prints the schema package's golden rendering.
+func TestSchema(t *testing.T) {
+	for _, f := range schema.Formats {
+		t.Run(f, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("..", "..", "schema", "testdata", f+".golden"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := cli(t, "", "schema", "--format", f)
+			if code != 0 || errs != "" {
+				t.Fatalf("exit %d, stderr %q", code, errs)
+			}
+			if diff := cmp.Diff(string(want), out); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSchemaDefaultAndCeiling(t *testing.T) {
+	code, out, _ := cli(t, "", "schema")
+	if code != 0 || out != string(schema.JSONSchema()) {
+		t.Errorf("askuser schema: exit %d; want 0 and the plain JSON Schema", code)
+	}
+	code, out, _ = cli(t, "", "schema", "--max-timeout-seconds", "90")
+	if code != 0 || !strings.Contains(out, `"maximum": 90`) {
+		t.Errorf("askuser schema --max-timeout-seconds 90: exit %d; want 0 and a maximum of 90", code)
+	}
+}
+
+func TestSchemaUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"schema", "--format", "yaml"}, `--format "yaml" is not a format; allowed: json, openai`},
+		{[]string{"schema", "extra"}, `unexpected argument "extra"`},
+		{[]string{"schema", "--max-timeout-seconds", "-1"}, "is negative"},
+	}
+	for _, tt := range tests {
+		code, out, errs := cli(t, "", tt.args...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, and %q", tt.args, code, out, errs, tt.want)
+		}
+	}
+}
