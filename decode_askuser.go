@@ -742,7 +742,7 @@ func (d *askUserDecoder) normalize(lim Limits) *Call {
 	}
 	c.Contract = "ask_user"
 	c.Unattended = UnattendedDefaults
-	return c
+	return compact(c)
 }
 
 // freeID returns the id of question i, which has none: question_<p>, or

@@ -570,8 +570,10 @@ func TestDecodeAskUserAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	// The input as a string, and the call with its questions and options.
-	if allocs > 2 {
-		t.Errorf("decodeAskUser allocates %v times, want at most 2", allocs)
+	// While decoding: the input as a string, and a block with room for the
+	// largest call. Kept for the ask: the compacted call, its questions,
+	// its options, and one array for all its strings.
+	if allocs > 6 {
+		t.Errorf("decodeAskUser allocates %v times, want at most 6", allocs)
 	}
 }

@@ -108,42 +108,40 @@ type Question struct {
 	Header string `json:"header"`
 	// Text is the question itself.
 	Text string `json:"question"`
-	// MultiSelect lets the person pick several options.
-	MultiSelect bool `json:"multi_select"`
-	// AllowOther offers a free-text path ("Something else") on a choice.
-	// Text questions always allow free text; secrets never do.
-	AllowOther bool `json:"allow_other"`
 	// OtherLabel is how a responder labels the free-text path; empty means
 	// "Something else".
 	OtherLabel string `json:"other_label,omitempty"`
-	// OtherExclusive makes picked options and free text exclude each other
-	// on a single-select question: an answer carrying both is refused.
-	OtherExclusive bool `json:"other_exclusive,omitempty"`
 	// Options are ordered most-applicable-first.
 	Options []Option `json:"options"`
-	// NoDefault marks a question that recommends nothing: no option is
-	// shown as recommended, empty input picks nothing and the deadline
-	// applies nothing.
-	NoDefault bool `json:"no_default,omitempty"`
-
 	// SecretName names the credential a secret question collects; its
 	// reference is "session:" + SecretName.
 	SecretName string `json:"secret_name,omitempty"`
 	// Purpose says what the credential is for.
 	Purpose string `json:"purpose,omitempty"`
-	// Sensitive seals the answer like a secret's, named by SecretName if
-	// set, else by ID.
-	Sensitive bool `json:"sensitive,omitempty"`
-
-	// Multiline asks for a multi-line text answer.
-	Multiline bool `json:"multiline,omitempty"`
 	// Prefill is the text a text question starts with.
 	Prefill string `json:"prefill,omitempty"`
-	// Optional lets the person submit without answering this question.
-	Optional bool `json:"optional,omitempty"`
 	// OnDeadline says what the deadline does when this question is
 	// unanswered.
 	OnDeadline DeadlineRule `json:"on_deadline,omitempty"`
+	// MultiSelect lets the person pick several options.
+	MultiSelect bool `json:"multi_select"`
+	// AllowOther offers a free-text path ("Something else") on a choice.
+	// Text questions always allow free text; secrets never do.
+	AllowOther bool `json:"allow_other"`
+	// OtherExclusive makes picked options and free text exclude each other
+	// on a single-select question: an answer carrying both is refused.
+	OtherExclusive bool `json:"other_exclusive,omitempty"`
+	// NoDefault marks a question that recommends nothing: no option is
+	// shown as recommended, empty input picks nothing and the deadline
+	// applies nothing.
+	NoDefault bool `json:"no_default,omitempty"`
+	// Sensitive seals the answer like a secret's, named by SecretName if
+	// set, else by ID.
+	Sensitive bool `json:"sensitive,omitempty"`
+	// Multiline asks for a multi-line text answer.
+	Multiline bool `json:"multiline,omitempty"`
+	// Optional lets the person submit without answering this question.
+	Optional bool `json:"optional,omitempty"`
 }
 
 // Sealed reports whether the question's answer is a secret value that the

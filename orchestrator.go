@@ -56,6 +56,7 @@ type Orchestrator struct {
 
 	initOnce sync.Once
 	store    SecretStore
+	respName string
 
 	mu      sync.Mutex
 	pending map[string]*Ask      // by ask id
@@ -83,6 +84,7 @@ type Request struct {
 func (o *Orchestrator) init() {
 	o.initOnce.Do(func() {
 		o.store = o.Secrets
+		o.respName = responderName(o.Responder)
 		if o.store == nil {
 			o.store = defaultStore()
 		}
@@ -168,62 +170,83 @@ func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	a, other, replay := o.register(ctx, session, toolCallID, call, d)
+	switch {
+	case replay != nil:
+		return replay, nil
+	case other != nil:
+		return o.join(ctx, other, call, d)
+	}
+	if !o.reachable(ctx, o.Responder, a) {
+		a.tryEnd(&ending{reason: ReasonUnattended})
+		return o.finish(ctx, a)
+	}
+	return o.wait(ctx, a)
+}
+
+// register stamps the call and makes it a pending ask — or, for a tool
+// call already finalized or pending, returns that instead. The check and
+// the registration happen under one lock, so one tool call is asked once.
+//
+//go:noinline
+func (o *Orchestrator) register(ctx context.Context, session, toolCallID string, call *Call, d Dialect) (a, other *Ask, replay *Outcome) {
 	key := callKey{session, toolCallID}
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if toolCallID != "" {
-		o.mu.Lock()
 		if out, ok := o.replay[key]; ok {
-			o.mu.Unlock()
 			r := *out
 			r.Replayed = true
-			return &r, nil
+			return nil, nil, &r
 		}
 		if p, ok := o.byCall[key]; ok {
-			// The same tool call is already being asked: wait for it.
-			o.mu.Unlock()
-			select {
-			case <-p.done:
-				if p.outcome.Reason == ReasonCaller {
-					return o.ask(ctx, session, toolCallID, call, d)
-				}
-				r := *p.outcome
-				r.Replayed = true
-				return &r, nil
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+			return nil, p, nil
 		}
-		o.mu.Unlock()
 	}
-
 	Stamp(call, time.Now())
-	r := o.Responder
-	a := &Ask{
+	a = &Ask{
 		o:          o,
 		id:         newID(),
 		session:    session,
 		toolCallID: toolCallID,
 		call:       call,
 		dialect:    d,
-		responder:  responderName(r),
+		responder:  o.respName,
 		base:       context.WithoutCancel(ctx),
 		endCh:      make(chan struct{}),
 		done:       make(chan struct{}),
 	}
-	o.mu.Lock()
 	o.pending[a.id] = a
 	if toolCallID != "" {
 		o.byCall[key] = a
 	}
-	o.mu.Unlock()
+	return a, nil, nil
+}
 
-	if !o.reachable(ctx, r, a) {
-		a.tryEnd(&ending{reason: ReasonUnattended})
-		return o.finish(ctx, a)
+// join waits for the pending ask of the same tool call and returns its
+// outcome as a replay; when that ask's caller went away, it asks anew.
+//
+//go:noinline
+func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Call, d Dialect) (*Outcome, error) {
+	select {
+	case <-p.done:
+		if p.outcome.Reason == ReasonCaller {
+			return o.ask(ctx, p.session, p.toolCallID, call, d)
+		}
+		r := *p.outcome
+		r.Replayed = true
+		return &r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
+}
 
-	rctx, cancel := context.WithDeadline(ctx, call.ExpiresAt)
-	defer cancel()
-	go a.run(rctx, r)
+// wait runs the responder under a context that ends at the deadline and
+// finalizes at the first ending. It keeps its frame small: a pending ask
+// parks here, and the caller's stack should not grow for it.
+func (o *Orchestrator) wait(ctx context.Context, a *Ask) (*Outcome, error) {
+	rctx, cancel := context.WithDeadline(ctx, a.call.ExpiresAt)
+	go a.run(rctx, o.Responder)
 	select {
 	case <-a.endCh:
 	case <-rctx.Done():

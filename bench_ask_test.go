@@ -1,0 +1,106 @@
+package askuser
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// submitAtOnce answers every question with its declared defaults (or a
+// line of text) and submits.
+var submitAtOnce = ResponderFunc(func(ctx context.Context, a *Ask) error {
+	for i := range a.Call().Questions {
+		q := &a.Call().Questions[i]
+		ans := Answer{QuestionID: q.ID, Selected: q.DeclaredDefaults()}
+		if ans.Selected == nil {
+			ans.Other = "an answer"
+		}
+		if err := a.Answer(ans); err != nil {
+			return err
+		}
+	}
+	return a.Submit()
+})
+
+// BenchmarkAskRoundTrip is a whole ask, JSON in to JSON out, with a
+// responder that submits at once. Compare with BenchmarkDecodeCallBaseline:
+//
+//	go test -run='^$' -bench='AskRoundTrip|DecodeCallBaseline' -benchmem -count=5 .
+func BenchmarkAskRoundTrip(b *testing.B) {
+	data := benchCall(b)
+	o := &Orchestrator{Responder: submitAtOnce}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		out, err := o.Handle(ctx, Request{Session: "bench", Arguments: data})
+		if err != nil || out.Status != StatusAnswered {
+			b.Fatal(out, err)
+		}
+	}
+}
+
+// BenchmarkPendingAskMemory measures the memory one pending ask holds: heap
+// plus stacks in use with 10,000 asks pending, minus the same number of bare
+// goroutines parked on a channel (the callers' own cost), divided by
+// 10,000. It reports B/ask (the ask's own cost) beside
+// B/parked-goroutine (the baseline):
+//
+//	go test -run='^$' -bench=PendingAskMemory -count=3 .
+func BenchmarkPendingAskMemory(b *testing.B) {
+	const n = 10000
+	data := benchCall(b)
+	for b.Loop() {
+		bare := inUseWith(n, func(release <-chan struct{}, ready *sync.WaitGroup) {
+			ready.Done()
+			<-release
+		})
+		var shown sync.WaitGroup
+		o := &Orchestrator{Responder: ResponderFunc(func(ctx context.Context, a *Ask) error {
+			shown.Done()
+			<-ctx.Done()
+			return ctx.Err()
+		})}
+		shown.Add(n)
+		asks := inUseWith(n, func(release <-chan struct{}, ready *sync.WaitGroup) {
+			ready.Done()
+			_, _ = o.Handle(context.Background(), Request{Session: "bench", Arguments: data})
+		}, func() { shown.Wait() }, func() { o.Supersede("bench") })
+		b.ReportMetric(float64(asks-bare)/n, "B/ask")
+		b.ReportMetric(float64(bare)/n, "B/parked-goroutine")
+	}
+}
+
+// inUseWith starts n goroutines running f, waits until each has called
+// ready.Done and settle[0] has returned, and returns the heap and stack
+// bytes in use beyond what was in use before. settle[1], if given, ends
+// the goroutines' work after the measurement.
+func inUseWith(n int, f func(release <-chan struct{}, ready *sync.WaitGroup), settle ...func()) int64 {
+	before := inUse()
+	release := make(chan struct{})
+	var ready, exited sync.WaitGroup
+	ready.Add(n)
+	for range n {
+		exited.Go(func() { f(release, &ready) })
+	}
+	ready.Wait()
+	if len(settle) > 0 {
+		settle[0]()
+	}
+	after := inUse()
+	close(release)
+	if len(settle) > 1 {
+		settle[1]()
+	}
+	exited.Wait()
+	return after - before
+}
+
+func inUse() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapInuse + m.StackInuse)
+}
