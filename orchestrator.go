@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 // A SecretStore keeps sealed answers under (session, name). The orchestrator
@@ -86,7 +87,7 @@ func (o *Orchestrator) init() {
 		o.store = o.Secrets
 		o.respName = responderName(o.Responder)
 		if o.store == nil {
-			o.store = defaultStore()
+			o.store = secretstore.NewMemory(nil)
 		}
 		o.pending = map[string]*Ask{}
 		o.byCall = map[callKey]*Ask{}

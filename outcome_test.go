@@ -448,3 +448,18 @@ func askResult(t *testing.T, o *askuser.Orchestrator, call string) string {
 	out, err := handle(t, o, call)
 	return mustResult(t, out, err)
 }
+
+// TestDefaultStoreResolves: with no store configured, a secret is sealed
+// into the in-memory default, and nothing else about the ask changes.
+func TestDefaultStoreResolves(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := &askuser.Orchestrator{Responder: scripted.New(
+			scripted.Step{Answer: &askuser.Answer{QuestionID: "question_1", Secret: secret.FromString("default-store-canary-value")}},
+			scripted.Step{End: scripted.EndSubmit},
+		)}
+		got := askResult(t, o, secretCall)
+		if !strings.Contains(got, `"secret_ref":"session:GITHUB_TOKEN"`) || strings.Contains(got, "canary") {
+			t.Errorf("result %s", got)
+		}
+	})
+}
