@@ -97,6 +97,11 @@ func (o *Orchestrator) init() {
 
 func (o *Orchestrator) secrets() SecretStore { o.init(); return o.store }
 
+// SecretStore returns the store sealed answers go to: Secrets, or the
+// in-memory default (a *secretstore.Memory), from which tools resolve
+// references with secretstore.Resolve.
+func (o *Orchestrator) SecretStore() SecretStore { return o.secrets() }
+
 func (o *Orchestrator) logger() *slog.Logger {
 	if o.Logger != nil {
 		return o.Logger

@@ -15,6 +15,7 @@ import (
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 // Two choice questions: a single-select with a marked default and a
@@ -460,6 +461,14 @@ func TestDefaultStoreResolves(t *testing.T) {
 		got := askResult(t, o, secretCall)
 		if !strings.Contains(got, `"secret_ref":"session:GITHUB_TOKEN"`) || strings.Contains(got, "canary") {
 			t.Errorf("result %s", got)
+		}
+		store := o.SecretStore().(secretstore.Store)
+		v, err := secretstore.ResolveFor(context.Background(), store, "s1", "session:GITHUB_TOKEN")
+		if err != nil || string(v.Reveal()) != "default-store-canary-value" {
+			t.Errorf("resolving the reference from the default store: %v", err)
+		}
+		if _, err := secretstore.ResolveFor(context.Background(), store, "another-session", "session:GITHUB_TOKEN"); err == nil {
+			t.Error("another session resolved the reference")
 		}
 	})
 }
