@@ -211,13 +211,7 @@ func (d *Dir) Get(ctx context.Context, session, name string) (secret.Value, erro
 	if err != nil {
 		return secret.Value{}, fmt.Errorf("secretstore: reading record (session %q, name %q): %w", session, name, err)
 	}
-	pt, err := Open(d.ring, session, name, rec)
-	if err != nil {
-		return secret.Value{}, err
-	}
-	v := secret.New(pt)
-	clear(pt)
-	return v, nil
+	return openValue(d.ring, session, name, rec)
 }
 
 // Delete implements [Store].

@@ -80,13 +80,7 @@ func (m *Memory) Get(ctx context.Context, session, name string) (secret.Value, e
 	}
 	// Records are never changed in place (Put replaces the slice), so rec
 	// can be read outside the lock.
-	pt, err := Open(m.ring, session, name, rec)
-	if err != nil {
-		return secret.Value{}, err
-	}
-	v := secret.New(pt)
-	clear(pt)
-	return v, nil
+	return openValue(m.ring, session, name, rec)
 }
 
 // Delete implements [Store].

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"golang.org/x/crypto/nacl/secretbox"
+
+	"github.com/askuser-go/askuser/secret"
 )
 
 // ErrOpen is the one error for every record that does not open: altered,
@@ -80,7 +83,7 @@ func extract(secret *[32]byte) ([]byte, error) {
 
 // subkey derives the record key for header hdr (magic through keyID), the
 // given nonce, session and name.
-func subkey(k *ringKey, hdr, nonce []byte, session, name string) (*[32]byte, error) {
+func subkey(k *ringKey, hdr, nonce []byte, session, name string) ([32]byte, error) {
 	var info strings.Builder
 	info.Grow(len(infoLabel) + len(hdr) + len(nonce) + 8 + len(session) + len(name))
 	var n [4]byte
@@ -93,14 +96,14 @@ func subkey(k *ringKey, hdr, nonce []byte, session, name string) (*[32]byte, err
 	binary.BigEndian.PutUint32(n[:], uint32(len(name)))
 	info.Write(n[:])
 	info.WriteString(name)
+	var sk [32]byte
 	b, err := hkdf.Expand(sha256.New, k.prk, info.String(), 32)
 	if err != nil {
-		return nil, err
+		return sk, err
 	}
-	var sk [32]byte
 	copy(sk[:], b)
 	clear(b)
-	return &sk, nil
+	return sk, nil
 }
 
 // Seal encrypts plaintext for (session, name) under the ring's current key
@@ -128,7 +131,7 @@ func Seal(ring *KeyRing, session, name string, plaintext []byte) ([]byte, error)
 		return nil, fmt.Errorf("secretstore: deriving the record key: %w", err)
 	}
 	defer clear(sk[:])
-	return secretbox.Seal(rec, plaintext, (*[nonceLen]byte)(nonce), sk), nil
+	return secretbox.Seal(rec, plaintext, (*[nonceLen]byte)(nonce), &sk), nil
 }
 
 // Open decrypts a record sealed by [Seal] for (session, name) with any key in
@@ -138,27 +141,9 @@ func Open(ring *KeyRing, session, name string, record []byte) ([]byte, error) {
 	if ring == nil {
 		return nil, fmt.Errorf("%w: Open needs a key ring", ErrNoKey)
 	}
-	if len(record) < 4 || record[0] != magic0 || record[1] != magic1 || record[2] != version1 {
-		return nil, ErrOpen
-	}
-	idLen := int(record[3])
-	n := 4 + idLen + nonceLen
-	if idLen == 0 || idLen > MaxKeyIDLen || len(record) < n+secretbox.Overhead {
-		return nil, ErrOpen
-	}
-	key, ok := ring.key(string(record[4 : 4+idLen]))
-	if !ok {
-		return nil, ErrOpen
-	}
-	nonce := record[4+idLen : n]
-	sk, err := subkey(key, record[:4+idLen], nonce, session, name)
+	out, err := openAppend(nil, ring, session, name, record)
 	if err != nil {
-		return nil, ErrOpen
-	}
-	defer clear(sk[:])
-	out, ok := secretbox.Open(nil, record[n:], (*[nonceLen]byte)(nonce), sk)
-	if !ok {
-		return nil, ErrOpen
+		return nil, err
 	}
 	if out == nil {
 		out = []byte{} // an empty secret opens as empty, not as nil
@@ -166,15 +151,69 @@ func Open(ring *KeyRing, session, name string, record []byte) ([]byte, error) {
 	return out, nil
 }
 
+// openAppend is Open appending the plaintext to dst.
+func openAppend(dst []byte, ring *KeyRing, session, name string, record []byte) ([]byte, error) {
+	idLen, ok := parseHeader(record)
+	if !ok {
+		return nil, ErrOpen
+	}
+	key, ok := ring.key(string(record[4 : 4+idLen]))
+	if !ok {
+		return nil, ErrOpen
+	}
+	n := 4 + idLen + nonceLen
+	nonce := record[4+idLen : n]
+	sk, err := subkey(key, record[:4+idLen], nonce, session, name)
+	if err != nil {
+		return nil, ErrOpen
+	}
+	defer clear(sk[:])
+	out, ok := secretbox.Open(dst, record[n:], (*[nonceLen]byte)(nonce), &sk)
+	if !ok {
+		return nil, ErrOpen
+	}
+	return out, nil
+}
+
+// bufPool holds buffers for openValue, wiped before they return to it.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// openValue opens a record straight into a secret.Value, through a pooled
+// buffer, so the plaintext is allocated once, inside the Value.
+func openValue(ring *KeyRing, session, name string, record []byte) (secret.Value, error) {
+	bp := bufPool.Get().(*[]byte)
+	out, err := openAppend((*bp)[:0], ring, session, name, record)
+	if err != nil {
+		bufPool.Put(bp)
+		return secret.Value{}, err
+	}
+	v := secret.New(out)
+	clear(out)
+	if cap(out) <= 64<<10 { // keep big buffers out of the pool
+		*bp = out[:0]
+		bufPool.Put(bp)
+	}
+	return v, nil
+}
+
+// parseHeader checks a record's header and returns the length of its key id.
+func parseHeader(record []byte) (idLen int, ok bool) {
+	if len(record) < 4 || record[0] != magic0 || record[1] != magic1 || record[2] != version1 {
+		return 0, false
+	}
+	idLen = int(record[3])
+	if idLen == 0 || idLen > MaxKeyIDLen || len(record) < 4+idLen+nonceLen+secretbox.Overhead {
+		return 0, false
+	}
+	return idLen, true
+}
+
 // KeyID returns the id of the key a record was sealed with, or ErrOpen if the
 // record has no well-formed header. It does not check that the record opens;
 // use it to find records that still need re-sealing after a rotation.
 func KeyID(record []byte) (string, error) {
-	if len(record) < 4 || record[0] != magic0 || record[1] != magic1 || record[2] != version1 {
-		return "", ErrOpen
-	}
-	idLen := int(record[3])
-	if idLen == 0 || idLen > MaxKeyIDLen || len(record) < 4+idLen+nonceLen+secretbox.Overhead {
+	idLen, ok := parseHeader(record)
+	if !ok {
 		return "", ErrOpen
 	}
 	return string(record[4 : 4+idLen]), nil
