@@ -92,8 +92,9 @@ func TestDirConcurrent(t *testing.T) {
 }
 
 const (
-	helperEnv    = "ASKUSER_SECRETSTORE_HELPER_DIR"
-	helperKeyEnv = "ASKUSER_SECRETSTORE_HELPER_KEY"
+	helperEnv     = "ASKUSER_SECRETSTORE_HELPER_DIR"
+	helperKeyEnv  = "ASKUSER_SECRETSTORE_HELPER_KEY"
+	helperNameEnv = "ASKUSER_SECRETSTORE_HELPER_NAME"
 )
 
 // TestHelperProcess is not a test: TestPutSurvivesKill runs the test binary
@@ -115,7 +116,7 @@ func TestHelperProcess(t *testing.T) {
 		os.Exit(2)
 	}
 	for i := 0; ; i++ {
-		name := fmt.Sprintf("n%d", i)
+		name := fmt.Sprintf("%s%d", os.Getenv(helperNameEnv), i)
 		if err := d.Put(context.Background(), "killed", name, secret.FromString("value of "+name)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
@@ -130,59 +131,68 @@ func TestHelperProcess(t *testing.T) {
 	}
 }
 
-// TestPutSurvivesKill runs a child process that writes records and
-// acknowledges each, kills it with SIGKILL after a few acknowledgements, and
-// checks that every acknowledged record opens.
+// TestPutSurvivesKill runs two child processes that write records into one
+// directory, each acknowledging its records and both replacing one shared
+// record, kills them with SIGKILL after a few acknowledgements, and checks
+// that every acknowledged record opens and the shared one is whole.
 func TestPutSurvivesKill(t *testing.T) {
 	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" || runtime.GOOS == "ios" || runtime.GOOS == "android" {
 		t.Skipf("cannot run a child process on %s", runtime.GOOS)
 	}
+	const acks = 20
 	dir := filepath.Join(t.TempDir(), "store")
 	k := testKey("k1", 1)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), helperEnv+"="+dir, helperKeyEnv+"=k1:"+b64(k))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	type child struct {
+		cmd   *exec.Cmd
+		acked []string
+		err   error
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var acked []string
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		acked = append(acked, sc.Text())
-		if len(acked) == 20 {
-			if err := cmd.Process.Kill(); err != nil { // SIGKILL on Unix
-				t.Fatalf("killing the child: %v", err)
-			}
-			break
+	children := []*child{{}, {}}
+	var wg sync.WaitGroup
+	for i, c := range children {
+		c.cmd = exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+		c.cmd.Env = append(os.Environ(), helperEnv+"="+dir, helperKeyEnv+"=k1:"+b64(k), fmt.Sprintf("%s=c%d-", helperNameEnv, i))
+		c.cmd.Stderr = os.Stderr
+		out, err := c.cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
 		}
+		if err := c.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				c.acked = append(c.acked, sc.Text())
+				if len(c.acked) == acks {
+					_ = c.cmd.Process.Kill() // SIGKILL on Unix
+				}
+			}
+			// Names a child printed before it died are acknowledged too.
+			c.err = c.cmd.Wait()
+		})
 	}
-	// Names the child printed before it died are acknowledged as well.
-	for sc.Scan() {
-		acked = append(acked, sc.Text())
-	}
-	err = cmd.Wait()
-	if len(acked) < 20 {
-		t.Fatalf("the child acknowledged %d records before exiting (%v); want 20", len(acked), err)
-	}
-	if err == nil {
-		t.Fatal("the child exited normally; want it killed")
-	}
+	wg.Wait()
 
 	d, err := OpenDir(dir, mustRing(t, k))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range acked {
-		if diff := cmp.Diff("value of "+name, mustGet(t, d, "killed", name)); diff != "" {
-			t.Errorf("acknowledged record %s (-want +got):\n%s", name, diff)
+	for i, c := range children {
+		if len(c.acked) < acks {
+			t.Fatalf("child %d acknowledged %d records before exiting (%v); want %d", i, len(c.acked), c.err, acks)
+		}
+		if c.err == nil {
+			t.Errorf("child %d exited normally; want it killed", i)
+		}
+		for _, name := range c.acked {
+			if diff := cmp.Diff("value of "+name, mustGet(t, d, "killed", name)); diff != "" {
+				t.Errorf("acknowledged record %s (-want +got):\n%s", name, diff)
+			}
 		}
 	}
-	// The record replaced at every step holds a whole value.
-	if got := mustGet(t, d, "killed", "replaced"); !strings.HasPrefix(got, "value of n") {
+	// The record both replaced at every step holds one whole value.
+	if got := mustGet(t, d, "killed", "replaced"); !strings.HasPrefix(got, "value of c") {
 		t.Errorf("the replaced record holds %q; want a whole value", got)
 	}
 }
