@@ -7,6 +7,7 @@
 //	askuser validate [--now RFC3339] [FILE]
 //	askuser ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
 //	askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
+//	askuser journal [--session ID] [--json] FILE
 //
 // validate reads a call (standard input when no FILE is given) and prints the
 // normalized call, or the model-facing message on standard error.
@@ -44,7 +45,9 @@ const usage = `usage:
   askuser validate [--now RFC3339] [FILE]
   askuser ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
   askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
+  askuser journal [--session ID] [--json] FILE
 
+'ask --journal FILE' appends the decision record to a journal FILE.
 Run 'askuser COMMAND --help' for a command's flags.
 Exit codes: 0 success, 1 failure, 2 usage error or invalid call.
 `
@@ -74,6 +77,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return e.ask(ctx, args[1:])
 	case "schema":
 		return e.schema(args[1:])
+	case "journal":
+		return e.journal(args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -148,6 +153,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 	session := fs.String("session", "cli", "the session `ID` that owns the ask and its secrets")
 	toolCall := fs.String("tool-call", "", "the model's tool-call `ID`")
 	request := fs.String("request", "", "read the call from `FILE` (default: standard input)")
+	journalFile := fs.String("journal", "", "append the decision record to the journal `FILE` (JSON lines)")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -176,6 +182,14 @@ func (e env) ask(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: auto, script=FILE\n", *responder)
 		return exitUsage
 	}
+	if *journalFile != "" {
+		closeJournal, err := e.openJournal(o, *journalFile)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+			return exitFailure
+		}
+		defer closeJournal()
+	}
 	data, err := e.read(*request)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
@@ -193,6 +207,9 @@ func (e env) ask(ctx context.Context, args []string) int {
 	}
 	if out.Fault != nil {
 		fmt.Fprintf(e.stderr, "askuser ask: %v\n", out.Fault)
+	}
+	if out.JournalErr != nil {
+		fmt.Fprintf(e.stderr, "askuser ask: the decision record was not written: %v\n", out.JournalErr)
 	}
 	fmt.Fprintf(e.stdout, "%s\n", out.Result)
 	return exitOK

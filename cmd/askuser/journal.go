@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
+)
+
+// journal lists the records of a journal file: a table, or one JSON object
+// a line. A torn last line is skipped; a torn line inside the file (closed
+// by a later append) is noted on standard error; any other line that holds
+// no record is reported on standard error and makes the exit status 1,
+// after the listing.
+func (e env) journal(args []string) int {
+	fs := e.flags("journal", "journal [--session ID] [--json] FILE")
+	session := fs.String("session", "", "list only the records of session `ID`")
+	asJSON := fs.Bool("json", false, "print each record as one JSON object a line instead of a table")
+	if code, stop := parse(fs, args); stop {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(e.stderr, "askuser journal: give one journal FILE, not %d\n", fs.NArg())
+		return exitUsage
+	}
+	name := fs.Arg(0)
+	f, err := os.Open(name)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser journal: %v\n", err)
+		return exitFailure
+	}
+	defer f.Close()
+
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	if !*asJSON {
+		fmt.Fprintln(tw, "FINALIZED\tSESSION\tTOOL_CALL\tCONTRACT\tSTATUS\tANSWERED_BY\tREASON\tRESPONDER")
+	}
+	code := exitOK
+	for rec, err := range journal.Read(f) {
+		var le *journal.LineError
+		switch {
+		case errors.As(err, &le) && le.Torn:
+			fmt.Fprintf(e.stderr, "askuser journal: %s:%d: skipped an incomplete record left by a crash\n", name, le.Line)
+			continue
+		case errors.As(err, &le):
+			fmt.Fprintf(e.stderr, "askuser journal: %s:%d: %s\n", name, le.Line, le.Reason)
+			code = exitFailure
+			continue
+		case err != nil:
+			_ = tw.Flush()
+			fmt.Fprintf(e.stderr, "askuser journal: %v\n", err)
+			return exitFailure
+		}
+		if *session != "" && rec.Session != *session {
+			continue
+		}
+		if *asJSON {
+			data, err := json.Marshal(rec)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "askuser journal: %s: %v\n", name, err)
+				return exitFailure
+			}
+			fmt.Fprintf(e.stdout, "%s\n", data)
+			continue
+		}
+		fmt.Fprintln(tw, strings.Join([]string{
+			cell(rec.FinalizedAt.UTC().Format(time.RFC3339)),
+			cell(rec.Session),
+			cell(rec.ToolCallID),
+			cell(rec.Contract),
+			cell(string(rec.Status)),
+			cell(string(rec.AnsweredBy)),
+			cell(string(rec.Reason)),
+			cell(rec.Responder),
+		}, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		fmt.Fprintf(e.stderr, "askuser journal: %v\n", err)
+		return exitFailure
+	}
+	return code
+}
+
+// cell makes s fit one table cell: "-" when empty, control characters
+// (which would break the columns) quoted.
+func cell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	if strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		q := fmt.Sprintf("%q", s)
+		return q[1 : len(q)-1]
+	}
+	return s
+}
+
+// openJournal opens the journal at path for ask --journal and sets it on o.
+// The returned function closes it, reporting a failure on standard error.
+func (e env) openJournal(o *askuser.Orchestrator, path string) (func(), error) {
+	j, err := journal.Open(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	o.Journal = j
+	return func() {
+		if err := j.Close(); err != nil {
+			fmt.Fprintf(e.stderr, "askuser ask: closing the journal: %v\n", err)
+		}
+	}, nil
+}

@@ -1,0 +1,516 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/askuser-go/askuser"
+)
+
+// DefaultMaxWait is how long Append waits for its record to be durable
+// when Options.MaxWait is zero.
+const DefaultMaxWait = time.Second
+
+// rotatedLayout is the time suffix of a file rotated by size.
+const rotatedLayout = "20060102T150405.000000000Z"
+
+// Errors Append returns, wrapped with details; test them with errors.Is.
+var (
+	// ErrClosed: the journal was closed before the record was handed to
+	// it. The record was not written.
+	ErrClosed = errors.New("journal: closed")
+	// ErrTimeout: the record was not durable within Options.MaxWait. The
+	// message says whether it may still be written.
+	ErrTimeout = errors.New("journal: the record was not durable in time")
+)
+
+// Options configure a File. The zero value (or a nil *Options) works.
+type Options struct {
+	// MaxWait bounds how long Append waits for its record to be written
+	// and fsynced (zero: DefaultMaxWait). Past it Append returns an error
+	// wrapping ErrTimeout, so that a slow disk never holds the model's
+	// result back for longer.
+	MaxWait time.Duration
+	// RotateBytes rotates the file by size: a batch that would take it
+	// past this many bytes first renames it to PATH.<UTC time> (zero or
+	// negative: never). A single batch larger than RotateBytes is still
+	// written whole.
+	RotateBytes int64
+	// Logger receives failed and late writes, rotations, reopenings and
+	// malformed lines met on Open (nil: slog.Default()). It never receives
+	// a record's answers.
+	Logger *slog.Logger
+}
+
+// A File is a durable JSON-lines journal: an askuser.Journal and an
+// askuser.ResultFinder. Its methods are safe for concurrent use. Create it
+// with Open and stop it with Close.
+//
+// For FindResult a File keeps in memory the last record of every tool call
+// that has a result, from the files it read on Open and the records it
+// appended since, so its memory grows with the number of such tool calls
+// in the journal and its rotated files.
+type File struct {
+	path    string
+	maxWait time.Duration
+	rotate  int64
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	queue  []*request
+	closed bool
+
+	wake    chan struct{} // cap 1: the queue has something, or Close was called
+	stopped chan struct{} // closed when the writer has exited
+
+	// Owned by the writer goroutine.
+	f        *os.File
+	buf      []byte
+	closeErr error
+
+	idxMu sync.RWMutex
+	index map[key][]byte // a tool call's last record with a result, as written
+}
+
+type key struct{ session, toolCallID string }
+
+// The states of a request: queued until the writer takes it into a batch,
+// or abandoned by an Append that stopped waiting first.
+const (
+	queued int32 = iota
+	taken
+	abandoned
+)
+
+type request struct {
+	line  []byte // the record and its '\n'
+	key   key
+	index bool // a tool call with a result: FindResult finds it
+	state atomic.Int32
+	done  chan error // cap 1
+}
+
+// Open opens the journal at path for appending, creating it (mode 0600)
+// when it does not exist, and starts its writer. It indexes the tool calls
+// recorded in the file and in the files it rotated by size, for FindResult,
+// and ends a torn last line with '\n' so the next record starts a line of
+// its own. A nil opts means the zero Options.
+func Open(path string, opts *Options) (*File, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	j := &File{
+		path:    path,
+		maxWait: opts.MaxWait,
+		rotate:  opts.RotateBytes,
+		log:     opts.Logger,
+		wake:    make(chan struct{}, 1),
+		stopped: make(chan struct{}),
+		index:   map[key][]byte{},
+	}
+	if j.maxWait <= 0 {
+		j.maxWait = DefaultMaxWait
+	}
+	if j.log == nil {
+		j.log = slog.Default()
+	}
+	if err := j.buildIndex(); err != nil {
+		return nil, err
+	}
+	if err := j.open(); err != nil {
+		return nil, err
+	}
+	go j.run()
+	return j, nil
+}
+
+// Path returns the path the journal appends to.
+func (j *File) Path() string { return j.path }
+
+// Append writes rec as one line and returns once it is durable (written
+// and fsynced), or with an error: ErrClosed, ErrTimeout after
+// Options.MaxWait, ctx's error, or the write's failure. Every failure is
+// also logged. Concurrent Appends share one write and one fsync.
+func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
+	if rec == nil {
+		return errors.New("journal: Append was given a nil record")
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		err = fmt.Errorf("journal: encoding the record of call %s: %w", rec.CallID, err)
+		j.log.Error("journal: a record could not be encoded", "call", rec.CallID, "session", rec.Session, "err", err)
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		err = fmt.Errorf("journal: the record of call %s was not written: %w", rec.CallID, err)
+		j.log.Error("journal: an append gave up waiting", "path", j.path, "call", rec.CallID, "session", rec.Session, "tool_call", rec.ToolCallID, "err", err)
+		return err
+	}
+	r := &request{
+		line:  append(line, '\n'),
+		key:   key{rec.Session, rec.ToolCallID},
+		index: rec.ToolCallID != "" && rec.Result != nil,
+		done:  make(chan error, 1),
+	}
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		err := fmt.Errorf("%w: the record of call %s was not written", ErrClosed, rec.CallID)
+		j.log.Error("journal: append after Close", "path", j.path, "call", rec.CallID, "session", rec.Session, "tool_call", rec.ToolCallID)
+		return err
+	}
+	j.queue = append(j.queue, r)
+	j.mu.Unlock()
+	select {
+	case j.wake <- struct{}{}:
+	default:
+	}
+
+	timer := time.NewTimer(j.maxWait)
+	defer timer.Stop()
+	var why error
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		why = ctx.Err()
+	case <-timer.C:
+		why = fmt.Errorf("%w (within %v)", ErrTimeout, j.maxWait)
+	}
+	select {
+	case err := <-r.done: // the writer answered as we gave up
+		return err
+	default:
+	}
+	if r.state.CompareAndSwap(queued, abandoned) {
+		err = fmt.Errorf("journal: the record of call %s was not written: %w", rec.CallID, why)
+	} else {
+		err = fmt.Errorf("journal: the record of call %s is not confirmed durable; its write is under way and may still complete: %w", rec.CallID, why)
+	}
+	j.log.Error("journal: an append gave up waiting", "path", j.path, "call", rec.CallID, "session", rec.Session, "tool_call", rec.ToolCallID, "err", err)
+	return err
+}
+
+// FindResult returns the last record of the session's tool call that holds
+// a result (implementing askuser.ResultFinder), from the records this File
+// appended and those it found on Open. Each call returns a new Record.
+func (j *File) FindResult(ctx context.Context, session, toolCallID string) (*askuser.Record, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	j.idxMu.RLock()
+	line, ok := j.index[key{session, toolCallID}]
+	j.idxMu.RUnlock()
+	if !ok {
+		return nil, false, nil
+	}
+	rec := new(askuser.Record)
+	if err := json.Unmarshal(line, rec); err != nil {
+		return nil, false, fmt.Errorf("journal: decoding the record of tool call %s: %w", toolCallID, err)
+	}
+	return rec, true, nil
+}
+
+// Close writes what was appended before it, stops the writer and closes
+// the file; it returns once that is done. Appends after Close return
+// ErrClosed. Close returns the error of closing the file, if any; a later
+// call waits the same way and returns nil.
+func (j *File) Close() error {
+	j.mu.Lock()
+	already := j.closed
+	j.closed = true
+	j.mu.Unlock()
+	select {
+	case j.wake <- struct{}{}:
+	default:
+	}
+	<-j.stopped
+	if already {
+		return nil
+	}
+	return j.closeErr
+}
+
+// run is the writer: it takes everything queued as one batch, writes it
+// with one write and one fsync, and answers every request of the batch.
+func (j *File) run() {
+	defer close(j.stopped)
+	for {
+		j.mu.Lock()
+		batch := j.queue
+		j.queue = nil
+		closed := j.closed
+		j.mu.Unlock()
+		if len(batch) > 0 {
+			j.commit(batch)
+			continue
+		}
+		if closed {
+			if j.f != nil {
+				j.closeErr = j.f.Close()
+				j.f = nil
+			}
+			return
+		}
+		<-j.wake
+	}
+}
+
+func (j *File) commit(batch []*request) {
+	buf := j.buf[:0]
+	n := 0
+	for _, r := range batch {
+		if r.state.CompareAndSwap(queued, taken) {
+			buf = append(buf, r.line...)
+			batch[n] = r
+			n++
+		}
+	}
+	batch = batch[:n]
+	if n == 0 {
+		return
+	}
+	err := j.write(buf)
+	if cap(buf) <= 1<<20 {
+		j.buf = buf
+	}
+	if err != nil {
+		j.log.Error("journal: writing a batch of records failed; each of their Appends returns the error", "path", j.path, "records", n, "err", err)
+	} else {
+		j.idxMu.Lock()
+		for _, r := range batch {
+			if r.index {
+				j.index[r.key] = r.line[:len(r.line)-1]
+			}
+		}
+		j.idxMu.Unlock()
+	}
+	for _, r := range batch {
+		r.done <- err
+	}
+}
+
+// write appends buf durably to the file at the path, reopening it when it
+// was moved away and rotating it when it would grow past RotateBytes.
+func (j *File) write(buf []byte) error {
+	if err := j.current(); err != nil {
+		return err
+	}
+	if err := j.rotateFor(int64(len(buf))); err != nil {
+		return err
+	}
+	if _, err := j.f.Write(buf); err != nil {
+		j.drop()
+		return fmt.Errorf("journal: writing %s: %w", j.path, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		// After a failed fsync the state of the written pages is unknown:
+		// start again from a fresh descriptor, on a fresh line.
+		j.drop()
+		return fmt.Errorf("journal: syncing %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// drop closes the file after a failed write; the next batch opens the path
+// again, which ends a partly written line with '\n' first.
+func (j *File) drop() {
+	if j.f != nil {
+		_ = j.f.Close()
+		j.f = nil
+	}
+}
+
+// current makes sure the open file is the one at the path, reopening it
+// when an outside tool renamed or removed it. Whatever was written to the
+// old file was fsynced, so it stays durable where it now is.
+func (j *File) current() error {
+	if j.f != nil {
+		pfi, perr := os.Stat(j.path)
+		ffi, ferr := j.f.Stat()
+		if perr == nil && ferr == nil && os.SameFile(pfi, ffi) {
+			return nil
+		}
+		j.log.Info("journal: the file was moved away; opening the path again", "path", j.path)
+		j.drop()
+	}
+	return j.open()
+}
+
+// open opens the path for appending and makes sure it ends with '\n'.
+func (j *File) open() error {
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("journal: opening %s: %w", j.path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return fmt.Errorf("journal: opening %s: %w", j.path, err)
+	}
+	if fi.Mode().IsRegular() && fi.Size() > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
+			_ = f.Close()
+			return fmt.Errorf("journal: reading the end of %s: %w", j.path, err)
+		}
+		if last[0] != '\n' {
+			j.log.Warn("journal: the file ends in a torn line (a write cut short by a crash); ending it so the next record starts a fresh line", "path", j.path)
+			if _, err := f.Write([]byte{'\n'}); err != nil {
+				_ = f.Close()
+				return fmt.Errorf("journal: ending the torn last line of %s: %w", j.path, err)
+			}
+			if err := f.Sync(); err != nil {
+				_ = f.Close()
+				return fmt.Errorf("journal: syncing %s: %w", j.path, err)
+			}
+		}
+	}
+	if fi.Mode().IsRegular() {
+		if err := syncDir(filepath.Dir(j.path)); err != nil {
+			_ = f.Close()
+			return err
+		}
+	}
+	j.f = f
+	return nil
+}
+
+// rotateFor renames the file away when adding n bytes would take it past
+// RotateBytes, and opens a new one.
+func (j *File) rotateFor(n int64) error {
+	if j.rotate <= 0 {
+		return nil
+	}
+	fi, err := j.f.Stat()
+	if err != nil {
+		j.drop()
+		return fmt.Errorf("journal: %s: %w", j.path, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size()+n <= j.rotate {
+		return nil
+	}
+	t := time.Now().UTC()
+	name := j.path + "." + t.Format(rotatedLayout)
+	for {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		t = t.Add(time.Nanosecond)
+		name = j.path + "." + t.Format(rotatedLayout)
+	}
+	j.drop()
+	if err := os.Rename(j.path, name); err != nil {
+		return fmt.Errorf("journal: rotating %s: %w", j.path, err)
+	}
+	j.log.Info("journal: rotated by size", "path", j.path, "to", name, "bytes", fi.Size())
+	return j.open() // syncs the directory, making the rename durable too
+}
+
+// syncDir makes a directory's entries (a new or renamed file) durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("journal: opening directory %s to sync it: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return fmt.Errorf("journal: syncing directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Rotated returns the files rotated by size from the journal at path,
+// oldest first.
+func Rotated(path string) ([]string, error) {
+	matches, err := filepath.Glob(escapeGlob(path) + ".*")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, m := range matches {
+		if _, err := time.Parse(rotatedLayout, strings.TrimPrefix(m, path+".")); err == nil {
+			names = append(names, m)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// buildIndex reads the rotated files and the current one, oldest first, so
+// that FindResult sees the last record of each tool call.
+func (j *File) buildIndex() error {
+	names, err := Rotated(j.path)
+	if err != nil {
+		return fmt.Errorf("journal: listing the rotated files of %s: %w", j.path, err)
+	}
+	for _, name := range append(names, j.path) {
+		if err := j.indexFile(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *File) indexFile(name string) error {
+	f, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("journal: opening %s to index it: %w", name, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil // a device or a pipe holds no history
+	}
+	for rec, err := range Read(f) {
+		var le *LineError
+		switch {
+		case errors.As(err, &le):
+			j.log.Warn("journal: skipping a line that holds no record", "path", name, "line", le.Line, "reason", le.Reason, "torn", le.Torn)
+			continue
+		case err != nil:
+			return fmt.Errorf("journal: indexing %s: %w", name, err)
+		}
+		if rec.ToolCallID == "" || rec.Result == nil {
+			continue
+		}
+		line, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("journal: indexing %s: %w", name, err)
+		}
+		j.index[key{rec.Session, rec.ToolCallID}] = line
+	}
+	return nil
+}
+
+var _ interface {
+	askuser.Journal
+	askuser.ResultFinder
+	io.Closer
+} = (*File)(nil)
