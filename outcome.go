@@ -115,20 +115,20 @@ func (o *Outcome) Answer(id string) *FinalAnswer {
 // secret value: a sealed answer carries only its reference.
 type FinalAnswer struct {
 	// QuestionID is the question answered.
-	QuestionID string
+	QuestionID string `json:"question_id"`
 	// Selected holds option values in the order the person picked them (in
 	// option order for applied defaults).
-	Selected []string
+	Selected []string `json:"selected"`
 	// Other is the free text as typed; empty when there is none.
-	Other string
+	Other string `json:"other,omitempty"`
 	// Note is the person's remark on the answer, as typed.
-	Note string
+	Note string `json:"note,omitempty"`
 	// OptionNotes holds remarks on selected options, by value.
-	OptionNotes map[string]string
+	OptionNotes map[string]string `json:"option_notes,omitempty"`
 	// SecretRef is "session:<name>" for a sealed answer.
-	SecretRef string
+	SecretRef string `json:"secret_ref,omitempty"`
 	// By is who decided this answer.
-	By Provenance
+	By Provenance `json:"answered_by"`
 	// Source is where the answer came from.
-	Source Source
+	Source Source `json:"source"`
 }
