@@ -3,12 +3,14 @@ module github.com/askuser-go/askuser
 go 1.25.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
 	github.com/invopop/jsonschema v0.14.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.uber.org/goleak v1.3.0
 	golang.org/x/crypto v0.55.0
-	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/sys v0.47.0
+	golang.org/x/term v0.45.0
 	pgregory.net/rapid v1.3.0
 )
 

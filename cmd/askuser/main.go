@@ -5,7 +5,7 @@
 // Usage:
 //
 //	askuser validate [--now RFC3339] [FILE]
-//	askuser ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+//	askuser ask [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
 //	askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
 //	askuser journal [--session ID] [--json] FILE
 //
@@ -13,10 +13,16 @@
 // normalized call, or the model-facing message on standard error.
 //
 // ask validates the call, asks it, and prints the result JSON on one line.
-// It exits 0 for every result; an invalid call behaves as in validate.
+// It exits 0 for every result; an invalid call behaves as in validate. The
+// default responder, stdio, asks on the terminal: questions on standard
+// error, answers from standard input (give the call with --request so that
+// standard input carries the answers, from a person or a pipe), secrets
+// typed without echo on the controlling terminal. Ctrl-C dismisses the ask
+// shown (the result is cancelled / user); a second Ctrl-C quits at once.
 //
 // Exit codes: 0 success; 1 a failure outside the call (a file that cannot be
-// read, a responder that cannot start); 2 a usage error or an invalid call.
+// read, a responder that cannot start); 2 a usage error or an invalid call;
+// 130 a second Ctrl-C.
 package main
 
 import (
@@ -26,7 +32,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -36,20 +41,20 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible(context.Background())
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 const usage = `usage:
   askuser validate [--now RFC3339] [FILE]
-  askuser ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+  askuser ask [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
   askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
   askuser journal [--session ID] [--json] FILE
 
 'ask --journal FILE' appends the decision record to a journal FILE.
 Run 'askuser COMMAND --help' for a command's flags.
-Exit codes: 0 success, 1 failure, 2 usage error or invalid call.
+Exit codes: 0 success, 1 failure, 2 usage error or invalid call, 130 a second Ctrl-C.
 `
 
 // exit codes
@@ -148,8 +153,8 @@ func (e env) validate(args []string) int {
 }
 
 func (e env) ask(ctx context.Context, args []string) int {
-	fs := e.flags("ask", "ask [--responder auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]")
-	responder := fs.String("responder", "auto", "who answers: `auto` (nobody: the unattended rules apply) or script=FILE (replay a script file)")
+	fs := e.flags("ask", "ask [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]")
+	responder := fs.String("responder", "stdio", "who answers: `stdio` (a person at the terminal: questions on standard error, answers on standard input), auto (nobody: the unattended rules apply) or script=FILE (replay a script file)")
 	session := fs.String("session", "cli", "the session `ID` that owns the ask and its secrets")
 	toolCall := fs.String("tool-call", "", "the model's tool-call `ID`")
 	request := fs.String("request", "", "read the call from `FILE` (default: standard input)")
@@ -163,6 +168,10 @@ func (e env) ask(ctx context.Context, args []string) int {
 	}
 	o := &askuser.Orchestrator{}
 	switch {
+	case *responder == "stdio":
+		r, done := e.stdioResponder()
+		defer done()
+		o.Responder = r
 	case *responder == "auto":
 		o.Responder = auto.New()
 	case strings.HasPrefix(*responder, "script="):
@@ -179,7 +188,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 		r.Supersede = o.Supersede
 		o.Responder = r
 	default:
-		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: auto, script=FILE\n", *responder)
+		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: stdio, auto, script=FILE\n", *responder)
 		return exitUsage
 	}
 	if *journalFile != "" {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestAskStdioPiped: the default responder reads answers piped on standard
+// input, prints the questions on standard error and only the result on
+// standard output.
+func TestAskStdioPiped(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{
+		{"answered", "2\nfeature/login\n",
+			`{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["production"],"other_text":null},{"id":"branch","selected":[],"other_text":"feature/login"}]}` + "\n"},
+		{"the default on an empty line", "\nmain\n",
+			`{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["staging"],"other_text":null},{"id":"branch","selected":[],"other_text":"main"}]}` + "\n"},
+		{"the end of input dismisses", "1\n",
+			`{"status":"cancelled","answered_by":"user","answers":[{"id":"env","selected":["staging"],"other_text":null}]}` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"ask", "--request", "testdata/mixed.json"}, strings.NewReader(tt.input), &stdout, &stderr)
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+			}
+			if diff := cmp.Diff(tt.want, stdout.String()); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+			for _, s := range []string{"[1/2] Env\nWhich environment?\n", "[2/2] Branch\n"} {
+				if !strings.Contains(stderr.String(), s) {
+					t.Errorf("stderr does not show %q:\n%s", s, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+func TestAskHelpNamesStdio(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"ask", "--help"}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, s := range []string{"--responder stdio|auto|script=FILE", `(default "stdio")`} {
+		if !strings.Contains(stderr.String(), s) {
+			t.Errorf("ask --help does not show %q:\n%s", s, stderr.String())
+		}
+	}
+}
+
+func TestAskUnknownResponder(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"ask", "--responder", "web"}, strings.NewReader(""), &stdout, &stderr)
+	got := []any{code, stdout.String(), stderr.String()}
+	want := []any{exitUsage, "", `askuser ask: --responder "web" is not a responder; allowed: stdio, auto, script=FILE` + "\n"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(exit code, stdout, stderr) (-want +got):\n%s", diff)
+	}
+}

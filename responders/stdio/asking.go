@@ -1,0 +1,492 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/secret"
+)
+
+// asking is one ask being shown.
+type asking struct {
+	r     *Responder
+	ctx   context.Context
+	a     *askuser.Ask
+	call  *askuser.Call
+	nudge <-chan time.Time
+	onQ   string // the question shown
+	// prompt is the prompt waiting for input, printed again after the
+	// countdown; empty when no prompt is open.
+	prompt string
+}
+
+func (s *asking) printf(format string, args ...any) {
+	_, _ = fmt.Fprintf(s.r.out, format, args...)
+}
+
+func (s *asking) ask(p string) {
+	s.prompt = p
+	s.printf("%s", p)
+}
+
+func (s *asking) run() error {
+	if s.needsTerminal() && !s.r.CanCollectSecrets() {
+		return s.stop(errNoTerminal)
+	}
+	t := time.NewTimer(time.Until(s.call.NudgeAt))
+	defer t.Stop()
+	s.nudge = t.C
+	if s.call.Title != "" {
+		s.printf("\n%s\n", s.call.Title)
+	}
+	for i := range s.call.Questions {
+		if err := s.question(i); err != nil {
+			return s.stop(err)
+		}
+	}
+	if err := s.a.Submit(); err != nil && !errors.Is(err, askuser.ErrClosed) {
+		return err
+	}
+	return s.finish()
+}
+
+func (s *asking) needsTerminal() bool {
+	for i := range s.call.Questions {
+		if s.call.Questions[i].Sealed() {
+			return true
+		}
+	}
+	return false
+}
+
+// stop ends the ask for why the question in hand stopped, then shows the
+// outcome.
+func (s *asking) stop(why error) error {
+	var err error
+	switch {
+	case s.ctx.Err() != nil, errors.Is(why, errEnded):
+		// The ask has ended: the deadline, Interrupt, or the program.
+	case errors.Is(why, errEndOfInput):
+		err = s.a.Cancel(s.onQ)
+	case errors.Is(why, errNoTerminal):
+		s.printf("\nThis call asks for a secret, which is read only from a terminal, without echo; nobody can be asked for it here.\n")
+		err = s.a.Unreachable()
+	default:
+		return why
+	}
+	if err != nil && !errors.Is(err, askuser.ErrClosed) {
+		return err
+	}
+	return s.finish()
+}
+
+// finish waits for the outcome and shows it.
+func (s *asking) finish() error {
+	if s.prompt != "" {
+		s.printf("\n")
+		s.prompt = ""
+	}
+	<-s.a.Done()
+	s.printf("%s\n", summary(s.a.Outcome()))
+	return nil
+}
+
+func (s *asking) question(i int) error {
+	q := &s.call.Questions[i]
+	s.onQ = q.ID
+	s.r.setShown(s.a, q.ID)
+	s.show(i, q)
+	switch {
+	case q.Sealed():
+		return s.askSecret(q)
+	case q.Kind == askuser.KindText:
+		return s.askText(q)
+	}
+	return s.askChoice(q)
+}
+
+// show prints the question.
+func (s *asking) show(i int, q *askuser.Question) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n[%d/%d] %s\n%s\n", i+1, len(s.call.Questions), q.Header, q.Text)
+	if q.Sealed() {
+		if q.Purpose != "" {
+			fmt.Fprintf(&b, "For: %s\n", q.Purpose)
+		}
+		fmt.Fprintf(&b, "It is stored as session:%s; the agent sees only that name, never the value.\n", q.SealName())
+		s.printf("%s", b.String())
+		return
+	}
+	recommended := map[string]bool{}
+	for _, v := range q.DeclaredDefaults() {
+		recommended[v] = true
+	}
+	for n, o := range q.Options {
+		fmt.Fprintf(&b, "  %d) %s", n+1, o.Label)
+		if recommended[o.Value] {
+			b.WriteString(" (recommended)")
+		}
+		b.WriteString("\n")
+		if o.Description != "" {
+			fmt.Fprintf(&b, "     %s\n", o.Description)
+		}
+		if o.Preview != "" {
+			for _, l := range strings.Split(strings.TrimRight(o.Preview, "\n"), "\n") {
+				fmt.Fprintf(&b, "     | %s\n", l)
+			}
+		}
+	}
+	if q.Kind == askuser.KindChoice && q.FreeText() {
+		fmt.Fprintf(&b, "  %d) %s\n", len(q.Options)+1, otherLabel(q))
+	}
+	s.printf("%s", b.String())
+}
+
+func otherLabel(q *askuser.Question) string {
+	if q.OtherLabel != "" {
+		return q.OtherLabel
+	}
+	return "Something else"
+}
+
+// readLine waits for the next line of the input.
+func (s *asking) readLine() (string, error) {
+	s.r.in.start()
+	b, err := s.wait(s.r.in.lines)
+	if err != nil {
+		return "", err
+	}
+	if s.r.inTTY == nil {
+		// A pipe echoes nothing: end the prompt's line here.
+		s.printf("\n")
+	}
+	return string(b), nil
+}
+
+// wait waits for a line on ch (closed at the end of input), printing the
+// countdown when its time comes.
+func (s *asking) wait(ch <-chan []byte) ([]byte, error) {
+	for {
+		select {
+		case line, ok := <-ch:
+			if !ok {
+				return nil, errEndOfInput
+			}
+			s.prompt = ""
+			return line, nil
+		case <-s.nudge:
+			s.nudge = nil
+			s.printf("\n%s\n%s", s.countdown(), s.prompt)
+		case <-s.ctx.Done():
+			return nil, s.ctx.Err()
+		case <-s.r.in.stop:
+			return nil, errEndOfInput
+		}
+	}
+}
+
+// report reports an answer; a refused one is explained and returns
+// errRetry.
+func (s *asking) report(ans askuser.Answer) error {
+	err := s.a.Answer(ans)
+	var ae *askuser.AnswerError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ae):
+		s.printf("  Not accepted: %s.\n", strings.TrimSuffix(ae.Reason, "."))
+		return errRetry
+	case errors.Is(err, askuser.ErrClosed):
+		return errEnded
+	}
+	return err
+}
+
+func (s *asking) askChoice(q *askuser.Question) error {
+	defaults := q.DeclaredDefaults()
+	n := len(q.Options)
+	if q.FreeText() {
+		n++
+	}
+	var prompt string
+	if q.MultiSelect {
+		prompt = fmt.Sprintf("Pick one or more of 1-%d, separated by commas", n)
+	} else {
+		prompt = fmt.Sprintf("Pick 1-%d", n)
+	}
+	switch {
+	case defaults != nil:
+		prompt += " (Enter for " + numbers(q, defaults) + ")"
+	case q.Optional:
+		prompt += " (Enter to skip)"
+	}
+	prompt += ": "
+	for {
+		s.ask(prompt)
+		line, err := s.readLine()
+		if err != nil {
+			return err
+		}
+		ans := askuser.Answer{QuestionID: q.ID}
+		picks, other, ok := parsePicks(q, line)
+		switch {
+		case !ok:
+			s.printf("  Not accepted: %s.\n", accepted(q, defaults))
+			continue
+		case len(picks) == 0 && !other && defaults != nil:
+			ans.Selected = defaults
+		case len(picks) == 0 && !other && q.Optional:
+			return nil // skipped
+		case len(picks) == 0 && !other:
+			s.printf("  Not accepted: %s.\n", accepted(q, defaults))
+			continue
+		default:
+			for _, p := range picks {
+				ans.Selected = append(ans.Selected, q.Options[p].Value)
+			}
+		}
+		if other {
+			s.ask(otherLabel(q) + ": ")
+			text, err := s.readLine()
+			if err != nil {
+				return err
+			}
+			if strings.TrimSpace(text) == "" {
+				s.printf("  Not accepted: the answer is empty; type it, or pick another number.\n")
+				continue
+			}
+			ans.Other = text
+		}
+		if err := s.report(ans); !errors.Is(err, errRetry) {
+			return err
+		}
+	}
+}
+
+// parsePicks reads one number, or for a multi-select several separated by
+// commas or spaces. It returns the options picked (0-based, in the order
+// typed) and whether the "Something else" row was picked; ok is false for
+// input that is not accepted. An empty line picks nothing.
+func parsePicks(q *askuser.Question, line string) (picks []int, other, ok bool) {
+	fields := strings.FieldsFunc(line, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	if len(fields) > 1 && !q.MultiSelect {
+		return nil, false, false
+	}
+	seen := map[int]bool{}
+	for _, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil || seen[n] {
+			return nil, false, false
+		}
+		seen[n] = true
+		switch {
+		case n >= 1 && n <= len(q.Options):
+			picks = append(picks, n-1)
+		case n == len(q.Options)+1 && q.FreeText():
+			other = true
+		default:
+			return nil, false, false
+		}
+	}
+	return picks, other, true
+}
+
+// accepted says what a choice prompt accepts.
+func accepted(q *askuser.Question, defaults []string) string {
+	n := len(q.Options)
+	if q.FreeText() {
+		n++
+	}
+	var s string
+	if q.MultiSelect {
+		s = fmt.Sprintf("type one or more numbers from 1 to %d, separated by commas, each at most once", n)
+	} else {
+		s = fmt.Sprintf("type one number from 1 to %d", n)
+	}
+	switch {
+	case defaults != nil:
+		s += ", or press Enter for " + numbers(q, defaults)
+	case q.Optional:
+		s += ", or press Enter to skip"
+	}
+	return s
+}
+
+// numbers lists the option numbers of values.
+func numbers(q *askuser.Question, values []string) string {
+	var ns []string
+	for _, v := range values {
+		for i, o := range q.Options {
+			if o.Value == v {
+				ns = append(ns, strconv.Itoa(i+1))
+			}
+		}
+	}
+	return strings.Join(ns, ",")
+}
+
+func (s *asking) askText(q *askuser.Question) error {
+	if q.Multiline {
+		s.printf("Type your answer over as many lines as you need; end it with a line holding only \".\" (or the end of input).\n")
+		if q.Prefill != "" {
+			s.printf("A \".\" on the first line keeps this text:\n")
+			for _, l := range strings.Split(q.Prefill, "\n") {
+				s.printf("  | %s\n", l)
+			}
+		}
+	}
+	for {
+		text, err := s.readText(q)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(text) == "" {
+			switch {
+			case q.Prefill != "":
+				text = q.Prefill
+			case q.Optional:
+				return nil
+			default:
+				s.printf("  Not accepted: the answer is empty; type an answer.\n")
+				continue
+			}
+		}
+		if err := s.report(askuser.Answer{QuestionID: q.ID, Other: text}); !errors.Is(err, errRetry) {
+			return err
+		}
+	}
+}
+
+// readText reads a text answer: one line, or for a multi-line question the
+// lines up to one holding only "." or the end of input.
+func (s *asking) readText(q *askuser.Question) (string, error) {
+	if !q.Multiline {
+		p := "Answer: "
+		switch {
+		case q.Prefill != "":
+			p = "Answer (Enter for " + strconv.Quote(q.Prefill) + "): "
+		case q.Optional:
+			p = "Answer (Enter to skip): "
+		}
+		s.ask(p)
+		return s.readLine()
+	}
+	var lines []string
+	for {
+		s.ask("> ")
+		line, err := s.readLine()
+		if errors.Is(err, errEndOfInput) && len(lines) > 0 {
+			s.prompt = ""
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		if line == "." {
+			break
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+func (s *asking) askSecret(q *askuser.Question) error {
+	for {
+		b, err := s.readHidden()
+		if err != nil {
+			return err
+		}
+		v := bytes.TrimSpace(b)
+		if len(v) == 0 && q.Optional {
+			return nil
+		}
+		ans := askuser.Answer{QuestionID: q.ID, Secret: secret.New(v)}
+		clear(b)
+		if err := s.report(ans); !errors.Is(err, errRetry) {
+			return err
+		}
+	}
+}
+
+// readHidden reads one line from the terminal with its echo off, and
+// restores the terminal however the read ends.
+func (s *asking) readHidden() ([]byte, error) {
+	r := s.r
+	f := r.inTTY
+	if f == nil {
+		f = r.tty
+	}
+	if f == nil {
+		return nil, errNoTerminal
+	}
+	fd, ok := fdOf(f)
+	if !ok {
+		return nil, errNoTerminal
+	}
+	restore, err := noEcho(fd)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoTerminal, err)
+	}
+	r.setRestore(restore)
+	defer func() {
+		restore()
+		r.setRestore(nil)
+	}()
+
+	var ch <-chan []byte
+	if r.inTTY != nil {
+		r.in.start()
+		r.in.drain() // typed ahead, with echo on: never a secret
+		ch = r.in.lines
+	} else {
+		c := make(chan []byte, 1)
+		_ = f.SetReadDeadline(time.Time{})
+		go func() {
+			defer close(c)
+			if b, err := readTTYLine(f); err == nil || len(b) > 0 {
+				c <- b
+			}
+		}()
+		defer func() {
+			// Stop the read, and wait for it.
+			_ = f.SetReadDeadline(time.Unix(1, 0))
+			for b := range c {
+				clear(b)
+			}
+		}()
+		ch = c
+	}
+	s.ask("Secret (typing is hidden): ")
+	b, err := s.wait(ch)
+	if err == nil {
+		s.printf("\n") // the Enter the terminal did not echo
+	}
+	return b, err
+}
+
+// readTTYLine reads one line from a terminal, which in canonical mode
+// hands over at most one line per read.
+func readTTYLine(f *os.File) ([]byte, error) {
+	var line []byte
+	buf := make([]byte, 256)
+	defer clear(buf)
+	for {
+		n, err := f.Read(buf)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			line = append(line, buf[:i]...)
+			return bytes.TrimSuffix(line, []byte("\r")), nil
+		}
+		line = append(line, buf[:n]...)
+		if err != nil {
+			return line, err
+		}
+	}
+}

@@ -1,0 +1,199 @@
+// Package stdio is askuser's line-based terminal responder: the person reads
+// each question on an io.Writer and types the answer, one line at a time, on
+// an io.Reader — a terminal or a pipe. A program asks through it with
+//
+//	r := stdio.New(os.Stdin, os.Stderr, &stdio.Options{Terminal: tty})
+//	defer r.Close()
+//	o := &askuser.Orchestrator{Responder: r}
+//
+// Each question shows its header, its place in the call (2/4), its text and
+// numbered options with their descriptions (and previews), the recommended
+// ones marked, and "Something else" where free text is allowed. The person
+// types one number, or for a multi-select several separated by commas (the
+// "Something else" number asks for the text next); an empty line takes the
+// recommended options where the question has them. A text question reads
+// one line; a multi-line one reads lines until a line holding only "." or
+// the end of input. Input that is not accepted, and an answer the
+// orchestrator refuses (a credential pasted as free text, say), re-prompts
+// with the reason; the input itself is never printed back. Each answer is
+// reported as it is given, and the call is submitted after the last one. The
+// end of input dismisses the ask (Ask.Cancel), and so does Interrupt, which
+// a program calls on Ctrl-C: the package installs no signal handler.
+//
+// A secret or sensitive question is read without echo, from in when in is a
+// terminal and otherwise from Options.Terminal, never from a pipe; the
+// terminal's state is restored however the read ends, the deadline
+// included. With no terminal the responder reports that it cannot reach
+// anyone for the call (it implements askuser.SecretCapable, so the
+// orchestrator knows before asking).
+//
+// At the call's NudgeAt it prints one countdown line saying what the
+// deadline will apply; at the deadline it stops asking and prints what was
+// applied, read from the final outcome. Asks that arrive while one is shown
+// wait their turn, with their deadlines running; one whose deadline passes
+// while it waits is dropped without being shown.
+package stdio
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askuser-go/askuser"
+)
+
+// Options configures a Responder. The zero value works: secrets are then
+// read only when the input itself is a terminal.
+type Options struct {
+	// Terminal is where a secret is typed when the input is not a
+	// terminal: the controlling terminal, opened by the caller (/dev/tty
+	// on Unix). It must be a terminal that supports read deadlines (a file
+	// opened with os.Open does), so that a deadline can stop the read; one
+	// that is not is ignored. When the input is itself a terminal, secrets
+	// are read from the input and Terminal is not used. The responder never
+	// closes it.
+	Terminal *os.File
+}
+
+// A Responder asks on a line-based terminal; see the package doc. Its
+// methods are safe for concurrent use. Close it when done.
+type Responder struct {
+	out   io.Writer
+	in    *lineReader
+	inTTY *os.File // in, when it is a terminal
+	tty   *os.File // Options.Terminal, when in is not a terminal
+	turn  chan struct{}
+
+	mu      sync.Mutex
+	closed  bool
+	active  sync.WaitGroup // Respond calls in progress
+	shown   *askuser.Ask
+	onQ     string
+	restore func() // undoes the no-echo of a secret read in progress
+}
+
+// New returns a responder that reads answers from in and writes questions
+// to out. The reading starts with the first question, in one goroutine
+// that lasts until the end of in or Close. opts may be nil.
+func New(in io.Reader, out io.Writer, opts *Options) *Responder {
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	r := &Responder{out: out, in: newLineReader(in), turn: make(chan struct{}, 1)}
+	if f, ok := in.(*os.File); ok && isTerminal(f) {
+		r.inTTY = f
+	} else if t := opts.Terminal; isTerminal(t) && t.SetReadDeadline(time.Time{}) == nil {
+		r.tty = t
+	}
+	return r
+}
+
+// ResponderName names the responder in the journal: "stdio".
+func (r *Responder) ResponderName() string { return "stdio" }
+
+// CanCollectSecrets reports whether a terminal is there to read a secret
+// from without echo: the input, or Options.Terminal.
+func (r *Responder) CanCollectSecrets() bool { return r.inTTY != nil || r.tty != nil }
+
+// Interrupt dismisses the ask being shown, as the person closing it would
+// (Ask.Cancel on the question they are on), and reports whether there was
+// one. Asks waiting their turn are not touched. The askuser command calls
+// it on Ctrl-C.
+func (r *Responder) Interrupt() bool {
+	r.mu.Lock()
+	a, q := r.shown, r.onQ
+	r.mu.Unlock()
+	return a != nil && a.Cancel(q) == nil
+}
+
+// Close stops the reader of the input, restores a terminal whose echo a
+// secret read turned off, and waits for the Respond calls in progress to
+// return: asks still pending see the end of input and are dismissed, and
+// later asks are dismissed at once. A Read already in progress on the input
+// is not interrupted: the reader ends when it returns (when the input has
+// data, ends, or is closed). Close closes nothing it was given.
+func (r *Responder) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	restore := r.restore
+	r.mu.Unlock()
+	r.in.close()
+	if restore != nil {
+		restore()
+	}
+	r.active.Wait()
+	return nil
+}
+
+// Respond shows the ask once no other ask is shown, and reports each answer
+// as the person gives it; see the package doc.
+func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
+	r.mu.Lock()
+	closed := r.closed
+	if !closed {
+		r.active.Add(1)
+	}
+	r.mu.Unlock()
+	if closed {
+		return dismiss(a)
+	}
+	defer r.active.Done()
+	select {
+	case r.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err() // dropped without being shown
+	case <-r.in.stop:
+		return dismiss(a)
+	}
+	defer func() { <-r.turn }()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	defer r.setShown(nil, "")
+	s := &asking{r: r, ctx: ctx, a: a, call: a.Call()}
+	return s.run()
+}
+
+// dismiss ends an ask that was never shown, as the end of input does.
+func dismiss(a *askuser.Ask) error {
+	if err := a.Cancel(a.Call().Questions[0].ID); err != nil && !errors.Is(err, askuser.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+func (r *Responder) setShown(a *askuser.Ask, q string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.shown, r.onQ = a, q
+}
+
+func (r *Responder) setRestore(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.restore = f
+}
+
+// Why a question stopped before it had an answer.
+var (
+	errEndOfInput = errors.New("stdio: end of input")
+	errNoTerminal = errors.New("stdio: no terminal to read a secret from")
+	errEnded      = errors.New("stdio: the ask has ended")
+	errRetry      = errors.New("stdio: ask again")
+)
+
+var (
+	_ askuser.Responder     = (*Responder)(nil)
+	_ askuser.Named         = (*Responder)(nil)
+	_ askuser.SecretCapable = (*Responder)(nil)
+)

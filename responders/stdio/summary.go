@@ -1,0 +1,145 @@
+package stdio
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/askuser-go/askuser"
+)
+
+// countdown is the line shown at NudgeAt: the time left, and what the
+// deadline will apply to the questions still unanswered (as the
+// orchestrator does: the declared defaults, or nothing and a decline when
+// a question has none).
+func (s *asking) countdown() string {
+	left := int(math.Ceil(time.Until(s.call.ExpiresAt).Seconds()))
+	answered := map[string]bool{}
+	for _, a := range s.a.Answers() {
+		answered[a.QuestionID] = true
+	}
+	var parts []string
+	for i := range s.call.Questions {
+		q := &s.call.Questions[i]
+		if answered[q.ID] {
+			continue
+		}
+		d := q.DeclaredDefaults()
+		if d == nil || q.OnDeadline == askuser.DeadlineNothing {
+			what := "nothing will be applied; the question will be declined"
+			if len(s.call.Questions) > 1 {
+				what = "nothing will be applied; the questions will be declined"
+			}
+			if len(answered) > 0 {
+				what += " (your answers so far are kept)"
+			}
+			return fmt.Sprintf("⏳ %d s left: at the deadline, %s", left, what)
+		}
+		parts = append(parts, q.Header+" → "+labels(q, d))
+	}
+	switch len(parts) {
+	case 0:
+		return fmt.Sprintf("⏳ %d s left", left)
+	case 1:
+		_, l, _ := strings.Cut(parts[0], " → ")
+		return fmt.Sprintf("⏳ %d s left: at the deadline, %s will be applied", left, l)
+	}
+	return fmt.Sprintf("⏳ %d s left: at the deadline, the defaults will be applied: %s", left, strings.Join(parts, ", "))
+}
+
+// summary says how the ask ended and what was applied, from its outcome.
+func summary(o *askuser.Outcome) string {
+	if o == nil {
+		return "The ask has ended."
+	}
+	items := answerList(o, o.Reason != askuser.ReasonSubmitted)
+	kept := func(lead string) string {
+		if items == "" {
+			return lead + "; no answer was given."
+		}
+		return lead + "; kept: " + items
+	}
+	switch o.Reason {
+	case askuser.ReasonSubmitted:
+		if items == "" {
+			return "Submitted, with no answers."
+		}
+		return "Submitted: " + items
+	case askuser.ReasonDeadline:
+		if o.Status == askuser.StatusTimedOut {
+			return "Time is up: " + items
+		}
+		if items == "" {
+			return "Time is up: nothing was applied; the call is declined."
+		}
+		return "Time is up: nothing was applied; the call is declined, with your answers: " + items
+	case askuser.ReasonDismissed:
+		return kept("Dismissed")
+	case askuser.ReasonDeclined:
+		return "Declined."
+	case askuser.ReasonSuperseded:
+		return kept("Withdrawn by the program")
+	case askuser.ReasonUnattended:
+		if o.Status == askuser.StatusAnswered && items != "" {
+			return "Nobody could be asked: " + items
+		}
+		return "Nobody could be asked; the call is declined."
+	case askuser.ReasonCaller:
+		return "The agent stopped waiting; nothing is passed on."
+	}
+	return kept("The ask ended (" + string(o.Reason) + ")")
+}
+
+// answerList lists the final answers as "Header → value (who)".
+func answerList(o *askuser.Outcome, who bool) string {
+	var items []string
+	for _, f := range o.Answers {
+		q := o.Call.Question(f.QuestionID)
+		if q == nil {
+			continue
+		}
+		var vals []string
+		if len(f.Selected) > 0 {
+			vals = append(vals, labels(q, f.Selected))
+		}
+		if t := strings.TrimSpace(f.Other); t != "" {
+			vals = append(vals, strconv.Quote(t))
+		}
+		if f.SecretRef != "" {
+			vals = append(vals, f.SecretRef)
+		}
+		item := q.Header + " → " + strings.Join(vals, " + ")
+		if who {
+			switch f.Source {
+			case askuser.SourcePerson:
+				item += " (your answer)"
+			case askuser.SourceDefault:
+				item += " (default)"
+			case askuser.SourceDraft:
+				item += " (your draft)"
+			}
+		}
+		items = append(items, item)
+	}
+	return strings.Join(items, ", ")
+}
+
+// labels names option values by their labels, in option order, joined
+// with " + "; a value no option has is shown as it is, last.
+func labels(q *askuser.Question, values []string) string {
+	var ls []string
+	for _, o := range q.Options {
+		if slices.Contains(values, o.Value) {
+			ls = append(ls, o.Label)
+		}
+	}
+	for _, v := range values {
+		if q.Option(v) == nil {
+			ls = append(ls, v)
+		}
+	}
+	return strings.Join(ls, " + ")
+}
