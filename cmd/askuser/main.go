@@ -8,6 +8,7 @@
 //	askuser ask [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
 //	askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
 //	askuser journal [--session ID] [--json] FILE
+//	askuser secret exec --store DIR --session ID --env NAME=session:SECRET [...] -- COMMAND ARGS…
 //
 // validate reads a call (standard input when no FILE is given) and prints the
 // normalized call, or the model-facing message on standard error.
@@ -19,6 +20,11 @@
 // standard input carries the answers, from a person or a pipe), secrets
 // typed without echo on the controlling terminal. Ctrl-C dismisses the ask
 // shown (the result is cancelled / user); a second Ctrl-C quits at once.
+//
+// secret exec runs COMMAND with each named secret in its environment and
+// prints nothing of its own; a reference from another session, or to a name
+// never stored, is refused (exit 1, the command not run); otherwise the exit
+// status is the command's.
 //
 // Exit codes: 0 success; 1 a failure outside the call (a file that cannot be
 // read, a responder that cannot start); 2 a usage error or an invalid call;
@@ -51,8 +57,11 @@ const usage = `usage:
   askuser ask [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
   askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
   askuser journal [--session ID] [--json] FILE
+  askuser secret exec --store DIR --session ID --env NAME=session:SECRET [...] -- COMMAND ARGS...
 
 'ask --journal FILE' appends the decision record to a journal FILE.
+'ask --store DIR' keeps sealed secrets under DIR; the keys come from --key-file FILE
+or $ASKUSER_SECRET_KEY (<key-id>:<base64 of 32 bytes>, comma-separated, newest first).
 Run 'askuser COMMAND --help' for a command's flags.
 Exit codes: 0 success, 1 failure, 2 usage error or invalid call, 130 a second Ctrl-C.
 `
@@ -82,6 +91,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return e.ask(ctx, args[1:])
 	case "schema":
 		return e.schema(args[1:])
+	case "secret":
+		return e.secretCmd(ctx, args[1:])
 	case "journal":
 		return e.journal(args[1:])
 	case "-h", "--help", "help":
@@ -159,6 +170,8 @@ func (e env) ask(ctx context.Context, args []string) int {
 	toolCall := fs.String("tool-call", "", "the model's tool-call `ID`")
 	request := fs.String("request", "", "read the call from `FILE` (default: standard input)")
 	journalFile := fs.String("journal", "", "append the decision record to the journal `FILE` (JSON lines)")
+	storeDir := fs.String("store", "", "keep sealed secrets in a file store under `DIR` (needs --key-file or $ASKUSER_SECRET_KEY)")
+	keyFile := fs.String("key-file", "", "read the store's keys from `FILE`: <key-id>:<base64 of 32 bytes>, comma-separated, newest first")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -189,6 +202,10 @@ func (e env) ask(ctx context.Context, args []string) int {
 		o.Responder = r
 	default:
 		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: stdio, auto, script=FILE\n", *responder)
+		return exitUsage
+	}
+	if err := useStore(o, *storeDir, *keyFile); err != nil {
+		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 		return exitUsage
 	}
 	if *journalFile != "" {
