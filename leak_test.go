@@ -85,12 +85,12 @@ func TestSecretLeaks(t *testing.T) {
 	}
 
 	places := map[string]string{
-		"the result":         string(out.Result),
-		"the second result":  string(out2.Result),
-		"the debug log":      logs.String(),
-		"the refusal":        refused.Error(),
-		"the panic fault":    out2.Fault.Error(),
-		"the error fault":    out3.Fault.Error(),
+		"the result":        string(out.Result),
+		"the second result": string(out2.Result),
+		"the debug log":     logs.String(),
+		"the refusal":       refused.Error(),
+		"the panic fault":   out2.Fault.Error(),
+		"the error fault":   out3.Fault.Error(),
 		"the recovered value": func() string {
 			var pe *askuser.PanicError
 			if !errors.As(out2.Fault, &pe) {
