@@ -749,7 +749,10 @@ func (d *askUserDecoder) normalize(lim Limits) *Call {
 // with _2, _3, … appended while that is taken by another question's id
 // (given, or generated earlier).
 func freeID(qs []Question, i int) string {
-	base := generatedIDs[i] // i < maxQuestions in a valid call
+	base := "question_" + strconv.Itoa(i+1)
+	if i < len(generatedIDs) {
+		base = generatedIDs[i]
+	}
 	id := base
 	for n := 2; idTaken(qs, id); n++ {
 		id = base + "_" + strconv.Itoa(n)

@@ -134,19 +134,19 @@ func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error
 	return o.ask(ctx, req.Session, req.ToolCallID, call, d)
 }
 
-// Ask asks a call built in Go, in the ask_user contract. The call is
-// validated and normalized as the model's would be: build it with the
-// fields a model fills, and leave ids, defaults and deadlines to the
-// orchestrator.
+// Ask asks a call built in Go. The call is checked and normalized by
+// Normalize (c itself is not changed) and the deadlines are stamped; the
+// result is encoded in the ask_user contract. A call that breaks the
+// model's rules returns Normalize's error and nobody is asked.
 func (o *Orchestrator) Ask(ctx context.Context, session, toolCallID string, call *Call) (*Outcome, error) {
 	if out, ok := o.replayed(session, toolCallID); ok {
 		return out, nil
 	}
-	data, err := MarshalCall(call)
+	c, err := Normalize(call, o.Limits())
 	if err != nil {
 		return nil, err
 	}
-	return o.Handle(ctx, Request{Session: session, ToolCallID: toolCallID, Arguments: data})
+	return o.ask(ctx, session, toolCallID, c, AskUser)
 }
 
 func (o *Orchestrator) replayed(session, toolCallID string) (*Outcome, bool) {

@@ -1,0 +1,121 @@
+package askuser_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder/scripted"
+)
+
+func TestNormalizeErrors(t *testing.T) {
+	choice := func(id string) askuser.Question {
+		return askuser.Question{ID: id, Header: "H", Text: "Which?", Options: []askuser.Option{{Label: "a"}, {Label: "b"}}}
+	}
+	tests := []struct {
+		name string
+		call *askuser.Call
+		want string
+	}{
+		{"nil", nil, "askuser: invalid call: it has no questions; give at least one"},
+		{"no questions", &askuser.Call{}, "askuser: invalid call: it has no questions; give at least one"},
+		{"timeout over the ceiling", &askuser.Call{TimeoutSeconds: 301, Questions: []askuser.Question{choice("")}},
+			"askuser: invalid call: TimeoutSeconds is 301; allowed: 0 (the ceiling) or 1 to 300"},
+		{"duplicate ids", &askuser.Call{Questions: []askuser.Question{choice("x"), choice("x")}},
+			`askuser: invalid call: question 2: the id "x" is taken by question 1; ids must be unique`},
+		{"blank id", &askuser.Call{Questions: []askuser.Question{choice(" ")}},
+			"askuser: invalid call: question 1: the id is blank; give a non-blank id or none"},
+		{"no text", &askuser.Call{Questions: []askuser.Question{{Options: []askuser.Option{{Label: "a"}}}}},
+			"askuser: invalid call: question 1: the question text is empty"},
+		{"choice without options", &askuser.Call{Questions: []askuser.Question{{Text: "?"}}},
+			"askuser: invalid call: question 1: a choice needs at least one option"},
+		{"unknown kind", &askuser.Call{Questions: []askuser.Question{{Text: "?", Kind: "essay"}}},
+			`askuser: invalid call: question 1: kind "essay" is not a kind; allowed: choice, text, secret`},
+		{"secret not alone", &askuser.Call{Questions: []askuser.Question{choice(""), {Kind: askuser.KindSecret, Text: "?", SecretName: "T"}}},
+			"askuser: invalid call: question 2: a secret question must be the only question in the call"},
+		{"secret without a name", &askuser.Call{Questions: []askuser.Question{{Kind: askuser.KindSecret, Text: "?"}}},
+			"askuser: invalid call: question 1: a secret question needs a SecretName"},
+		{"text with options", &askuser.Call{Questions: []askuser.Question{{Kind: askuser.KindText, Text: "?", Options: []askuser.Option{{Label: "a"}}}}},
+			"askuser: invalid call: question 1: a text question offers no options"},
+		{"blank label", &askuser.Call{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a"}, {Label: " "}}}}},
+			"askuser: invalid call: question 1: option 2 has no label"},
+		{"duplicate values", &askuser.Call{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a", Value: "v"}, {Label: "b", Value: "v"}}}}},
+			`askuser: invalid call: question 1: options 1 and 2 share the value "v"; values must be unique`},
+		{"two defaults on a single-select", &askuser.Call{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a", Default: true}, {Label: "b", Default: true}}}}},
+			"askuser: invalid call: question 1: a single-select marks at most one default, not 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := askuser.Normalize(tt.call, askuser.Limits{})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("Normalize = %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestAskGoCall: a call built in Go keeps what the ask_user JSON cannot
+// carry (values, previews, multi-line text with a prefill, optional
+// questions), gets ids for the questions without one, and is not changed.
+func TestAskGoCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		call := &askuser.Call{TimeoutSeconds: 60, Questions: []askuser.Question{
+			{ID: "question_2", Header: "Plan", Text: "Which plan?", Options: []askuser.Option{
+				{Value: "a", Label: "Small", Preview: "1 CPU"}, {Value: "b", Label: "Large", Preview: "8 CPUs", Default: true}}},
+			{Kind: askuser.KindText, Header: "Notes", Text: "Anything else?", Multiline: true, Prefill: "none", Optional: true},
+			{Header: "Q3", Text: "3?", Options: []askuser.Option{{Label: "x"}}},
+			{Header: "Q4", Text: "4?", Options: []askuser.Option{{Label: "x"}}},
+			{Header: "Q5", Text: "5?", Options: []askuser.Option{{Label: "x"}}},
+		}}
+		before := *call
+		var seen *askuser.Call
+		o := &askuser.Orchestrator{Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
+			seen = a.Call()
+			for _, id := range []string{"question_2", "question_3", "question_4", "question_5"} {
+				if err := a.Answer(askuser.Answer{QuestionID: id, Selected: a.Call().Question(id).DeclaredDefaults()}); err != nil {
+					return err
+				}
+			}
+			return a.Submit()
+		})}
+		out, err := o.Ask(context.Background(), "s", "", call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&before, call); diff != "" {
+			t.Errorf("Ask changed the caller's call (-before +after):\n%s", diff)
+		}
+		var ids []string
+		for _, q := range seen.Questions {
+			ids = append(ids, q.ID)
+		}
+		if diff := cmp.Diff([]string{"question_2", "question_2_2", "question_3", "question_4", "question_5"}, ids); diff != "" {
+			t.Errorf("ids (-want +got):\n%s", diff)
+		}
+		if q := seen.Questions[1]; !q.Multiline || q.Prefill != "none" || !q.Optional || !q.AllowOther {
+			t.Errorf("the text question lost its model fields: %+v", q)
+		}
+		if seen.Questions[0].Options[1].Preview != "8 CPUs" || seen.Questions[2].Options[0].Value != "x" {
+			t.Errorf("options lost their preview or value: %+v", seen.Questions[0].Options)
+		}
+		want := `{"status":"answered","answered_by":"user","answers":[{"id":"question_2","selected":["Large"],"other_text":null},{"id":"question_3","selected":["x"],"other_text":null},{"id":"question_4","selected":["x"],"other_text":null},{"id":"question_5","selected":["x"],"other_text":null}]}`
+		if diff := cmp.Diff(want, string(out.Result)); diff != "" {
+			t.Errorf("result (-want +got):\n%s", diff)
+		}
+		if out.Call.Contract != "go" {
+			t.Errorf("contract %q, want go", out.Call.Contract)
+		}
+	})
+}
+
+func TestAskGoCallInvalid(t *testing.T) {
+	o := &askuser.Orchestrator{Responder: scripted.New(scripted.Step{End: scripted.EndSubmit})}
+	_, err := o.Ask(context.Background(), "s", "", &askuser.Call{})
+	if err == nil || !strings.Contains(err.Error(), "no questions") {
+		t.Errorf("err = %v", err)
+	}
+}
