@@ -749,9 +749,11 @@ func (d *askUserDecoder) normalize(lim Limits) *Call {
 // with _2, _3, … appended while that is taken by another question's id
 // (given, or generated earlier).
 func freeID(qs []Question, i int) string {
-	base := "question_" + strconv.Itoa(i+1)
+	var base string
 	if i < len(generatedIDs) {
 		base = generatedIDs[i]
+	} else {
+		base = "question_" + strconv.Itoa(i+1)
 	}
 	id := base
 	for n := 2; idTaken(qs, id); n++ {
