@@ -36,9 +36,10 @@ type Ask struct {
 // held is an accepted answer (or a draft). Sealed answers keep only their
 // reference.
 type held struct {
-	set bool
-	ans Answer
-	ref string
+	set   bool
+	ans   Answer
+	ref   string
+	items int // FinalAnswer.SecretItems
 }
 
 type ending struct {
@@ -142,6 +143,7 @@ func (a *Ask) report(ans Answer, draft bool) error {
 			return &AnswerError{QuestionID: q.ID, Reason: "the secret could not be stored safely; try again"}
 		}
 		h.ref = "session:" + q.SealName()
+		h.items, _ = secretItems(q, ans.Secret)
 	}
 	slot := &a.accepted
 	if draft {
@@ -279,6 +281,9 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 		given()
 	case ReasonDeclined:
 		o.Status, o.AnsweredBy = StatusDeclined, ByUser
+		if a.call.DeclineKeepsAnswers {
+			given()
+		}
 	case ReasonDismissed:
 		o.Status, o.AnsweredBy = StatusCancelled, ByUser
 		if !a.call.CancelDropsAnswers {
@@ -361,6 +366,7 @@ func (a *Ask) final(i int, h held, by Provenance, src Source) FinalAnswer {
 		Note:        h.ans.Note,
 		OptionNotes: h.ans.OptionNotes,
 		SecretRef:   h.ref,
+		SecretItems: h.items,
 		By:          by,
 		Source:      src,
 	}

@@ -1,6 +1,7 @@
 package askuser
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -18,8 +19,11 @@ import (
 //     needs a question that allows it;
 //   - the answer says something (a selection or free text; on an optional
 //     question a note alone will do);
-//   - a secret or sensitive question's answer carries only its secret value,
-//     and no other answer carries one;
+//   - a secret or sensitive question's answer carries only its secret value
+//     (for a sensitive multi-select, a JSON array of strings: see
+//     Question.ChoiceSecret), and no other answer carries one;
+//   - where the question has OtherExclusive, picked options and free text
+//     do not come together;
 //   - free text and notes that look like a credential are refused, naming
 //     the look-alike, never echoing it (sealed answers are exempt).
 func (c *Call) CheckAnswer(a Answer) error {
@@ -36,6 +40,9 @@ func (c *Call) CheckAnswer(a Answer) error {
 		}
 		if a.Secret.Empty() {
 			return refuse("the secret is empty; enter the value, or decline the question")
+		}
+		if _, ok := secretItems(q, a.Secret); !ok {
+			return refuse("a sensitive multi-select answer is handed over as the JSON array of the picked labels, with at least one item")
 		}
 		return nil
 	}
@@ -62,7 +69,7 @@ func (c *Call) CheckAnswer(a Answer) error {
 	if other != "" && !q.FreeText() {
 		return refuse("this question takes only its options; free text is not accepted here")
 	}
-	if other != "" && q.OtherExclusive && !q.MultiSelect && len(a.Selected) > 0 {
+	if other != "" && q.OtherExclusive && len(a.Selected) > 0 {
 		return refuse("pick an option or type your own answer, not both")
 	}
 	for v := range a.OptionNotes {
@@ -132,4 +139,61 @@ func (c *Call) idList() string {
 		ids[i] = strconv.Quote(c.Questions[i].ID)
 	}
 	return strings.Join(ids, ", ")
+}
+
+// ChoiceSecret returns the secret value a responder hands over for a choice
+// answer to a sensitive question: for a single-select, the picked option's
+// label, or else the free text as typed; for a multi-select, the JSON array
+// of the picked options' labels in pick order, with the free text (as
+// typed) last. values name options as Answer.Selected does; a value no
+// option has is kept as it is, to be refused by the checks. Blank free text
+// counts as absent.
+func (q *Question) ChoiceSecret(values []string, other string) secret.Value {
+	items := make([]string, 0, len(values)+1)
+	for _, v := range values {
+		if o := q.Option(v); o != nil {
+			v = o.Label
+		}
+		items = append(items, v)
+	}
+	if strings.TrimSpace(other) != "" {
+		items = append(items, other)
+	}
+	if !q.MultiSelect {
+		if len(items) == 0 {
+			return secret.Value{}
+		}
+		return secret.FromString(items[0])
+	}
+	b, _ := json.Marshal(items) // strings always marshal
+	v := secret.New(b)
+	clear(b)
+	return v
+}
+
+// secretItems counts the items of a sealed answer to a sensitive
+// multi-select question, which must be a JSON array of at least one
+// string; for any other question it returns 0 and true. The bytes it reads
+// are cleared.
+func secretItems(q *Question, v secret.Value) (int, bool) {
+	if q.Kind != KindChoice || !q.MultiSelect || !q.Sensitive {
+		return 0, true
+	}
+	b := v.Reveal()
+	defer clear(b)
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil || len(items) == 0 {
+		return 0, false
+	}
+	defer func() {
+		for _, it := range items {
+			clear(it)
+		}
+	}()
+	for _, it := range items {
+		if len(it) == 0 || it[0] != '"' {
+			return 0, false
+		}
+	}
+	return len(items), true
 }

@@ -51,6 +51,7 @@ func compact(c *Call) *Call {
 func eachString(c *Call, f func(*string)) {
 	f(&c.Title)
 	f(&c.Contract)
+	f(&c.Form)
 	for i := range c.Questions {
 		q := &c.Questions[i]
 		f(&q.ID)
@@ -61,6 +62,7 @@ func eachString(c *Call, f func(*string)) {
 		f(&q.SecretName)
 		f(&q.Purpose)
 		f(&q.Prefill)
+		f(&q.Sensitivity)
 		for k := range q.Options {
 			o := &q.Options[k]
 			same := o.Value == o.Label

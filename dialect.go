@@ -1,6 +1,7 @@
 package askuser
 
 import (
+	"encoding/json"
 	"math"
 	"time"
 )
@@ -18,6 +19,20 @@ type Dialect interface {
 	Decode(data []byte, lim Limits) (*Call, error)
 	// Encode renders a finalized outcome as the contract's result.
 	Encode(o *Outcome) ([]byte, error)
+}
+
+// A DecisionRecorder is a Dialect whose contract keeps decision records of
+// its own (the pi ask contract's). The orchestrator calls Decisions once per
+// finalized ask — also for an ask whose caller went away, which gets no
+// result — after the outcome is built and before Encode, and stores what it
+// returns in Outcome.Decisions, so that the records travel inside the ask's
+// one journal record (Record.Decisions) and the encoder can report them.
+// Outcome.Journaled tells whether a journal will receive them. Decisions
+// returns nil when the outcome has no records. The records are made before
+// the record is written, so they cannot report the write itself; a failed
+// write is on Outcome.JournalErr.
+type DecisionRecorder interface {
+	Decisions(o *Outcome) json.RawMessage
 }
 
 // Limits are the bounds the embedding program sets on calls.

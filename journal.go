@@ -55,7 +55,7 @@ type Record struct {
 	// absent when the caller went away.
 	Result json.RawMessage `json:"result,omitempty"`
 	// Decisions are contract-specific decision records (the pi ask
-	// contract's), where the contract has them.
+	// contract's), where the contract has them: Outcome.Decisions.
 	Decisions json.RawMessage `json:"decisions,omitempty"`
 }
 
@@ -75,6 +75,7 @@ func NewRecord(o *Outcome) *Record {
 		CancelledOn: o.CancelledOn,
 		FinalizedAt: o.FinalizedAt,
 		Result:      o.Result,
+		Decisions:   o.Decisions,
 	}
 	if r.Answers == nil {
 		r.Answers = []FinalAnswer{}
@@ -130,6 +131,8 @@ func (o *Orchestrator) journalReplay(ctx context.Context, session, toolCallID st
 		Responder:   rec.Responder,
 		FinalizedAt: rec.FinalizedAt,
 		Result:      []byte(rec.Result),
+		Decisions:   rec.Decisions,
+		Journaled:   true,
 		Replayed:    true,
 	}, true
 }

@@ -83,6 +83,13 @@ type Call struct {
 	// CancelDropsAnswers drops the answers given so far when the person
 	// dismisses the call; by default they are kept.
 	CancelDropsAnswers bool `json:"cancel_drops_answers,omitempty"`
+	// DeclineKeepsAnswers keeps the answers given so far when the person
+	// declines the call; by default a decline passes nothing on.
+	DeclineKeepsAnswers bool `json:"decline_keeps_answers,omitempty"`
+	// Form names which of its call forms the call came in, where its
+	// contract has several (the pi contract: "options" or "rich"), so that
+	// the encoder answers in the same form; empty otherwise.
+	Form string `json:"form,omitempty"`
 }
 
 // Question returns the question with the given id, or nil.
@@ -128,16 +135,22 @@ type Question struct {
 	// AllowOther offers a free-text path ("Something else") on a choice.
 	// Text questions always allow free text; secrets never do.
 	AllowOther bool `json:"allow_other"`
-	// OtherExclusive makes picked options and free text exclude each other
-	// on a single-select question: an answer carrying both is refused.
+	// OtherExclusive makes picked options and free text exclude each
+	// other: an answer carrying both is refused.
 	OtherExclusive bool `json:"other_exclusive,omitempty"`
 	// NoDefault marks a question that recommends nothing: no option is
 	// shown as recommended, empty input picks nothing and the deadline
 	// applies nothing.
 	NoDefault bool `json:"no_default,omitempty"`
 	// Sensitive seals the answer like a secret's, named by SecretName if
-	// set, else by ID.
+	// set, else by ID. The responder hands the answer over as a secret
+	// value: a text question's text as typed, a choice question's value
+	// as ChoiceSecret makes it.
 	Sensitive bool `json:"sensitive,omitempty"`
+	// Sensitivity is the data classification the contract gave the
+	// question, where it gives one (the pi contract: "public", "internal"
+	// or "secret"). It is recorded and echoed; only Sensitive seals.
+	Sensitivity string `json:"sensitivity,omitempty"`
 	// Multiline asks for a multi-line text answer.
 	Multiline bool `json:"multiline,omitempty"`
 	// Optional lets the person submit without answering this question.

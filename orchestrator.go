@@ -336,6 +336,10 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 			o.logger().Error("askuser: deleting an unreferenced secret failed", "ask", a.id, "name", name, "err", err)
 		}
 	}
+	out.Journaled = o.Journal != nil
+	if dr, ok := a.dialect.(DecisionRecorder); ok {
+		out.Decisions = dr.Decisions(out)
+	}
 	if out.Reason != ReasonCaller {
 		res, err := a.dialect.Encode(out)
 		if err != nil {

@@ -1,6 +1,7 @@
 package askuser
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -87,6 +88,15 @@ type Outcome struct {
 	Fault error
 	// JournalErr is the journal's failure to record the outcome, if any.
 	JournalErr error
+	// Journaled reports whether the orchestrator has a journal to record
+	// the outcome in. It is set before Encode, so that a contract can say
+	// where its records go; it says nothing of whether the write succeeded
+	// (see JournalErr).
+	Journaled bool
+	// Decisions are the contract's own decision records (see
+	// DecisionRecorder), made before Encode; they travel in the ask's one
+	// journal record. Nil for a contract without them.
+	Decisions json.RawMessage
 	// Principal is who answered, where the responder knows (opaque).
 	Principal string
 	// Responder names the responder that asked.
@@ -127,6 +137,11 @@ type FinalAnswer struct {
 	OptionNotes map[string]string `json:"option_notes,omitempty"`
 	// SecretRef is "session:<name>" for a sealed answer.
 	SecretRef string `json:"secret_ref,omitempty"`
+	// SecretItems is, for a sealed answer to a sensitive multi-select
+	// question, how many items the sealed JSON array holds (see
+	// Question.ChoiceSecret), so that a contract can redact one per item;
+	// zero otherwise.
+	SecretItems int `json:"secret_items,omitempty"`
 	// By is who decided this answer.
 	By Provenance `json:"answered_by"`
 	// Source is where the answer came from.
