@@ -1,0 +1,79 @@
+package web
+
+import (
+	"bytes"
+	"crypto/rand"
+	"embed"
+	"encoding/base64"
+	"html/template"
+	"net/http"
+	"net/url"
+)
+
+//go:embed card.html
+var pageFS embed.FS
+
+var pageTmpl = template.Must(template.ParseFS(pageFS, "card.html"))
+
+// pageData is all the page template gets: no string the model wrote.
+type pageData struct {
+	Nonce   string
+	CSRF    string
+	Root    string // the mount point, relative to the page
+	Session string
+	AskID   string
+}
+
+// csp is the page's Content-Security-Policy; %s is the nonce.
+func csp(nonce string) string {
+	return "default-src 'self'; script-src 'nonce-" + nonce + "'; style-src 'nonce-" + nonce + "'; " +
+		"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
+		"form-action 'none'; frame-ancestors 'self'"
+}
+
+func (r *Responder) sessionPage(w http.ResponseWriter, req *http.Request) {
+	sess := req.PathValue("session")
+	if _, ok := r.authorize(w, req, sess); !ok {
+		return
+	}
+	r.page(w, pageData{Session: sess})
+}
+
+func (r *Responder) askPage(w http.ResponseWriter, req *http.Request) {
+	a := r.lookup(req.PathValue("id"))
+	if a == nil {
+		http.Error(w, "There is no such question; it may have ended long ago.", http.StatusNotFound)
+		return
+	}
+	if _, ok := r.authorize(w, req, a.Session()); !ok {
+		return
+	}
+	r.page(w, pageData{Session: a.Session(), AskID: a.ID()})
+}
+
+func (r *Responder) page(w http.ResponseWriter, d pageData) {
+	var n [16]byte
+	_, _ = rand.Read(n[:])
+	d.Nonce = base64.RawStdEncoding.EncodeToString(n[:])
+	d.CSRF = r.CSRFToken(d.Session)
+	d.Root = "../"
+	var b bytes.Buffer
+	if err := pageTmpl.Execute(&b, d); err != nil {
+		r.logger().Error("web: rendering the card failed", "err", err)
+		http.Error(w, "the card could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", csp(d.Nonce))
+	h.Set("X-Frame-Options", "SAMEORIGIN")
+	_, _ = w.Write(b.Bytes())
+}
+
+// SessionPath returns the path of a session's card page, relative to where
+// the handler is mounted: "sessions/" and the escaped session.
+func SessionPath(session string) string { return "sessions/" + url.PathEscape(session) }
+
+// AskPath returns the path of one ask's card page, relative to where the
+// handler is mounted.
+func AskPath(id string) string { return "asks/" + url.PathEscape(id) }

@@ -1,0 +1,392 @@
+// Package web is askuser's web card responder: an http.Handler that an
+// embedding program mounts in its own server, serving one card page and a
+// JSON API through which any front end shows pending asks and answers them.
+//
+//	r := web.New(&web.Options{Authorize: myAuth})
+//	defer r.Close()
+//	mux.Handle("/askuser/", http.StripPrefix("/askuser", r))
+//	o := &askuser.Orchestrator{Responder: r}
+//
+// The handler may be mounted under any prefix: the page refers to the API
+// by relative URLs only.
+//
+// # Routes
+//
+// Paths are relative to where the handler is mounted. A session is one path
+// segment (escape it with url.PathEscape); an ask is addressed by its id
+// (Ask.ID, 128 random bits), a question by its id within that ask.
+//
+//	GET  /sessions/{session}                 the card page: every pending ask of the session, live
+//	GET  /asks/{id}                          the card page for one ask
+//	GET  /api/sessions/{session}/asks        {"csrf_token": "…", "asks": [ask…]}, oldest first
+//	GET  /api/sessions/{session}/events      server-sent events (below)
+//	GET  /api/asks/{id}                      one ask, pending or recently ended
+//	PUT  /api/asks/{id}/answers/{question}   one answer (the answer shape below)
+//	POST /api/asks/{id}/submit               {"answers": {"<question>": answer, …}} (optional), then submit
+//	POST /api/asks/{id}/decline              decline the whole call
+//	POST /api/asks/{id}/dismiss              {"on_question": "<question>"} (optional): dismiss the card
+//
+// An ask is the normalized call: its questions with ids, kinds, options
+// (each marked "recommended" when it is a declared default), the declared
+// defaults, what the deadline applies, the answers accepted so far (a
+// sealed answer only as "sealed": true), the deadlines (asked_at, nudge_at,
+// expires_at, and nudge_in_ms / expires_in_ms counted from the response,
+// so a page needs no synchronized clock), and once it has ended its
+// "final" state: answered, auto_selected, declined or cancelled, with the
+// status, who decided and the final answers.
+//
+// An answer is {"selected": [values…], "other_text": "…", "note": "…",
+// "option_notes": {value: "…"}, "secret": "…"}; every field is optional.
+// A body that names "answered_by" is refused: only the orchestrator says who
+// decided. An answer is reported through Ask.Answer as soon as it arrives,
+// so what the person answered counts even when the deadline comes before
+// they submit. A secret is posted as its value in "secret" and handed to the
+// orchestrator as a secret.Value, which seals it when it accepts it: a post
+// that loses (late, or after another ending) never reaches the store. No
+// response, event or log line carries it.
+//
+// Status codes: 200 with the ask (after an answer or an ending: the ask as
+// it stands); 400 with {"error": Reason, "question_id": …} for an answer the
+// orchestrator refuses (see askuser.CheckAnswer) or a body that is not an
+// answer, and with {"error": …, "unanswered": [ids]} for a submit while a
+// required question has no answer; 403 when Authorize refuses, or the
+// request is cross-origin or lacks the CSRF token; 404 for an unknown ask,
+// or a question the ask does not have (so an earlier ask's card cannot
+// answer a later one); 409 with the ask once it has ended (askuser.ErrClosed);
+// 413 for a body over Options.MaxBodyBytes.
+//
+// # Events
+//
+// GET /api/sessions/{session}/events is a text/event-stream. It opens with
+// a "snapshot" event ({"asks": [ask…]}: the pending asks), then sends "ask"
+// when an ask arrives, "nudge" (the ask again) at its nudge_at, when a page
+// shows its countdown, and "outcome" (the ask with its final state) when it
+// ends. A comment line every 15 seconds keeps proxies from closing the
+// stream. A client that falls behind is disconnected; EventSource
+// reconnects and the snapshot brings it up to date.
+//
+// # Security
+//
+// Ask ids are unguessable. Options.Authorize decides who may see and answer
+// a session; its principal is recorded with Ask.SetPrincipal and reaches
+// the Outcome and the journal. Without it every request is allowed: set it
+// whenever anyone but the person can reach the server. Authorize sees the
+// request as it comes — cookies, headers — since EventSource sends no
+// custom headers.
+//
+// Every PUT and POST must come from the same origin (http.CrossOriginProtection:
+// Sec-Fetch-Site, else Origin against Host; Options.TrustedOrigins adds
+// others) and carry the session's CSRF token in the X-CSRF-Token header. The
+// token is an HMAC of the session under a key made up when the Responder is
+// created; the page carries it, the session listing returns it, and
+// Responder.CSRFToken gives it to an embedding program's own front end. A
+// cross-site form can set neither the header nor read the token.
+//
+// Bodies are capped (Options.MaxBodyBytes). Every string the model wrote
+// reaches the page only through JSON and textContent, never as markup; the
+// page is an html/template served with a Content-Security-Policy that allows
+// scripts and styles only by a per-response nonce, connections only to its
+// own origin, and no framing by other sites.
+//
+// # Presence
+//
+// The Responder is reachable for every session by default: an ask waits on
+// the card until it is answered or its deadline passes, whether or not a
+// page is open (the person may open it later). With
+// Options.OnlyWhenConnected it reports a session reachable only while a
+// page (an event stream) is connected for it, so that the orchestrator
+// applies the unattended rules at once when nobody is looking.
+package web
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/askuser-go/askuser"
+)
+
+// Options configures a Responder. The zero value works: every request is
+// allowed, bodies are capped at 64 KiB, the last 1,024 ended asks stay
+// readable.
+type Options struct {
+	// Authorize decides whether the request may see and answer the
+	// session's asks. It returns the principal answering (an opaque name
+	// recorded with Ask.SetPrincipal, so it reaches the Outcome and the
+	// journal), or an error to refuse with 403. Nil allows every request,
+	// with no principal.
+	Authorize func(r *http.Request, session string) (principal string, err error)
+	// TrustedOrigins are other origins ("https://app.example.com") allowed
+	// to PUT and POST (see http.CrossOriginProtection.AddTrustedOrigin).
+	TrustedOrigins []string
+	// MaxBodyBytes caps a request body (zero: 64 KiB).
+	MaxBodyBytes int64
+	// KeepEnded is how many ended asks stay readable (GET) and answer 409
+	// rather than 404 (zero: 1,024).
+	KeepEnded int
+	// OnlyWhenConnected makes a session reachable only while a page is
+	// connected to its event stream; see Presence in the package doc.
+	OnlyWhenConnected bool
+	// Logger receives what goes wrong in the handler (nil: slog.Default()).
+	// No answer and no secret is ever logged.
+	Logger *slog.Logger
+}
+
+// A Responder shows asks on a web card and takes answers through its JSON
+// API; see the package doc. It is an http.Handler. Its methods are safe for
+// concurrent use. Close it when the server stops.
+type Responder struct {
+	opts    Options
+	maxBody int64
+	keep    int
+	csrfKey [32]byte
+	cop     *http.CrossOriginProtection
+	mux     *http.ServeMux
+	closing chan struct{}
+
+	mu       sync.Mutex
+	closed   bool
+	active   sync.WaitGroup // Respond calls in progress
+	asks     map[string]*entry
+	ended    []string // ended ask ids, oldest first
+	sessions map[string]*session
+}
+
+// entry is an ask the responder knows: pending, or ended and kept.
+type entry struct {
+	a     *askuser.Ask
+	ended bool
+}
+
+// session is what the responder keeps per session: its pending asks and
+// its connected event streams.
+type session struct {
+	pending map[string]*askuser.Ask
+	subs    map[*subscriber]struct{}
+}
+
+// New returns a responder; opts may be nil.
+func New(opts *Options) *Responder {
+	r := &Responder{
+		closing:  make(chan struct{}),
+		asks:     map[string]*entry{},
+		sessions: map[string]*session{},
+		cop:      http.NewCrossOriginProtection(),
+	}
+	if opts != nil {
+		r.opts = *opts
+	}
+	r.maxBody = r.opts.MaxBodyBytes
+	if r.maxBody <= 0 {
+		r.maxBody = 64 << 10
+	}
+	r.keep = r.opts.KeepEnded
+	if r.keep <= 0 {
+		r.keep = 1024
+	}
+	for _, o := range r.opts.TrustedOrigins {
+		if err := r.cop.AddTrustedOrigin(o); err != nil {
+			r.logger().Error("web: a trusted origin is not valid; it is ignored", "origin", o, "err", err)
+		}
+	}
+	r.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, http.StatusForbidden, errorBody{Error: "cross-origin requests are not allowed"})
+	}))
+	_, _ = rand.Read(r.csrfKey[:])
+	r.routes()
+	return r
+}
+
+func (r *Responder) logger() *slog.Logger {
+	if r.opts.Logger != nil {
+		return r.opts.Logger
+	}
+	return slog.Default()
+}
+
+// ResponderName names the responder in the journal: "web".
+func (r *Responder) ResponderName() string { return "web" }
+
+// CanCollectSecrets reports true: the card takes a secret in a password
+// field and posts it to its own origin.
+func (r *Responder) CanCollectSecrets() bool { return true }
+
+// Reachable reports whether a person can be reached for the session: always
+// (until Close), or with Options.OnlyWhenConnected only while a page is
+// connected to the session's event stream.
+func (r *Responder) Reachable(_ context.Context, sess string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	if !r.opts.OnlyWhenConnected {
+		return true
+	}
+	s := r.sessions[sess]
+	return s != nil && len(s.subs) > 0
+}
+
+// CSRFToken returns the token a front end sends in the X-CSRF-Token header
+// of every PUT and POST for the session's asks.
+func (r *Responder) CSRFToken(sess string) string {
+	m := hmac.New(sha256.New, r.csrfKey[:])
+	m.Write([]byte("askuser/web csrf\x00"))
+	m.Write([]byte(sess))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func (r *Responder) checkCSRF(req *http.Request, sess string) bool {
+	got := req.Header.Get("X-CSRF-Token")
+	return got != "" && hmac.Equal([]byte(got), []byte(r.CSRFToken(sess)))
+}
+
+// Respond shows the ask on the card of its session until it ends; see the
+// package doc. It returns once ctx is done and the outcome is published to
+// the connected pages.
+func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return unreachable(a)
+	}
+	r.active.Add(1)
+	r.addLocked(a)
+	r.mu.Unlock()
+	defer r.active.Done()
+	r.publish(a.Session(), "ask", a)
+
+	var nudge <-chan time.Time
+	if d := time.Until(a.Call().NudgeAt); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		nudge = t.C
+	} // else already past: a page shows the countdown from nudge_in_ms
+	for wait := true; wait; {
+		select {
+		case <-nudge:
+			r.publish(a.Session(), "nudge", a)
+			nudge = nil
+		case <-r.closing:
+			_ = unreachable(a)
+			wait = false
+		case <-ctx.Done():
+			wait = false
+		}
+	}
+	<-a.Done() // the orchestrator finalizes at once once ctx is done
+	r.finish(a)
+	return nil
+}
+
+func unreachable(a *askuser.Ask) error {
+	if err := a.Unreachable(); err != nil && err != askuser.ErrClosed {
+		return err
+	}
+	return nil
+}
+
+func (r *Responder) addLocked(a *askuser.Ask) {
+	r.asks[a.ID()] = &entry{a: a}
+	s := r.sessionLocked(a.Session())
+	s.pending[a.ID()] = a
+}
+
+func (r *Responder) sessionLocked(name string) *session {
+	s := r.sessions[name]
+	if s == nil {
+		s = &session{pending: map[string]*askuser.Ask{}, subs: map[*subscriber]struct{}{}}
+		r.sessions[name] = s
+	}
+	return s
+}
+
+// finish moves an ended ask from pending to the kept ones and tells the
+// session's pages its outcome.
+func (r *Responder) finish(a *askuser.Ask) {
+	r.mu.Lock()
+	if e := r.asks[a.ID()]; e != nil {
+		e.ended = true
+	}
+	r.ended = append(r.ended, a.ID())
+	for len(r.ended) > r.keep {
+		delete(r.asks, r.ended[0])
+		r.ended[0] = ""
+		r.ended = r.ended[1:]
+	}
+	if s := r.sessions[a.Session()]; s != nil {
+		delete(s.pending, a.ID())
+		if len(s.pending) == 0 && len(s.subs) == 0 {
+			delete(r.sessions, a.Session())
+		}
+	}
+	r.mu.Unlock()
+	r.publish(a.Session(), "outcome", a)
+}
+
+// lookup returns the ask with the given id, pending or kept.
+func (r *Responder) lookup(id string) *askuser.Ask {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e := r.asks[id]; e != nil {
+		return e.a
+	}
+	return nil
+}
+
+// pending returns the session's pending asks, oldest first.
+func (r *Responder) pending(sess string) []*askuser.Ask {
+	r.mu.Lock()
+	s := r.sessions[sess]
+	var as []*askuser.Ask
+	if s != nil {
+		as = make([]*askuser.Ask, 0, len(s.pending))
+		for _, a := range s.pending {
+			as = append(as, a)
+		}
+	}
+	r.mu.Unlock()
+	sortAsks(as)
+	return as
+}
+
+// Close ends the pending asks as unreachable (nobody can be asked through
+// this responder any more), waits for their Respond calls to return, and
+// then ends every event stream once it has sent what it had queued. Later
+// asks are unreachable at once, and new event streams are refused with 503.
+// An http.Server that serves the responder should call Close before or
+// during Shutdown (http.Server.RegisterOnShutdown), since an open event
+// stream never goes idle.
+func (r *Responder) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	close(r.closing)
+	r.mu.Unlock()
+	r.active.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.sessions {
+		for sub := range s.subs {
+			sub.end()
+		}
+	}
+	return nil
+}
+
+var (
+	_ askuser.Responder     = (*Responder)(nil)
+	_ askuser.Named         = (*Responder)(nil)
+	_ askuser.Presence      = (*Responder)(nil)
+	_ askuser.SecretCapable = (*Responder)(nil)
+	_ http.Handler          = (*Responder)(nil)
+)
