@@ -1,0 +1,99 @@
+// Package piwire holds what the two pi contracts share: the tool result's
+// envelope, a JSON encoder that writes strings as JavaScript's
+// JSON.stringify does (no HTML escaping), an object whose keys keep their
+// order, and the kind of a raw JSON value.
+package piwire
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Result is a pi tool result: {"content": [{"type": "text", "text": ...}],
+// "details": {...}, "isError": true?}.
+type Result struct {
+	Content []Content `json:"content"`
+	Details any       `json:"details"`
+	IsError bool      `json:"isError,omitempty"`
+}
+
+// Content is one content block of a Result.
+type Content struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// NewResult returns the result with one text block.
+func NewResult(text string, details any, isError bool) Result {
+	return Result{Content: []Content{{Type: "text", Text: text}}, Details: details, IsError: isError}
+}
+
+// Marshal encodes v on one line, without escaping <, > and &.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Pair is one key of an Object.
+type Pair struct {
+	Key   string
+	Value any
+}
+
+// Object is a JSON object whose keys keep their order.
+type Object []Pair
+
+// MarshalJSON writes the pairs in order.
+func (o Object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := Marshal(p.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := Marshal(p.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Kind names the kind of a raw JSON value: "object", "array", "string",
+// "number", "boolean" or "null" ("" for no value).
+func Kind(raw json.RawMessage) string {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// Blank reports whether s is empty after trimming white space.
+func Blank(s string) bool { return strings.TrimSpace(s) == "" }
