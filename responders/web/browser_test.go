@@ -1,0 +1,565 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responders/web"
+	"github.com/askuser-go/askuser/secretstore"
+)
+
+// chromium is Debian's browser, which .ci/run installs.
+const chromium = "/usr/bin/chromium"
+
+// browser starts a headless chromium with a fresh profile and returns a
+// context for one tab, and the JavaScript dialogs the page opened. Without
+// chromium the test is skipped, except in CI, where it fails.
+func browser(t *testing.T) (context.Context, *dialogs) {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing; .ci/run installs it (apt-get install -y chromium)", chromium)
+		}
+		t.Skipf("%s is missing; install it with apt-get install -y chromium", chromium)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(480, 900),
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(alloc)
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+	})
+	d := &dialogs{}
+	// Listen starts the browser; a timeout on this first context would
+	// stop it, so each action gets its own (see run).
+	err := chromedp.Listen(ctx, func(ev any) {
+		if ev, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			d.add(ev.Message)
+			go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	})
+	if err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			d.console(m.String())
+		}
+	}()
+	t.Cleanup(func() {
+		// The card writes nothing to the console: an exception or a
+		// Content-Security-Policy violation shows here.
+		for _, l := range d.consoleLines() {
+			t.Errorf("the page's console: %s", l)
+		}
+	})
+	return ctx, d
+}
+
+// dialogs records the JavaScript dialogs a page opened, and what it wrote
+// to the console.
+type dialogs struct {
+	mu   sync.Mutex
+	msgs []string
+	cons []string
+}
+
+func (d *dialogs) console(m string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cons = append(d.cons, m)
+}
+
+// consoleLines returns what the page wrote to the console.
+func (d *dialogs) consoleLines() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.cons...)
+}
+
+func (d *dialogs) add(m string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.msgs = append(d.msgs, m)
+}
+
+func (d *dialogs) list() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.msgs...)
+}
+
+// recorder keeps every response body the server wrote, event streams
+// included.
+type recorder struct {
+	mu   sync.Mutex
+	body bytes.Buffer
+}
+
+func (rec *recorder) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&recWriter{ResponseWriter: w, rec: rec}, r)
+	})
+}
+
+func (rec *recorder) String() string {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.body.String()
+}
+
+type recWriter struct {
+	http.ResponseWriter
+	rec *recorder
+}
+
+func (w *recWriter) Write(b []byte) (int, error) {
+	w.rec.mu.Lock()
+	w.rec.body.Write(b)
+	w.rec.mu.Unlock()
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *recWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// cardServer is an orchestrator with a web responder mounted under
+// /askuser/ of a test server.
+type cardServer struct {
+	t     *testing.T
+	r     *web.Responder
+	o     *askuser.Orchestrator
+	srv   *httptest.Server
+	rec   *recorder
+	store *secretstore.Memory
+}
+
+func newCardServer(t *testing.T) *cardServer {
+	t.Helper()
+	cs := &cardServer{t: t, r: web.New(&web.Options{Logger: quiet}), rec: &recorder{}}
+	cs.store = secretstore.NewMemory(nil)
+	cs.o = &askuser.Orchestrator{Responder: cs.r, Logger: quiet, Secrets: cs.store}
+	mux := http.NewServeMux()
+	mux.Handle("/askuser/", http.StripPrefix("/askuser", cs.r))
+	cs.srv = httptest.NewServer(cs.rec.wrap(mux))
+	t.Cleanup(func() {
+		cs.r.Close()
+		cs.srv.Close()
+	})
+	return cs
+}
+
+type result struct {
+	out *askuser.Outcome
+	err error
+}
+
+// ask asks a call in the session in the background, through dialect d
+// (nil: ask_user), and returns where its outcome will arrive.
+func (cs *cardServer) ask(session, call string, d askuser.Dialect) <-chan result {
+	ch := make(chan result, 1)
+	go func() {
+		out, err := cs.o.Handle(context.Background(), askuser.Request{Session: session, Arguments: []byte(call), Dialect: d})
+		ch <- result{out, err}
+	}()
+	return ch
+}
+
+// waitPending waits until the session has n pending asks on the card.
+func (cs *cardServer) waitPending(session string, n int) []*askuser.Ask {
+	cs.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		as := cs.o.Pending(session)
+		if len(as) >= n {
+			return as
+		}
+		if time.Now().After(deadline) {
+			cs.t.Fatalf("the session has %d pending asks, want %d", len(as), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (cs *cardServer) pageURL(session string) string {
+	return cs.srv.URL + "/askuser/" + web.SessionPath(session)
+}
+
+func wait(t *testing.T, ch <-chan result) *askuser.Outcome {
+	t.Helper()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("the ask failed: %v", r.err)
+		}
+		if r.out.Fault != nil {
+			t.Fatalf("responder fault: %v", r.out.Fault)
+		}
+		return r.out
+	case <-time.After(30 * time.Second):
+		t.Fatal("the ask did not end")
+	}
+	return nil
+}
+
+// run runs the actions in the tab, each step bounded.
+func run(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(tctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eval evaluates a JavaScript expression in the tab.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(tctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// text returns the visible text of the first element sel matches.
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(tctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+const (
+	envCall = `{"questions":[{"id":"env","header":"Env","question":"Where should the release go first?","options":[
+		{"label":"staging","description":"Run the smoke tests there","default":true},
+		{"label":"production","description":"Behind the feature flag"}]}],"timeout_seconds":60}`
+	regionsCall = `{"questions":[{"id":"regions","header":"Regions","question":"Which regions get it?","multi_select":true,"options":[
+		{"label":"eu","description":"Europe","default":true},
+		{"label":"us","description":"Americas"},
+		{"label":"ap","description":"Asia-Pacific"}]}],"timeout_seconds":60}`
+	tokenCall = `{"questions":[{"kind":"secret","header":"Token","question":"Paste the deploy token","secret_name":"DEPLOY_TOKEN","purpose":"to push the release"}],"timeout_seconds":60}`
+)
+
+func TestBrowserChoice(t *testing.T) {
+	ctx, dl := browser(t)
+	cs := newCardServer(t)
+	done := cs.ask("s1", envCall, nil)
+	cs.waitPending("s1", 1)
+	run(t, ctx,
+		chromedp.Navigate(cs.pageURL("s1")),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-q0-o1`)),
+	)
+	if got := text(t, ctx, `#a0-q0 .badge`); got != "Recommended" {
+		t.Errorf("the recommended option's badge reads %q", got)
+	}
+	if got := text(t, ctx, `label[for=a0-q0-o0] .label`); got != "staging" {
+		t.Errorf("the first option reads %q", got)
+	}
+	run(t, ctx,
+		chromedp.Click(chromedp.CSS(`#a0-q0-o1`)),
+		chromedp.Click(chromedp.CSS(`#a0-submit`)),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
+	)
+	out := wait(t, done)
+	if out.Status != askuser.StatusAnswered || out.AnsweredBy != askuser.ByUser {
+		t.Errorf("outcome %s / %s, want answered / user", out.Status, out.AnsweredBy)
+	}
+	if a := out.Answer("env"); a == nil || strings.Join(a.Selected, ",") != "production" {
+		t.Errorf("env answered %+v, want production", a)
+	}
+	if got := text(t, ctx, `#a0-final`); !strings.Contains(got, "Answered") || !strings.Contains(got, "production") {
+		t.Errorf("the final state reads %q", got)
+	}
+	if d := dl.list(); len(d) > 0 {
+		t.Errorf("dialogs opened: %q", d)
+	}
+}
+
+func TestBrowserMultiSelectWithOtherText(t *testing.T) {
+	ctx, _ := browser(t)
+	cs := newCardServer(t)
+	call := strings.Replace(regionsCall, `"multi_select":true`, `"multi_select":true,"allow_other":true`, 1)
+	done := cs.ask("s1", call, nil)
+	cs.waitPending("s1", 1)
+	run(t, ctx,
+		chromedp.Navigate(cs.pageURL("s1")),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-q0-o0`)),
+		chromedp.Click(chromedp.CSS(`#a0-q0-o0`)),
+		chromedp.Click(chromedp.CSS(`#a0-q0-o2`)),
+		chromedp.SendKeys(chromedp.CSS(`#a0-q0-other-text`), "  the edge nodes "),
+		chromedp.Click(chromedp.CSS(`#a0-submit`)),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
+	)
+	out := wait(t, done)
+	a := out.Answer("regions")
+	if out.Status != askuser.StatusAnswered || a == nil || strings.Join(a.Selected, ",") != "eu,ap" || strings.TrimSpace(a.Other) != "the edge nodes" {
+		t.Errorf("outcome %s, answer %+v; want answered with eu,ap and \"the edge nodes\"", out.Status, a)
+	}
+	if got := text(t, ctx, `#a0-final`); !strings.Contains(got, "eu + ap + ") || !strings.Contains(got, "the edge nodes") {
+		t.Errorf("the final state reads %q", got)
+	}
+}
+
+func TestBrowserSecret(t *testing.T) {
+	const canary = "canary-9d2e41-WEB-secret-value"
+	ctx, _ := browser(t)
+	cs := newCardServer(t)
+	done := cs.ask("s1", tokenCall, nil)
+	cs.waitPending("s1", 1)
+	run(t, ctx,
+		chromedp.Navigate(cs.pageURL("s1")),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-q0-secret`)),
+	)
+	inputType := eval[string](t, ctx, `document.getElementById("a0-q0-secret").type`)
+	note := text(t, ctx, `#a0-q0-note`)
+	run(t, ctx,
+		chromedp.SendKeys(chromedp.CSS(`#a0-q0-secret`), canary),
+		chromedp.Click(chromedp.CSS(`#a0-submit`)),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
+	)
+	if inputType != "password" {
+		t.Errorf("the secret is typed into a %q field, want password", inputType)
+	}
+	if !strings.Contains(note, "Nothing is answered on your behalf") {
+		t.Errorf("the secret's note reads %q", note)
+	}
+	out := wait(t, done)
+	if a := out.Answer("question_1"); out.Status != askuser.StatusAnswered || a == nil || a.SecretRef != "session:DEPLOY_TOKEN" {
+		t.Fatalf("outcome %s, answer %+v; want answered with secret_ref session:DEPLOY_TOKEN", out.Status, a)
+	}
+	v, err := secretstore.ResolveFor(context.Background(), cs.store, "s1", "session:DEPLOY_TOKEN")
+	if err != nil || string(v.Reveal()) != canary {
+		t.Fatalf("the store does not hold the secret: %v", err)
+	}
+	// In no DOM: not in the markup, not in any field's value, not in the
+	// page's text.
+	dom := eval[string](t, ctx, `document.documentElement.outerHTML + "\n" +
+		Array.from(document.querySelectorAll("input,textarea")).map(function (e) { return e.value; }).join("\n") + "\n" +
+		document.body.innerText`)
+	if strings.Contains(dom, canary) {
+		t.Error("the secret is in the DOM after submit")
+	}
+	if !strings.Contains(dom, "saved securely") {
+		t.Errorf("the final state does not say the secret was saved:\n%s", dom)
+	}
+	if strings.Contains(cs.rec.String(), canary) {
+		t.Error("a response body carries the secret")
+	}
+	if strings.Contains(string(out.Result), canary) {
+		t.Error("the result carries the secret")
+	}
+}
+
+func TestBrowserDecline(t *testing.T) {
+	ctx, _ := browser(t)
+	cs := newCardServer(t)
+	done := cs.ask("s1", envCall, nil)
+	cs.waitPending("s1", 1)
+	run(t, ctx,
+		chromedp.Navigate(cs.pageURL("s1")),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-q0-o0`)),
+		chromedp.Click(chromedp.CSS(`#a0-q0-o1`)),
+		chromedp.Click(chromedp.CSS(`#a0-decline`)),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
+	)
+	out := wait(t, done)
+	if out.Status != askuser.StatusDeclined || out.AnsweredBy != askuser.ByUser || len(out.Answers) != 0 {
+		t.Errorf("outcome %s / %s with %d answers, want declined / user with none", out.Status, out.AnsweredBy, len(out.Answers))
+	}
+	if got := text(t, ctx, `#a0-final`); !strings.Contains(got, "Declined") {
+		t.Errorf("the final state reads %q", got)
+	}
+	if forms := eval[int](t, ctx, `document.querySelectorAll("form").length`); forms != 0 {
+		t.Error("the form is still there after the ask ended")
+	}
+}
+
+// TestBrowserCountdownAndTimeout: the countdown appears at nudge_at and
+// says what will be applied; at the deadline the card shows what was
+// applied, and the answer given before it is kept.
+func TestBrowserCountdownAndTimeout(t *testing.T) {
+	ctx, _ := browser(t)
+	cs := newCardServer(t)
+	call := `{"questions":[
+		{"id":"env","header":"Env","question":"Where first?","options":[{"label":"staging","description":"s","default":true},{"label":"production","description":"p"}]},
+		{"id":"size","header":"Size","question":"How big?","options":[{"label":"small","description":"1 CPU","default":true},{"label":"large","description":"8 CPUs"}]}],
+		"timeout_seconds":6}`
+	done := cs.ask("s1", call, nil)
+	a := cs.waitPending("s1", 1)[0]
+	nudgeAt, expiresAt := a.Call().NudgeAt, a.Call().ExpiresAt
+	run(t, ctx,
+		chromedp.Navigate(cs.pageURL("s1")),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-q0-o1`)),
+		chromedp.Click(chromedp.CSS(`#a0-q0-o1`)),
+	)
+	hidden := eval[bool](t, ctx, `document.getElementById("a0-countdown").hidden`)
+	if !hidden || !time.Now().Before(nudgeAt) {
+		t.Fatalf("the countdown is shown (%v) before nudge_at, or the page took until after it", !hidden)
+	}
+	run(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#a0-countdown`)))
+	if shown := time.Now(); shown.Before(nudgeAt.Add(-500 * time.Millisecond)) {
+		t.Errorf("the countdown appeared %v before nudge_at", nudgeAt.Sub(shown))
+	}
+	cd := text(t, ctx, `#a0-countdown`)
+	if !strings.Contains(cd, "Closes in 0:0") || !strings.Contains(cd, "Size → small") || strings.Contains(cd, "Env →") {
+		t.Errorf("the countdown reads %q; want the time left and the default applied to the unanswered Size only", cd)
+	}
+	run(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#a0-final`)))
+	if time.Now().Before(expiresAt) {
+		t.Error("the card showed a final state before the deadline")
+	}
+	out := wait(t, done)
+	if out.Status != askuser.StatusTimedOut || out.AnsweredBy != askuser.ByTimeout {
+		t.Errorf("outcome %s / %s, want timed_out / timeout", out.Status, out.AnsweredBy)
+	}
+	if a := out.Answer("env"); a == nil || strings.Join(a.Selected, ",") != "production" || a.By != askuser.ByUser {
+		t.Errorf("env is %+v; want the person's production, by user", a)
+	}
+	if a := out.Answer("size"); a == nil || strings.Join(a.Selected, ",") != "small" || a.By != askuser.ByTimeout {
+		t.Errorf("size is %+v; want the default small, by timeout", a)
+	}
+	final := text(t, ctx, `#a0-final`)
+	for _, want := range []string{"Time ran out", "Env: production (your answer)", "Size: small (recommended, applied)"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("the final state %q does not say %q", final, want)
+		}
+	}
+}
+
+// injecting is ask_user with a script-injection payload in every string a
+// model can write, including those ask_user does not carry (title, the
+// free-text label, previews, prefill).
+type injecting struct{}
+
+var payloads = []string{
+	`<img src=x onerror=alert(1)>`,
+	`</script><script>alert(1)</script>`,
+	`"><svg onload=alert(1)>`,
+	`<img src=x onerror="window.pwned=1">`,
+	`</script><script>window.pwned=1</script>`,
+	`'><svg onload=window.pwned=1>`,
+}
+
+func (injecting) Name() string { return "injecting" }
+
+func (injecting) Decode(data []byte, lim askuser.Limits) (*askuser.Call, error) {
+	c, err := askuser.AskUser.Decode(data, lim)
+	if err != nil {
+		return nil, err
+	}
+	p := strings.Join(payloads, " ")
+	c.Title = p
+	for i := range c.Questions {
+		q := &c.Questions[i]
+		q.Header, q.Text, q.OtherLabel, q.Purpose, q.Prefill = p, p, p, p, p
+		if q.Kind == askuser.KindSecret {
+			q.SecretName = p
+		}
+		for j := range q.Options {
+			o := &q.Options[j]
+			o.Label, o.Description, o.Preview = p+fmt.Sprint(j), p, p
+			o.Value = o.Label
+		}
+	}
+	return c, nil
+}
+
+func (injecting) Encode(o *askuser.Outcome) ([]byte, error) { return askuser.AskUser.Encode(o) }
+
+func TestBrowserInjectionIsInert(t *testing.T) {
+	ctx, dl := browser(t)
+	cs := newCardServer(t)
+	session := strings.Join(payloads, "")
+	choiceCall := `{"questions":[
+		{"id":"a","header":"A","question":"Q","allow_other":true,"options":[{"label":"x","description":"x","default":true},{"label":"y","description":"y"}]},
+		{"id":"b","header":"B","question":"Q","multi_select":true,"allow_other":true,"options":[{"label":"x","description":"x"},{"label":"y","description":"y"}]},
+		{"id":"c","kind":"text","header":"C","question":"Q"}],"timeout_seconds":60}`
+	first := cs.ask(session, choiceCall, injecting{})
+	cs.waitPending(session, 1)
+	second := cs.ask(session, tokenCall, injecting{})
+	cs.waitPending(session, 2)
+
+	run(t, ctx,
+		chromedp.Navigate(cs.pageURL(session)),
+		chromedp.WaitVisible(chromedp.CSS(`#a1-q0-secret`)),
+		chromedp.Click(chromedp.CSS(`#a0-q0-o1`)),
+		chromedp.Click(chromedp.CSS(`#a0-q1-o0`)),
+		chromedp.Click(chromedp.CSS(`#a0-submit`)),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
+		chromedp.Click(chromedp.CSS(`#a1-decline`)),
+		chromedp.WaitVisible(chromedp.CSS(`#a1-final`)),
+	)
+	type pageState struct {
+		Pwned   bool   `json:"pwned"`
+		Strange int    `json:"strange"`
+		Scripts int    `json:"scripts"`
+		Text    string `json:"text"`
+	}
+	state := eval[pageState](t, ctx, `({
+		pwned: typeof window.pwned !== "undefined",
+		strange: document.querySelectorAll("img,svg,iframe,object").length,
+		scripts: document.scripts.length,
+		text: document.body.innerText})`)
+	if state.Pwned {
+		t.Error("a payload ran: window.pwned is set")
+	}
+	if state.Strange != 0 || state.Scripts != 1 {
+		t.Errorf("the page has %d img/svg/iframe/object elements and %d scripts; want none and 1", state.Strange, state.Scripts)
+	}
+	if d := dl.list(); len(d) > 0 {
+		t.Errorf("dialogs opened: %q", d)
+	}
+	// The payloads show as text.
+	if !strings.Contains(state.Text, payloads[0]) {
+		t.Errorf("the payload is not shown as text:\n%s", state.Text)
+	}
+	out := wait(t, first)
+	if out.Status != askuser.StatusAnswered {
+		t.Errorf("the first ask ended %s, want answered", out.Status)
+	}
+	if out := wait(t, second); out.Status != askuser.StatusDeclined {
+		t.Errorf("the second ask ended %s, want declined", out.Status)
+	}
+	// And the escaped session made it through the URL and the template.
+	u, _ := url.Parse(cs.pageURL(session))
+	if !strings.Contains(u.EscapedPath(), "%3C") {
+		t.Errorf("the session is not escaped in the page URL %s", u)
+	}
+}
