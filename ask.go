@@ -315,7 +315,8 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 
 // fills returns, for every unanswered question, what its rule applies —
 // the declared defaults, or at the deadline a draft — and whether every
-// unanswered question got something.
+// unanswered question got something (at the deadline, a question whose rule
+// is DeadlineNothing counts as served: it stays unanswered).
 func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 	fills := map[int]FinalAnswer{}
 	for i := range a.call.Questions {
@@ -340,6 +341,8 @@ func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 				fills[i] = FinalAnswer{QuestionID: q.ID, Selected: d, Source: SourceDefault}
 				continue
 			}
+		case DeadlineNothing:
+			continue // stays unanswered, and does not stop the others' fills
 		}
 		return nil, false
 	}

@@ -35,7 +35,10 @@ const (
 	// draft the responder reported with Ask.Draft), else applies the
 	// declared defaults.
 	DeadlineDraft
-	// DeadlineNothing applies nothing: the question stays unanswered.
+	// DeadlineNothing applies nothing: the question stays unanswered, and
+	// the other questions' rules still apply (where every unanswered
+	// question is served by its rule, the call times out rather than
+	// being declined).
 	DeadlineNothing
 )
 
@@ -66,12 +69,12 @@ type Call struct {
 	// TimeoutSeconds is how long the call waits for the person.
 	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
 	// AskedAt is when the call was stamped.
-	AskedAt time.Time `json:"asked_at,omitempty"`
+	AskedAt time.Time `json:"asked_at,omitzero"`
 	// NudgeAt is when a responder shows a countdown; AskedAt ≤ NudgeAt <
 	// ExpiresAt.
-	NudgeAt time.Time `json:"nudge_at,omitempty"`
+	NudgeAt time.Time `json:"nudge_at,omitzero"`
 	// ExpiresAt is the deadline.
-	ExpiresAt time.Time `json:"expires_at,omitempty"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 
 	// Title is an optional heading for the whole call.
 	Title string `json:"title,omitempty"`
