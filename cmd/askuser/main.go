@@ -4,9 +4,9 @@
 //
 // Usage:
 //
-//	askuser validate [--now RFC3339] [FILE]
-//	askuser ask [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
-//	askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
+//	askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]
+//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+//	askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
 //	askuser journal [--session ID] [--json] FILE
 //	askuser secret exec --store DIR --session ID --env NAME=session:SECRET [...] -- COMMAND ARGS…
 //
@@ -25,6 +25,13 @@
 // prints nothing of its own; a reference from another session, or to a name
 // never stored, is refused (exit 1, the command not run); otherwise the exit
 // status is the command's.
+//
+// --dialect picks the tool contract (ask_user, the default; pi-ask; pi): of
+// the call and the result on validate and ask, of the tool definition on
+// schema. validate prints a pi-ask or pi call in askuser's own form (the
+// JSON of askuser.Call). Where a contract answers an invalid call with a
+// tool result of its own (pi-ask, pi), ask prints that result on standard
+// output and the message on standard error, and exits 2.
 //
 // Exit codes: 0 success; 1 a failure outside the call (a file that cannot be
 // read, a responder that cannot start); 2 a usage error or an invalid call;
@@ -53,9 +60,9 @@ func main() {
 }
 
 const usage = `usage:
-  askuser validate [--now RFC3339] [FILE]
-  askuser ask [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
-  askuser schema [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
+  askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]
+  askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+  askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
   askuser journal [--session ID] [--json] FILE
   askuser secret exec --store DIR --session ID --env NAME=session:SECRET [...] -- COMMAND ARGS...
 
@@ -127,8 +134,14 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 func (e env) validate(args []string) int {
 	fs := e.flags("validate", "validate [--now RFC3339] [FILE]")
 	nowFlag := fs.String("now", "", "stamp the deadlines from this `time` (RFC 3339) instead of the clock")
+	dialectName := dialectFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
+	}
+	d, err := dialectNamed(*dialectName)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)
+		return exitUsage
 	}
 	if fs.NArg() > 1 {
 		fmt.Fprintf(e.stderr, "askuser validate: give at most one FILE, not %d\n", fs.NArg())
@@ -148,13 +161,13 @@ func (e env) validate(args []string) int {
 		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)
 		return exitFailure
 	}
-	call, err := askuser.AskUser.Decode(data, (&askuser.Orchestrator{}).Limits())
+	call, err := d.Decode(data, (&askuser.Orchestrator{}).Limits())
 	if err != nil {
 		fmt.Fprintln(e.stderr, err)
 		return exitUsage
 	}
 	askuser.Stamp(call, now)
-	out, err := askuser.MarshalCall(call)
+	out, err := marshalNormalized(d, call)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)
 		return exitFailure
@@ -172,8 +185,14 @@ func (e env) ask(ctx context.Context, args []string) int {
 	journalFile := fs.String("journal", "", "append the decision record to the journal `FILE` (JSON lines)")
 	storeDir := fs.String("store", "", "keep sealed secrets in a file store under `DIR` (needs --key-file or $ASKUSER_SECRET_KEY)")
 	keyFile := fs.String("key-file", "", "read the store's keys from `FILE`: <key-id>:<base64 of 32 bytes>, comma-separated, newest first")
+	dialectName := dialectFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
+	}
+	d, err := dialectNamed(*dialectName)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "askuser ask: unexpected argument %q; the call comes from --request FILE or standard input\n", fs.Arg(0))
@@ -221,10 +240,13 @@ func (e env) ask(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 		return exitFailure
 	}
-	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data})
+	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: d})
 	var ce *askuser.CallError
 	switch {
 	case errors.As(err, &ce):
+		if ce.Result != nil {
+			fmt.Fprintf(e.stdout, "%s\n", ce.Result)
+		}
 		fmt.Fprintln(e.stderr, ce.Message)
 		return exitUsage
 	case err != nil:
