@@ -23,8 +23,13 @@ import (
 // Every field is optional. The answers are reported first, in order, then,
 // after delay_ms, the ending (submit by default). An answer without an id
 // answers the question at its position. selected names options by label
-// (the first option with that label), values by value. secret is handed over
-// as a secret value.
+// (the first option with that label), values by value; both keep the order
+// given, which is the order the person picked in. secret is handed over as
+// a secret value, and so is any answer to a sensitive question (its text as
+// typed, or its picks as Question.ChoiceSecret makes them). note is a note
+// on the answer, option_notes notes on selected options by label.
+// cancel_on names the question the person was on for an end of cancel
+// (default: the first unanswered).
 type File struct {
 	DelayMS  int          `json:"delay_ms"`
 	End      End          `json:"end"`

@@ -1,6 +1,7 @@
 package scripted_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -95,3 +96,48 @@ func FuzzParseFile(f *testing.F) {
 		}
 	})
 }
+
+// TestSensitiveAnswersAreSealed checks that a scripted answer to a
+// sensitive question reaches the orchestrator as a secret value.
+func TestSensitiveAnswersAreSealed(t *testing.T) {
+	q := askuser.Question{ID: "k", Kind: askuser.KindChoice, Text: "Which?", MultiSelect: true, AllowOther: true, Sensitive: true,
+		Options: []askuser.Option{{Value: "a", Label: "Alpha"}, {Value: "b", Label: "Beta"}}}
+	tq := askuser.Question{ID: "t", Kind: askuser.KindText, Text: "Token?", AllowOther: true, Sensitive: true}
+	r, err := scripted.ParseFile([]byte(`{"answers":[{"id":"k","selected":["Beta"],"values":["a"]},{"id":"t","other_text":" s3cret "}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := map[string]string{}
+	o := &askuser.Orchestrator{Responder: r, Secrets: storeFunc(store)}
+	d := fixed{askuser.Call{Questions: []askuser.Question{q, tq}, TimeoutSeconds: 60}}
+	out, err := o.Handle(t.Context(), askuser.Request{Session: "s", Dialect: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := r.Refused(); errs != nil {
+		t.Fatalf("refused: %v", errs)
+	}
+	if store["k"] != `["Alpha","Beta"]` || store["t"] != " s3cret " {
+		t.Errorf("sealed %q", store)
+	}
+	if a := out.Answer("k"); a == nil || a.SecretRef != "session:k" || a.SecretItems != 2 || a.Selected != nil {
+		t.Errorf("final answer %+v", a)
+	}
+}
+
+type fixed struct{ c askuser.Call }
+
+func (fixed) Name() string { return "fixed" }
+func (f fixed) Decode([]byte, askuser.Limits) (*askuser.Call, error) {
+	c := f.c
+	return &c, nil
+}
+func (fixed) Encode(*askuser.Outcome) ([]byte, error) { return []byte("{}"), nil }
+
+type storeFunc map[string]string
+
+func (s storeFunc) Put(_ context.Context, _, name string, v secret.Value) error {
+	s[name] = string(v.Reveal())
+	return nil
+}
+func (s storeFunc) Delete(context.Context, string, string) error { return nil }

@@ -41,7 +41,9 @@ type Step struct {
 	// Delay is how long to wait before the step.
 	Delay time.Duration
 	// Answer, when set, is reported with Ask.Answer. A secret value in it is
-	// copied for each ask, so the script can be replayed.
+	// copied for each ask, so the script can be replayed. An answer to a
+	// secret or sensitive question given as a selection or as text is
+	// handed over as a secret value (see Question.ChoiceSecret).
 	Answer *askuser.Answer
 	// Labels name more options of Answer by label rather than by value: each
 	// becomes the value of the first option with that label (or stays as
@@ -154,7 +156,7 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 			if s.position > 0 && s.position <= len(a.Call().Questions) {
 				ans.QuestionID = a.Call().Questions[s.position-1].ID
 			}
-			r.record(a, i, a.Answer(byLabel(a.Call(), ans, s.Labels, s.LabelNotes)))
+			r.record(a, i, a.Answer(sealed(a.Call(), byLabel(a.Call(), ans, s.Labels, s.LabelNotes))))
 		}
 		if s.Draft != nil {
 			r.record(a, i, a.Draft(fresh(*s.Draft)))
@@ -213,6 +215,24 @@ func fresh(a askuser.Answer) askuser.Answer {
 		clear(b)
 	}
 	return a
+}
+
+// sealed hands an answer to a secret or sensitive question over as a
+// secret value, as a responder must: the text as typed, or a choice as
+// Question.ChoiceSecret makes it. An answer that already carries a secret
+// value, or that says nothing, is left as it is.
+func sealed(c *askuser.Call, ans askuser.Answer) askuser.Answer {
+	q := c.Question(ans.QuestionID)
+	if q == nil || !q.Sealed() || !ans.Secret.Empty() || (len(ans.Selected) == 0 && ans.Other == "") {
+		return ans
+	}
+	if q.Kind == askuser.KindChoice {
+		ans.Secret = q.ChoiceSecret(ans.Selected, ans.Other)
+	} else {
+		ans.Secret = secret.FromString(ans.Other)
+	}
+	ans.Selected, ans.Other = nil, ""
+	return ans
 }
 
 // byLabel adds the options named by label to the answer's selection and
