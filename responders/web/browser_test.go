@@ -235,7 +235,7 @@ func wait(t *testing.T, ch <-chan result) *askuser.Outcome {
 // run runs the actions in the tab, each step bounded.
 func run(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	tctx, cancel := context.WithTimeout(ctx, 40*time.Second)
 	defer cancel()
 	if err := chromedp.Do(tctx, actions...); err != nil {
 		t.Fatal(err)
