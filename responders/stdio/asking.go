@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -105,6 +106,8 @@ func (s *asking) question(i int) error {
 	s.r.setShown(s.a, q.ID)
 	s.show(i, q)
 	switch {
+	case q.Sealed() && q.Kind == askuser.KindChoice:
+		return s.askSealedChoice(q)
 	case q.Sealed():
 		return s.askSecret(q)
 	case q.Kind == askuser.KindText:
@@ -122,8 +125,10 @@ func (s *asking) show(i int, q *askuser.Question) {
 			fmt.Fprintf(&b, "For: %s\n", q.Purpose)
 		}
 		fmt.Fprintf(&b, "It is stored as session:%s; the agent sees only that name, never the value.\n", q.SealName())
-		s.printf("%s", b.String())
-		return
+		if q.Kind != askuser.KindChoice {
+			s.printf("%s", b.String())
+			return
+		}
 	}
 	recommended := map[string]bool{}
 	for _, v := range q.DeclaredDefaults() {
@@ -146,6 +151,9 @@ func (s *asking) show(i int, q *askuser.Question) {
 	}
 	if q.Kind == askuser.KindChoice && q.FreeText() {
 		fmt.Fprintf(&b, "  %d) %s\n", len(q.Options)+1, otherLabel(q))
+	}
+	if q.Kind == askuser.KindChoice && !q.Sealed() {
+		b.WriteString(noteHint)
 	}
 	s.printf("%s", b.String())
 }
@@ -210,8 +218,53 @@ func (s *asking) report(ans askuser.Answer) error {
 	return err
 }
 
+// noteHint tells the person how to add notes to a choice.
+const noteHint = "  (a line \"note: ...\" adds a note to your answer; \"note N: ...\" a note on option N)\n"
+
+// parseNote reads a note line: "note: text" (opt -1) or "note N: text"
+// (opt N-1, an option of q). ok is false for any other line.
+func parseNote(q *askuser.Question, line string) (opt int, text string, ok bool) {
+	rest, found := strings.CutPrefix(strings.TrimLeft(line, " \t"), "note")
+	if !found {
+		return 0, "", false
+	}
+	head, text, found := strings.Cut(rest, ":")
+	if !found {
+		return 0, "", false
+	}
+	head = strings.TrimSpace(head)
+	if head == "" {
+		return -1, strings.TrimSpace(text), true
+	}
+	n, err := strconv.Atoi(head)
+	if err != nil || n < 1 || n > len(q.Options) {
+		return 0, "", false
+	}
+	return n - 1, strings.TrimSpace(text), true
+}
+
+// withNotes attaches the notes the person wrote to an answer: the note on
+// the answer, and the notes on options it selects (a note on an option not
+// picked is dropped, saying so).
+func (s *asking) withNotes(q *askuser.Question, ans askuser.Answer, note string, optNotes map[string]string) askuser.Answer {
+	ans.Note = note
+	for v, n := range optNotes {
+		if !slices.Contains(ans.Selected, v) {
+			s.printf("  The note on %s is dropped: it is not picked.\n", q.Option(v).Label)
+			continue
+		}
+		if ans.OptionNotes == nil {
+			ans.OptionNotes = map[string]string{}
+		}
+		ans.OptionNotes[v] = n
+	}
+	return ans
+}
+
 func (s *asking) askChoice(q *askuser.Question) error {
 	defaults := q.DeclaredDefaults()
+	var note string
+	optNotes := map[string]string{}
 	n := len(q.Options)
 	if q.FreeText() {
 		n++
@@ -235,6 +288,15 @@ func (s *asking) askChoice(q *askuser.Question) error {
 		if err != nil {
 			return err
 		}
+		if n, text, ok := parseNote(q, line); ok {
+			if n < 0 {
+				note = text
+			} else {
+				optNotes[q.Options[n].Value] = text
+			}
+			s.printf("  Noted.\n")
+			continue
+		}
 		ans := askuser.Answer{QuestionID: q.ID}
 		picks, other, ok := parsePicks(q, line)
 		switch {
@@ -243,6 +305,8 @@ func (s *asking) askChoice(q *askuser.Question) error {
 			continue
 		case len(picks) == 0 && !other && defaults != nil:
 			ans.Selected = defaults
+		case len(picks) == 0 && !other && q.Optional && note != "":
+			// a note alone
 		case len(picks) == 0 && !other && q.Optional:
 			return nil // skipped
 		case len(picks) == 0 && !other:
@@ -265,6 +329,42 @@ func (s *asking) askChoice(q *askuser.Question) error {
 			}
 			ans.Other = text
 		}
+		if err := s.report(s.withNotes(q, ans, note, optNotes)); !errors.Is(err, errRetry) {
+			return err
+		}
+	}
+}
+
+// askSealedChoice asks a sensitive choice: the options are shown, the pick
+// (and any text of one's own) is typed without echo, and handed over as
+// Question.ChoiceSecret makes it.
+func (s *asking) askSealedChoice(q *askuser.Question) error {
+	for {
+		b, err := s.readHidden()
+		if err != nil {
+			return err
+		}
+		picks, other, ok := parsePicks(q, string(b))
+		clear(b)
+		if !ok || len(picks) == 0 && !other {
+			if ok && q.Optional {
+				return nil
+			}
+			s.printf("  Not accepted: %s.\n", accepted(q, nil))
+			continue
+		}
+		var values []string
+		for _, p := range picks {
+			values = append(values, q.Options[p].Value)
+		}
+		var text []byte
+		if other {
+			if text, err = s.readHidden(); err != nil {
+				return err
+			}
+		}
+		ans := askuser.Answer{QuestionID: q.ID, Secret: q.ChoiceSecret(values, string(text))}
+		clear(text)
 		if err := s.report(ans); !errors.Is(err, errRetry) {
 			return err
 		}

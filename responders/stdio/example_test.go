@@ -48,6 +48,7 @@ func Example() {
 	//   2) production
 	//      Behind the feature flag
 	//   3) Something else
+	//   (a line "note: ..." adds a note to your answer; "note N: ..." a note on option N)
 	// Pick 1-3 (Enter for 1):
 	//
 	// [2/2] Checks
@@ -58,6 +59,7 @@ func Example() {
 	//      Against the staging database
 	//   3) load
 	//      10 minutes
+	//   (a line "note: ..." adds a note to your answer; "note N: ..." a note on option N)
 	// Pick one or more of 1-3, separated by commas (Enter for 1,2):
 	// Submitted: Env → production, Checks → unit + integration
 	// {"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["production"],"other_text":null},{"id":"checks","selected":["unit","integration"],"other_text":null}]}

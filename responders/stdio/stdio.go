@@ -11,7 +11,10 @@
 // ones marked, and "Something else" where free text is allowed. The person
 // types one number, or for a multi-select several separated by commas (the
 // "Something else" number asks for the text next); an empty line takes the
-// recommended options where the question has them. A text question reads
+// recommended options where the question has them. At a choice prompt, a
+// line "note: ..." adds a note to the answer and "note N: ..." a note on
+// option N (kept when N is picked); an optional question takes a note
+// alone. A text question reads
 // one line; a multi-line one reads lines until a line holding only "." or
 // the end of input. Input that is not accepted, and an answer the
 // orchestrator refuses (a credential pasted as free text, say), re-prompts
@@ -20,7 +23,9 @@
 // end of input dismisses the ask (Ask.Cancel), and so does Interrupt, which
 // a program calls on Ctrl-C: the package installs no signal handler.
 //
-// A secret or sensitive question is read without echo, from in when in is a
+// A secret or sensitive question is read without echo (a sensitive choice
+// shows its options, reads the pick hidden and hands it over as
+// askuser.Question.ChoiceSecret makes it), from in when in is a
 // terminal and otherwise from Options.Terminal, never from a pipe; the
 // terminal's state is restored however the read ends, the deadline
 // included. With no terminal the responder reports that it cannot reach

@@ -303,6 +303,7 @@ Which environment?
   2) production
      Real users
   3) Something else
+  (a line "note: ..." adds a note to your answer; "note N: ..." a note on option N)
 Pick 1-3 (Enter for 1): 
   Not accepted: type one number from 1 to 3, or press Enter for 1.
 Pick 1-3 (Enter for 1): 
@@ -313,6 +314,7 @@ Which checks?
      Fast
   2) load
      Slow
+  (a line "note: ..." adds a note to your answer; "note N: ..." a note on option N)
 Pick one or more of 1-2, separated by commas (Enter for 1): 
 Submitted: Env → production, Checks → unit + load
 `
@@ -682,4 +684,38 @@ func TestName(t *testing.T) {
 	if diff := cmp.Diff("stdio", stdio.New(nil, nil, nil).ResponderName()); diff != "" {
 		t.Errorf("name (-want +got):\n%s", diff)
 	}
+}
+
+// TestNotes checks that the person can add a note to an answer and to a
+// picked option, that a note on an option not picked is dropped, and that
+// an optional question takes a note alone.
+func TestNotes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newRig(t)
+		defer g.close()
+		res := g.ask(regionsCall, nil)
+		g.typeLines("note: only for the launch", "note 3: cheapest", "note 2: never mind", "3,1")
+		got := g.resultOf(res)
+		if want := `{"status":"answered","answered_by":"user","answers":[{"id":"regions","selected":["eu","ap"],"other_text":null,"note":"only for the launch"}]}`; got != want {
+			t.Errorf("result %s\nwant %s", got, want)
+		}
+		if out := g.out.String(); !strings.Contains(out, "  Noted.\n") || !strings.Contains(out, "  The note on us is dropped: it is not picked.\n") {
+			t.Errorf("transcript:\n%s", out)
+		}
+	})
+}
+
+func TestNoteAlone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newRig(t)
+		defer g.close()
+		res := g.ask(regionsCall, func(c *askuser.Call) {
+			c.Questions[0].Optional, c.Questions[0].NoDefault = true, true
+		})
+		g.typeLines("note: ask me later", "")
+		got := g.resultOf(res)
+		if want := `{"status":"answered","answered_by":"user","answers":[{"id":"regions","selected":[],"other_text":null,"note":"ask me later"}]}`; got != want {
+			t.Errorf("result %s\nwant %s", got, want)
+		}
+	})
 }
