@@ -41,7 +41,10 @@ const (
 
 // A Problem is one schema problem of an invalid call.
 type Problem struct {
-	Path    string `json:"path"`
+	// Path is the JSON pointer of the problem ("/questions/0/timeoutMs";
+	// "/" for the payload itself).
+	Path string `json:"path"`
+	// Message says what is expected there.
 	Message string `json:"message"`
 }
 
