@@ -5,7 +5,7 @@
 // Usage:
 //
 //	askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]
-//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE]
 //	askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
 //	askuser journal [--session ID] [--json] FILE
 //	askuser secret exec --store DIR --session ID --env NAME=session:SECRET [...] -- COMMAND ARGS…
@@ -20,6 +20,9 @@
 // standard input carries the answers, from a person or a pipe), secrets
 // typed without echo on the controlling terminal. Ctrl-C dismisses the ask
 // shown (the result is cancelled / user); a second Ctrl-C quits at once.
+// With --responder web the card is served on --listen (by default a free
+// port on 127.0.0.1) and its URL, carrying a random access token, is
+// printed on standard error; the result still goes to standard output.
 //
 // secret exec runs COMMAND with each named secret in its environment and
 // prints nothing of its own; a reference from another session, or to a name
@@ -61,7 +64,7 @@ func main() {
 
 const usage = `usage:
   askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]
-  askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]
+  askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE]
   askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
   askuser journal [--session ID] [--json] FILE
   askuser secret exec --store DIR --session ID --env NAME=session:SECRET [...] -- COMMAND ARGS...
@@ -177,8 +180,9 @@ func (e env) validate(args []string) int {
 }
 
 func (e env) ask(ctx context.Context, args []string) int {
-	fs := e.flags("ask", "ask [--responder stdio|auto|script=FILE] [--session ID] [--tool-call ID] [--request FILE]")
-	responder := fs.String("responder", "stdio", "who answers: `stdio` (a person at the terminal: questions on standard error, answers on standard input), auto (nobody: the unattended rules apply) or script=FILE (replay a script file)")
+	fs := e.flags("ask", "ask [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE]")
+	responder := fs.String("responder", "stdio", "who answers: `stdio` (a person at the terminal: questions on standard error, answers on standard input), auto (nobody: the unattended rules apply), web (a person on a web card: its URL is printed on standard error) or script=FILE (replay a script file)")
+	listen := fs.String("listen", "127.0.0.1:0", "with --responder web, serve the card on `ADDR`")
 	session := fs.String("session", "cli", "the session `ID` that owns the ask and its secrets")
 	toolCall := fs.String("tool-call", "", "the model's tool-call `ID`")
 	request := fs.String("request", "", "read the call from `FILE` (default: standard input)")
@@ -206,6 +210,14 @@ func (e env) ask(ctx context.Context, args []string) int {
 		o.Responder = r
 	case *responder == "auto":
 		o.Responder = auto.New()
+	case *responder == "web":
+		r, done, err := e.webResponder(*listen, *session)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+			return exitFailure
+		}
+		defer done()
+		o.Responder = r
 	case strings.HasPrefix(*responder, "script="):
 		data, err := os.ReadFile(strings.TrimPrefix(*responder, "script="))
 		if err != nil {
@@ -220,7 +232,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 		r.Supersede = o.Supersede
 		o.Responder = r
 	default:
-		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: stdio, auto, script=FILE\n", *responder)
+		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: stdio, auto, web, script=FILE\n", *responder)
 		return exitUsage
 	}
 	if err := useStore(o, *storeDir, *keyFile); err != nil {

@@ -48,7 +48,7 @@ func TestAskHelpNamesStdio(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, s := range []string{"--responder stdio|auto|script=FILE", `(default "stdio")`} {
+	for _, s := range []string{"--responder stdio|auto|web|script=FILE", `(default "stdio")`} {
 		if !strings.Contains(stderr.String(), s) {
 			t.Errorf("ask --help does not show %q:\n%s", s, stderr.String())
 		}
@@ -57,9 +57,9 @@ func TestAskHelpNamesStdio(t *testing.T) {
 
 func TestAskUnknownResponder(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"ask", "--responder", "web"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), []string{"ask", "--responder", "slack"}, strings.NewReader(""), &stdout, &stderr)
 	got := []any{code, stdout.String(), stderr.String()}
-	want := []any{exitUsage, "", `askuser ask: --responder "web" is not a responder; allowed: stdio, auto, script=FILE` + "\n"}
+	want := []any{exitUsage, "", `askuser ask: --responder "slack" is not a responder; allowed: stdio, auto, web, script=FILE` + "\n"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(exit code, stdout, stderr) (-want +got):\n%s", diff)
 	}
