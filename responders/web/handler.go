@@ -177,7 +177,22 @@ func (r *Responder) answer(w http.ResponseWriter, req *http.Request, a *askuser.
 	if err == nil {
 		err = a.Answer(ans)
 	}
-	r.reply(w, a, err)
+	if err != nil {
+		r.reply(w, a, err)
+		return
+	}
+	// The answer as accepted, never a secret value.
+	acc := &answerJSON{Selected: ans.Selected, OtherText: ans.Other, Note: ans.Note, OptionNotes: ans.OptionNotes, Sealed: a.Call().Question(qid).Sealed()}
+	if acc.Selected == nil {
+		acc.Selected = []string{}
+	}
+	writeJSON(w, http.StatusOK, acceptedJSON{QuestionID: qid, Answer: acc})
+}
+
+// acceptedJSON is the reply to an accepted answer.
+type acceptedJSON struct {
+	QuestionID string      `json:"question_id"`
+	Answer     *answerJSON `json:"answer"`
 }
 
 func (r *Responder) submit(w http.ResponseWriter, req *http.Request, a *askuser.Ask, body []byte) {

@@ -45,14 +45,16 @@
 // that loses (late, or after another ending) never reaches the store. No
 // response, event or log line carries it.
 //
-// Status codes: 200 with the ask (after an answer or an ending: the ask as
-// it stands); 400 with {"error": Reason, "question_id": …} for an answer the
-// orchestrator refuses (see askuser.CheckAnswer) or a body that is not an
-// answer, and with {"error": …, "unanswered": [ids]} for a submit while a
-// required question has no answer; 403 when Authorize refuses, or the
-// request is cross-origin or lacks the CSRF token; 404 for an unknown ask,
-// or a question the ask does not have (so an earlier ask's card cannot
-// answer a later one); 409 with the ask once it has ended (askuser.ErrClosed);
+// Status codes: 200 with {"question_id": …, "answer": …} for an accepted
+// answer (a sealed one only as "sealed": true), and with the ask for a GET
+// or an ending (which waits briefly for the final state); 400 with
+// {"error": Reason, "question_id": …} for an answer the orchestrator
+// refuses (see askuser.CheckAnswer) or a body that is not an answer, and
+// with {"error": …, "unanswered": [ids]} for a submit while a required
+// question has no answer; 403 when Authorize refuses, or the request is
+// cross-origin or lacks the CSRF token; 404 for an unknown ask, or a
+// question the ask does not have (so an earlier ask's card cannot answer a
+// later one); 409 with the ask once it has ended (askuser.ErrClosed);
 // 413 for a body over Options.MaxBodyBytes.
 //
 // # Events
