@@ -169,3 +169,36 @@ func TestStreamsEndWithHTTPTest(t *testing.T) {
 		t.Error("the closed server still answers")
 	}
 }
+
+// TestOnlyWhenConnected: the session is reachable while a page is
+// connected to its event stream, and not before or after.
+func TestOnlyWhenConnected(t *testing.T) {
+	r := web.New(&web.Options{Logger: quiet, OnlyWhenConnected: true})
+	defer r.Close()
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	ctx := context.Background()
+	if r.Reachable(ctx, "s") {
+		t.Error("reachable with no page connected")
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	rctx, cancel := context.WithCancel(ctx)
+	req, _ := http.NewRequestWithContext(rctx, "GET", srv.URL+"/api/sessions/s/events", nil)
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(res.Body)
+	sc.Scan() // the snapshot
+	if !r.Reachable(ctx, "s") || r.Reachable(ctx, "other") {
+		t.Error("with a page connected to s: s should be reachable, other not")
+	}
+	cancel()
+	res.Body.Close()
+	for deadline := time.Now().Add(5 * time.Second); r.Reachable(ctx, "s"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("still reachable after the page went away")
+		}
+	}
+}
