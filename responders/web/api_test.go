@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -408,5 +409,42 @@ func TestAPIEvents(t *testing.T) {
 			t.Fatalf("events %q, want ask, nudge, outcome", got)
 		}
 	}
+	wait(t, done)
+}
+
+// TestPageHeaders: the card page carries a Content-Security-Policy whose
+// nonce is the one on its only script and style, and the session is
+// escaped into it.
+func TestPageHeaders(t *testing.T) {
+	as := newAPIServer(t, nil)
+	done := as.ask(`s"><b>`, otherAsk, nil)
+	a := as.waitPending(`s"><b>`, 1)[0]
+	for _, path := range []string{"/" + web.SessionPath(`s"><b>`), "/" + web.AskPath(a.ID())} {
+		res, err := http.Get(as.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		body := string(b)
+		csp := res.Header.Get("Content-Security-Policy")
+		m := regexp.MustCompile(`script-src 'nonce-([A-Za-z0-9_-]+)'`).FindStringSubmatch(csp)
+		if res.StatusCode != 200 || m == nil || !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors") {
+			t.Fatalf("GET %s: %d, CSP %q", path, res.StatusCode, csp)
+		}
+		if strings.Count(body, "<script") != 1 || !strings.Contains(body, `<script nonce="`+m[1]+`">`) || !strings.Contains(body, `<style nonce="`+m[1]+`">`) {
+			t.Errorf("GET %s: the script and style do not carry the nonce %s", path, m[1])
+		}
+		if strings.Contains(body, `s"><b>`) || !strings.Contains(body, `data-session="s&#34;&gt;&lt;b&gt;"`) {
+			t.Errorf("GET %s: the session is not escaped", path)
+		}
+		if strings.HasPrefix(path, "/asks/") && !strings.Contains(body, `data-ask="`+a.ID()+`"`) {
+			t.Errorf("GET %s: the page does not name its ask", path)
+		}
+		if res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("GET %s: headers %v", path, res.Header)
+		}
+	}
+	as.o.Supersede(`s"><b>`)
 	wait(t, done)
 }

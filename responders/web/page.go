@@ -24,7 +24,7 @@ type pageData struct {
 	AskID   string
 }
 
-// csp is the page's Content-Security-Policy; %s is the nonce.
+// csp returns the page's Content-Security-Policy for a nonce.
 func csp(nonce string) string {
 	return "default-src 'self'; script-src 'nonce-" + nonce + "'; style-src 'nonce-" + nonce + "'; " +
 		"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
@@ -54,7 +54,7 @@ func (r *Responder) askPage(w http.ResponseWriter, req *http.Request) {
 func (r *Responder) page(w http.ResponseWriter, d pageData) {
 	var n [16]byte
 	_, _ = rand.Read(n[:])
-	d.Nonce = base64.RawStdEncoding.EncodeToString(n[:])
+	d.Nonce = base64.RawURLEncoding.EncodeToString(n[:]) // no character html/template escapes
 	d.CSRF = r.CSRFToken(d.Session)
 	d.Root = "../"
 	var b bytes.Buffer
