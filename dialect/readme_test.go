@@ -14,9 +14,9 @@ import (
 	"github.com/askuser-go/askuser/responder/scripted"
 )
 
-var updateReadme = flag.Bool("update-readme", false, "rewrite README.part.md")
+var updateReadme = flag.Bool("update-readme", false, "rewrite the table in ../README.md")
 
-// TestReadmeTable generates README.part.md: the same question in the three
+// TestReadmeTable checks the README's table (between its dialects markers): the same question in the three
 // contracts, and what each returns when the person answers, when the
 // deadline passes, and when nobody is there — each cell the real result of
 // the real orchestrator, so the table is true.
@@ -56,19 +56,26 @@ pi-ask has no deadline of its own: askuser's ceiling applies, and a deadline is 
 		nobody := result(t, r.d, dialecttest.Run{Call: r.call, Nobody: true})
 		b.WriteString("| " + r.name + " | " + cell(r.call) + " | " + cell(answered) + " | " + cell(timedOut) + " | " + cell(nobody) + " |\n")
 	}
-	const path = "README.part.md"
+	const path = "../README.md"
+	readme, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin, end := []byte("<!-- dialects:begin -->\n"), []byte("<!-- dialects:end -->")
+	i, j := bytes.Index(readme, begin), bytes.Index(readme, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %q … %q section", path, begin, end)
+	}
+	section := readme[i+len(begin) : j]
 	if *updateReadme {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		updated := append(append(append([]byte{}, readme[:i+len(begin)]...), b.Bytes()...), readme[j:]...)
+		if err := os.WriteFile(path, updated, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(want, b.Bytes()) {
-		t.Errorf("%s is out of date; run go test ./dialect -update-readme\ngot:\n%s", path, b.Bytes())
+	if !bytes.Equal(section, b.Bytes()) {
+		t.Errorf("the README's table is out of date; run go test ./dialect -update-readme\ngot:\n%s", b.Bytes())
 	}
 }
 

@@ -180,7 +180,7 @@ func (e env) validate(args []string) int {
 }
 
 func (e env) ask(ctx context.Context, args []string) int {
-	fs := e.flags("ask", "ask [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE]")
+	fs := e.flags("ask", "ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--store DIR [--key-file FILE]] [--journal FILE]")
 	responder := fs.String("responder", "stdio", "who answers: `stdio` (a person at the terminal: questions on standard error, answers on standard input), auto (nobody: the unattended rules apply), web (a person on a web card: its URL is printed on standard error) or script=FILE (replay a script file)")
 	listen := fs.String("listen", "127.0.0.1:0", "with --responder web, serve the card on `ADDR`")
 	session := fs.String("session", "cli", "the session `ID` that owns the ask and its secrets")
