@@ -472,3 +472,22 @@ func TestDefaultStoreResolves(t *testing.T) {
 		}
 	})
 }
+
+// TestLaterSecretReplacesTheRecord: SPEC §4, a later answer under the same
+// name replaces the record.
+func TestLaterSecretReplacesTheRecord(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := newRecordingStore()
+		o := &askuser.Orchestrator{Secrets: store, Responder: scripted.New(
+			scripted.Step{Answer: &askuser.Answer{QuestionID: "question_1", Secret: secret.FromString("first-typo-value")}},
+			scripted.Step{Answer: &askuser.Answer{QuestionID: "question_1", Secret: secret.FromString("second-right-value")}},
+			scripted.Step{End: scripted.EndSubmit},
+		)}
+		if out, err := handle(t, o, secretCall); err != nil || out.Status != askuser.StatusAnswered {
+			t.Fatalf("%v %v", out, err)
+		}
+		if v, _ := store.get("s1", "GITHUB_TOKEN"); v != "second-right-value" {
+			t.Error("the store does not hold the later answer")
+		}
+	})
+}
