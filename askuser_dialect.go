@@ -1,8 +1,6 @@
 package askuser
 
 import (
-	"bytes"
-	"encoding/json"
 	"sort"
 	"strings"
 
@@ -44,13 +42,7 @@ func (askUserDialect) Encode(o *Outcome) ([]byte, error) {
 		wa.Note = strings.TrimSpace(f.Note)
 		res.Answers = append(res.Answers, wa)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return wire.Marshal(res)
 }
 
 // labelsInOptionOrder maps selected values to their labels, in option order.

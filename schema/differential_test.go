@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/askuser-go/askuser/internal/wire"
 	"maps"
 	"slices"
 	"sort"
@@ -76,8 +77,8 @@ func (o jobj) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := marshal(m.k)
-		v, err := marshal(m.v)
+		k, _ := wire.Marshal(m.k)
+		v, err := wire.Marshal(m.v)
 		if err != nil {
 			return nil, err
 		}
@@ -443,7 +444,7 @@ func (j judge) verdict(c any) (data []byte, v verdict) {
 		data = []byte(x)
 	default:
 		var err error
-		if data, err = marshal(c); err != nil {
+		if data, err = wire.Marshal(c); err != nil {
 			panic(err)
 		}
 	}
@@ -545,7 +546,7 @@ func (j judge) classifyAcceptance(c any) []string {
 }
 
 func (j judge) ok(o jobj) bool {
-	data, err := marshal(o)
+	data, err := wire.Marshal(o)
 	if err != nil {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/askuser-go/askuser/internal/wire"
 	"io"
 	"slices"
 )
@@ -69,13 +70,13 @@ func (o *object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, err := marshal(k)
+		kb, err := wire.Marshal(k)
 		if err != nil {
 			return nil, err
 		}
 		b.Write(kb)
 		b.WriteByte(':')
-		vb, err := marshal(o.vals[k])
+		vb, err := wire.Marshal(o.vals[k])
 		if err != nil {
 			return nil, err
 		}
@@ -85,20 +86,9 @@ func (o *object) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// marshal encodes v without escaping <, > and &, which descriptions use.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // indent renders v as indented JSON with a final newline.
 func indent(v any) []byte {
-	data, err := marshal(v)
+	data, err := wire.Marshal(v)
 	if err != nil {
 		panic("schema: " + err.Error()) // the trees are built here; they always encode
 	}

@@ -3,6 +3,7 @@ package pi
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/askuser-go/askuser/internal/wire"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -99,7 +100,7 @@ func invalid(ps problems) *askuser.CallError {
 }
 
 func mustMarshal(v any) []byte {
-	b, err := piwire.Marshal(v)
+	b, err := wire.Marshal(v)
 	if err != nil {
 		panic(err) // the contract's shapes always marshal
 	}

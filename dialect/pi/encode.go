@@ -2,6 +2,7 @@ package pi
 
 import (
 	"encoding/json"
+	"github.com/askuser-go/askuser/internal/wire"
 	"strings"
 
 	"github.com/askuser-go/askuser"
@@ -120,7 +121,7 @@ func (dialect) Encode(o *askuser.Outcome) ([]byte, error) {
 	default:
 		r = encodeOptions(o)
 	}
-	return piwire.Marshal(r)
+	return wire.Marshal(r)
 }
 
 func ended(o *askuser.Outcome) (cancel, record bool, text string) {

@@ -2,6 +2,7 @@ package pi
 
 import (
 	"errors"
+	"github.com/askuser-go/askuser/internal/wire"
 	"strings"
 
 	"github.com/askuser-go/askuser"
@@ -45,7 +46,7 @@ func MarshalCall(c *askuser.Call) ([]byte, error) {
 		}
 		qs[i] = obj
 	}
-	return piwire.Marshal(piwire.Object{{Key: "questions", Value: qs}})
+	return wire.Marshal(piwire.Object{{Key: "questions", Value: qs}})
 }
 
 func marshalRich(q *askuser.Question, ms int64) ([]byte, error) {
@@ -82,7 +83,7 @@ func marshalRich(q *askuser.Question, ms int64) ([]byte, error) {
 	if hasReason {
 		obj = append(obj, piwire.Pair{Key: "reason", Value: reason})
 	}
-	return piwire.Marshal(obj)
+	return wire.Marshal(obj)
 }
 
 // splitReason splits a rich question's text into the question and the

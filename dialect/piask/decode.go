@@ -3,6 +3,7 @@ package piask
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/askuser-go/askuser/internal/wire"
 	"strconv"
 	"strings"
 
@@ -314,7 +315,7 @@ func invalid(title *string, msg string) *askuser.CallError {
 	}
 	d = append(d, piwire.Pair{Key: "cancelled", Value: true}, piwire.Pair{Key: "questions", Value: []any{}}, piwire.Pair{Key: "answers", Value: piwire.Object{}})
 	text := "Error: " + msg
-	res, err := piwire.Marshal(piwire.NewResult(text, d, false))
+	res, err := wire.Marshal(piwire.NewResult(text, d, false))
 	if err != nil {
 		panic(err) // strings and literals always marshal
 	}

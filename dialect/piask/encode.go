@@ -1,6 +1,7 @@
 package piask
 
 import (
+	"github.com/askuser-go/askuser/internal/wire"
 	"strconv"
 	"strings"
 
@@ -89,7 +90,7 @@ func (dialect) Encode(o *askuser.Outcome) ([]byte, error) {
 	case askuser.ReasonUnattended:
 		text = Listing(c)
 	}
-	return piwire.Marshal(piwire.NewResult(text, d, false))
+	return wire.Marshal(piwire.NewResult(text, d, false))
 }
 
 // answer returns a final answer as the contract shows it, and its summary

@@ -2,9 +2,9 @@ package piask
 
 import (
 	"errors"
+	"github.com/askuser-go/askuser/internal/wire"
 
 	"github.com/askuser-go/askuser"
-	"github.com/askuser-go/askuser/dialect/internal/piwire"
 )
 
 type callOut struct {
@@ -43,5 +43,5 @@ func MarshalCall(c *askuser.Call) ([]byte, error) {
 		}
 		out.Questions[i] = cq
 	}
-	return piwire.Marshal(out)
+	return wire.Marshal(out)
 }

@@ -8,6 +8,11 @@
 // which the validation messages need ("id given but blank").
 package wire
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // Call is the ask_user tool's arguments.
 type Call struct {
 	Questions      []Question `json:"questions" jsonschema:"minItems=1,maxItems=4" jsonschema_description:"The questions to ask, in the order the person sees them. Batch related questions into one call. A secret question must be the only question in the call."`
@@ -54,4 +59,18 @@ type Answer struct {
 	SecretRef  string   `json:"secret_ref,omitempty" jsonschema_description:"On a secret answer only: the reference session:<secret_name> to pass on; never the value."`
 	AnsweredBy string   `json:"answered_by,omitempty" jsonschema:"enum=user,enum=timeout,enum=unattended" jsonschema_description:"Present only where it differs from the top level's answered_by."`
 	Note       string   `json:"note,omitempty" jsonschema_description:"A note the person wrote."`
+}
+
+// Marshal encodes v as JSON on one line without escaping <, > and &, which
+// questions, labels and descriptions use and every JSON reader takes as
+// they are. It is the one encoder of the results and definitions askuser
+// writes.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

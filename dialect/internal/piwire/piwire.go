@@ -7,6 +7,7 @@ package piwire
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/askuser-go/askuser/internal/wire"
 	"strings"
 )
 
@@ -29,17 +30,6 @@ func NewResult(text string, details any, isError bool) Result {
 	return Result{Content: []Content{{Type: "text", Text: text}}, Details: details, IsError: isError}
 }
 
-// Marshal encodes v on one line, without escaping <, > and &.
-func Marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // Pair is one key of an Object.
 type Pair struct {
 	Key   string
@@ -57,11 +47,11 @@ func (o Object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := Marshal(p.Key)
+		k, err := wire.Marshal(p.Key)
 		if err != nil {
 			return nil, err
 		}
-		v, err := Marshal(p.Value)
+		v, err := wire.Marshal(p.Value)
 		if err != nil {
 			return nil, err
 		}
