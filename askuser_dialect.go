@@ -1,7 +1,6 @@
 package askuser
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/askuser-go/askuser/internal/wire"
@@ -60,14 +59,4 @@ func labelsInOptionOrder(q *Question, values []string) []string {
 		}
 	}
 	return labels
-}
-
-func sortAsks(as []*Ask) {
-	sort.Slice(as, func(i, j int) bool {
-		ti, tj := as[i].call.AskedAt, as[j].call.AskedAt
-		if !ti.Equal(tj) {
-			return ti.Before(tj)
-		}
-		return as[i].id < as[j].id
-	})
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -424,12 +426,14 @@ func (o *Orchestrator) Pending(session string) []*Ask {
 	return as
 }
 
-// Lookup returns the pending ask with the given id, or nil.
-func (o *Orchestrator) Lookup(id string) *Ask {
-	o.init()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.pending[id]
+// sortAsks orders asks oldest first, by id among equals.
+func sortAsks(as []*Ask) {
+	slices.SortFunc(as, func(x, y *Ask) int {
+		if c := x.call.AskedAt.Compare(y.call.AskedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(x.id, y.id)
+	})
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
