@@ -9,7 +9,7 @@ import (
 	"github.com/askuser-go/askuser/secret"
 )
 
-// An Ask is one pending call, as a responder sees it: the normalized call,
+// An Ask is one pending ask, as a responder sees it: the normalized form,
 // its correlation data, and the handle through which the responder reports
 // answers and ends the ask. The orchestrator creates it; its methods are safe
 // for concurrent use.
@@ -18,11 +18,12 @@ type Ask struct {
 	id         string
 	session    string
 	toolCallID string
-	call       *Call
+	form       *Form
 	dialect    Dialect
 	responder  string
 	base       context.Context // the caller's context, without its cancellation
 
+	sealMu    sync.Mutex // held across a secret store Put, one seal at a time
 	mu        sync.Mutex
 	accepted  []held // by question index; nil until the first answer
 	drafts    []held
@@ -57,8 +58,8 @@ func (a *Ask) Session() string { return a.session }
 // ToolCallID is the model's tool-call id, where the caller gave one.
 func (a *Ask) ToolCallID() string { return a.toolCallID }
 
-// Call is the normalized call. It must not be modified.
-func (a *Ask) Call() *Call { return a.call }
+// Form is the normalized form. It must not be modified.
+func (a *Ask) Form() *Form { return a.form }
 
 // Done is closed when the ask's outcome is final.
 func (a *Ask) Done() <-chan struct{} { return a.done }
@@ -81,9 +82,9 @@ func (a *Ask) SetPrincipal(p string) {
 	a.principal = p
 }
 
-// Answers returns the answers accepted so far, in question order. Sealed
+// Accepted returns the answers accepted so far, in question order. Sealed
 // answers carry no secret value.
-func (a *Ask) Answers() []Answer {
+func (a *Ask) Accepted() []Answer {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []Answer
@@ -95,12 +96,12 @@ func (a *Ask) Answers() []Answer {
 	return out
 }
 
-// Answer reports one answer. It is checked (see Call.CheckAnswer) and kept,
+// Report reports one answer. It is checked (see Form.CheckAnswer) and kept,
 // replacing any earlier answer to the same question; a refused answer
 // returns an *AnswerError and leaves what was accepted before untouched. A
 // sealed answer's secret value is sealed into the secret store and wiped.
-// After the ask has ended, Answer returns ErrClosed.
-func (a *Ask) Answer(ans Answer) error {
+// After the ask has ended, Report returns ErrClosed.
+func (a *Ask) Report(ans Answer) error {
 	return a.report(ans, false)
 }
 
@@ -119,15 +120,16 @@ func (a *Ask) Draft(ans Answer) error {
 func (a *Ask) report(ans Answer, draft bool) error {
 	defer ans.Secret.Wipe()
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if err := a.openLocked(); err != nil {
+		a.mu.Unlock()
 		return err
 	}
-	if err := a.call.CheckAnswer(ans); err != nil {
+	if err := a.form.CheckAnswer(ans); err != nil {
+		a.mu.Unlock()
 		return err
 	}
 	idx := a.indexOf(ans.QuestionID)
-	q := &a.call.Questions[idx]
+	q := &a.form.Questions[idx]
 	h := held{set: true, ans: ans}
 	h.ans.Secret = secret.Value{}
 	h.ans.Selected = append([]string(nil), ans.Selected...)
@@ -137,28 +139,57 @@ func (a *Ask) report(ans Answer, draft bool) error {
 			h.ans.OptionNotes[k] = v
 		}
 	}
-	if q.Sealed() && !draft {
-		if err := a.o.secrets().Put(a.base, a.session, q.SealName(), ans.Secret); err != nil {
-			a.o.logger().Error("askuser: sealing an answer failed", "ask", a.id, "question", q.ID, "err", err)
-			return &AnswerError{QuestionID: q.ID, Reason: "the secret could not be stored safely; try again"}
-		}
-		h.ref = "session:" + q.SealName()
-		h.items, _ = secretItems(q, ans.Secret)
+	if !q.Sealed() || draft {
+		a.keepLocked(idx, h, draft)
+		a.mu.Unlock()
+		return nil
 	}
+	a.mu.Unlock()
+
+	// A sealed answer goes to the store outside the ask's lock, so that
+	// neither the deadline nor the other reports wait on the disk. Seals of
+	// one ask are taken one at a time (sealMu), so the store and the
+	// accepted answer agree on which value is the latest.
+	a.sealMu.Lock()
+	defer a.sealMu.Unlock()
+	if err := a.o.secrets().Put(a.base, a.session, q.SealName(), ans.Secret); err != nil {
+		a.o.logger().Error("askuser: sealing an answer failed", "ask", a.id, "question", q.ID, "err", err)
+		return &AnswerError{QuestionID: q.ID, Reason: "the secret could not be stored safely; try again"}
+	}
+	h.ref = "session:" + q.SealName()
+	h.items, _ = secretItems(q, ans.Secret)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.openLocked(); err != nil {
+		// The ask ended while the value was sealed: the report lost. What it
+		// put goes, unless an answer this ask accepted earlier is stored
+		// under the same name (the outcome decides about that one).
+		if a.accepted == nil || !a.accepted[idx].set || a.accepted[idx].ref == "" {
+			if derr := a.o.secrets().Delete(a.base, a.session, q.SealName()); derr != nil {
+				a.o.logger().Error("askuser: deleting a secret that came too late failed", "ask", a.id, "question", q.ID, "err", derr)
+			}
+		}
+		return err
+	}
+	a.keepLocked(idx, h, false)
+	return nil
+}
+
+// keepLocked keeps an accepted answer, or a draft.
+func (a *Ask) keepLocked(idx int, h held, draft bool) {
 	slot := &a.accepted
 	if draft {
 		slot = &a.drafts
 	}
 	if *slot == nil {
-		*slot = make([]held, len(a.call.Questions))
+		*slot = make([]held, len(a.form.Questions))
 	}
 	(*slot)[idx] = h
-	return nil
 }
 
 func (a *Ask) indexOf(id string) int {
-	for i := range a.call.Questions {
-		if a.call.Questions[i].ID == id {
+	for i := range a.form.Questions {
+		if a.form.Questions[i].ID == id {
 			return i
 		}
 	}
@@ -171,7 +202,7 @@ func (a *Ask) openLocked() error {
 	if a.end != nil {
 		return ErrClosed
 	}
-	if !time.Now().Before(a.call.ExpiresAt) {
+	if !time.Now().Before(a.form.ExpiresAt) {
 		a.endLocked(&ending{reason: ReasonDeadline})
 		return ErrClosed
 	}
@@ -210,8 +241,8 @@ func (a *Ask) Submit() error {
 		return err
 	}
 	var missing []string
-	for i := range a.call.Questions {
-		q := &a.call.Questions[i]
+	for i := range a.form.Questions {
+		q := &a.form.Questions[i]
 		if !q.Optional && (a.accepted == nil || !a.accepted[i].set) {
 			missing = append(missing, q.ID)
 		}
@@ -250,17 +281,17 @@ func (a *Ask) endWith(e *ending) error {
 	return nil
 }
 
-// finalizeLocked builds the outcome from the ending and what was accepted
-// (SPEC §2). It runs once, after the ask has an ending.
+// buildOutcome builds the outcome from the ending and what was accepted.
+// It runs once, after the ask has an ending.
 func (a *Ask) buildOutcome(now time.Time) *Outcome {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e := a.end
 	o := &Outcome{
-		ID:          a.id,
+		AskID:       a.id,
 		Session:     a.session,
 		ToolCallID:  a.toolCallID,
-		Call:        a.call,
+		Form:        a.form,
 		Reason:      e.reason,
 		CancelledOn: e.cancelledOn,
 		Fault:       e.fault,
@@ -281,12 +312,12 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 		given()
 	case ReasonDeclined:
 		o.Status, o.AnsweredBy = StatusDeclined, ByUser
-		if a.call.DeclineKeepsAnswers {
+		if a.form.DeclineKeepsAnswers {
 			given()
 		}
 	case ReasonDismissed:
 		o.Status, o.AnsweredBy = StatusCancelled, ByUser
-		if !a.call.CancelDropsAnswers {
+		if !a.form.CancelDropsAnswers {
 			given()
 		}
 	case ReasonSuperseded, ReasonFault, ReasonCaller:
@@ -302,7 +333,7 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 		}
 	case ReasonUnattended:
 		fills, ok := a.fills(false)
-		if ok && a.call.Unattended == UnattendedDefaults {
+		if ok && a.form.Unattended == UnattendedDefaults {
 			o.Status, o.AnsweredBy = StatusAnswered, ByUnattended
 			a.merge(o, fills, ByUnattended)
 		} else {
@@ -319,11 +350,11 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 // is DeadlineNothing counts as served: it stays unanswered).
 func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 	fills := map[int]FinalAnswer{}
-	for i := range a.call.Questions {
+	for i := range a.form.Questions {
 		if a.accepted != nil && a.accepted[i].set {
 			continue
 		}
-		q := &a.call.Questions[i]
+		q := &a.form.Questions[i]
 		rule := q.OnDeadline
 		if !deadline {
 			rule = DeadlineDefault
@@ -351,7 +382,7 @@ func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 
 // merge puts the person's answers and the fills in question order.
 func (a *Ask) merge(o *Outcome, fills map[int]FinalAnswer, by Provenance) {
-	for i := range a.call.Questions {
+	for i := range a.form.Questions {
 		if a.accepted != nil && a.accepted[i].set {
 			o.Answers = append(o.Answers, a.final(i, a.accepted[i], ByUser, SourcePerson))
 		} else if f, ok := fills[i]; ok {
@@ -363,7 +394,7 @@ func (a *Ask) merge(o *Outcome, fills map[int]FinalAnswer, by Provenance) {
 
 func (a *Ask) final(i int, h held, by Provenance, src Source) FinalAnswer {
 	return FinalAnswer{
-		QuestionID:  a.call.Questions[i].ID,
+		QuestionID:  a.form.Questions[i].ID,
 		Selected:    h.ans.Selected,
 		Other:       h.ans.Other,
 		Note:        h.ans.Note,

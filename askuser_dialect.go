@@ -1,28 +1,110 @@
 package askuser
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/internal/wire"
 )
 
-// AskUser is the ask_user contract of SPEC §1 and §2, askuser's own. It is
-// the dialect the orchestrator uses when a Request names none.
-var AskUser Dialect = askUserDialect{}
+// AskUser returns the ask_user contract, askuser's own: the dialect Handle
+// uses when a Request names none. Its wire format (the call's fields,
+// validation with ordered, exact messages, the tool's description and
+// guidance) is package dialect/askusertool; this adapter maps it onto the
+// model. The contract is documented in docs/ask_user.md.
+func AskUser() Dialect { return askUserDialect{} }
 
 type askUserDialect struct{}
 
-func (askUserDialect) Name() string { return "ask_user" }
+var _ FormMarshaler = askUserDialect{}
 
-func (askUserDialect) Decode(data []byte, lim Limits) (*Call, error) {
-	return decodeAskUser(data, lim.withDefaults())
+func (askUserDialect) Name() string { return askusertool.ToolName }
+
+// Decode reads an ask_user call into a Form: option values are their
+// labels, since the contract has no values of its own.
+func (askUserDialect) Decode(data []byte, lim Limits) (*Form, error) {
+	c, err := askusertool.Decode(data, askusertool.Limits(lim))
+	if err != nil {
+		var e *askusertool.Error
+		if errors.As(err, &e) {
+			return nil, &CallError{Path: e.Path, Message: e.Message}
+		}
+		return nil, err
+	}
+	f := &Form{
+		Questions:      make([]Question, len(c.Questions)),
+		TimeoutSeconds: c.TimeoutSeconds,
+		Contract:       askusertool.ToolName,
+	}
+	nopts := 0
+	for i := range c.Questions {
+		nopts += len(c.Questions[i].Options)
+	}
+	opts := make([]Option, 0, nopts)
+	for i := range c.Questions {
+		wq := &c.Questions[i]
+		q := &f.Questions[i]
+		*q = Question{
+			ID:          wq.ID,
+			Kind:        Kind(wq.Kind),
+			Header:      wq.Header,
+			Text:        wq.Question,
+			MultiSelect: wq.MultiSelect,
+			AllowOther:  wq.AllowOther,
+			SecretName:  wq.SecretName,
+			Purpose:     wq.Purpose,
+		}
+		if len(wq.Options) == 0 {
+			continue
+		}
+		start := len(opts)
+		for _, wo := range wq.Options {
+			opts = append(opts, Option{Value: wo.Label, Label: wo.Label, Description: wo.Description, Default: wo.Default})
+		}
+		q.Options = opts[start:len(opts):len(opts)]
+	}
+	return f, nil
 }
 
-// Encode renders the result of SPEC §2: answers in question order, labels
-// in option order, free text trimmed (null when none), the secret's
+// MarshalForm writes f as an ask_user call. For a normalized form every
+// default is written out; the fields the contract does not carry (Title,
+// OtherLabel, Preview, Sensitive, …) are not written, and an option is
+// written by its label.
+func (askUserDialect) MarshalForm(f *Form) ([]byte, error) {
+	if f == nil {
+		return nil, errors.New("askuser: MarshalForm of a nil *Form")
+	}
+	c := askusertool.Call{
+		Questions:      make([]askusertool.Question, len(f.Questions)),
+		TimeoutSeconds: f.TimeoutSeconds,
+		AskedAt:        f.AskedAt,
+		NudgeAt:        f.NudgeAt,
+		ExpiresAt:      f.ExpiresAt,
+	}
+	for i := range f.Questions {
+		q := &f.Questions[i]
+		wq := askusertool.Question{
+			Kind: string(q.Kind), ID: q.ID, Header: q.Header, Question: q.Text,
+			MultiSelect: q.MultiSelect, AllowOther: q.AllowOther,
+			SecretName: q.SecretName, Purpose: q.Purpose,
+			Options: make([]askusertool.Option, len(q.Options)),
+		}
+		for k, o := range q.Options {
+			wq.Options[k] = askusertool.Option{Label: o.Label, Description: o.Description, Default: o.Default}
+		}
+		c.Questions[i] = wq
+	}
+	return askusertool.Marshal(&c)
+}
+
+// Encode renders the ask_user result: answers in question order, labels in
+// option order, free text trimmed (null when none), the secret's
 // reference, an answer's own answered_by only where it differs from the
-// top level, and the person's note where they wrote one.
-func (askUserDialect) Encode(o *Outcome) ([]byte, error) {
+// top level, and the person's note where they wrote one. The contract keeps
+// nothing besides the result.
+func (askUserDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, error) {
 	res := wire.Result{
 		Status:     string(o.Status),
 		AnsweredBy: string(o.AnsweredBy),
@@ -30,7 +112,7 @@ func (askUserDialect) Encode(o *Outcome) ([]byte, error) {
 	}
 	for i := range o.Answers {
 		f := &o.Answers[i]
-		q := o.Call.Question(f.QuestionID)
+		q := o.Form.Question(f.QuestionID)
 		wa := wire.Answer{ID: f.QuestionID, Selected: labelsInOptionOrder(q, f.Selected), SecretRef: f.SecretRef}
 		if t := strings.TrimSpace(f.Other); t != "" {
 			wa.OtherText = &t
@@ -41,7 +123,8 @@ func (askUserDialect) Encode(o *Outcome) ([]byte, error) {
 		wa.Note = strings.TrimSpace(f.Note)
 		res.Answers = append(res.Answers, wa)
 	}
-	return wire.Marshal(res)
+	b, err := wire.Marshal(res)
+	return b, nil, err
 }
 
 // labelsInOptionOrder maps selected values to their labels, in option order.

@@ -10,13 +10,13 @@ import (
 // submitAtOnce answers every question with its declared defaults (or a
 // line of text) and submits.
 var submitAtOnce = ResponderFunc(func(ctx context.Context, a *Ask) error {
-	for i := range a.Call().Questions {
-		q := &a.Call().Questions[i]
+	for i := range a.Form().Questions {
+		q := &a.Form().Questions[i]
 		ans := Answer{QuestionID: q.ID, Selected: q.DeclaredDefaults()}
 		if ans.Selected == nil {
 			ans.Other = "an answer"
 		}
-		if err := a.Answer(ans); err != nil {
+		if err := a.Report(ans); err != nil {
 			return err
 		}
 	}

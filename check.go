@@ -26,7 +26,7 @@ import (
 //     do not come together;
 //   - free text and notes that look like a credential are refused, naming
 //     the look-alike, never echoing it (sealed answers are exempt).
-func (c *Call) CheckAnswer(a Answer) error {
+func (c *Form) CheckAnswer(a Answer) error {
 	q := c.Question(a.QuestionID)
 	if q == nil {
 		return &AnswerError{QuestionID: a.QuestionID, Reason: "this call has no question " + strconv.Quote(a.QuestionID) + "; it asks " + c.idList()}
@@ -133,7 +133,7 @@ func (q *Question) optionList() string {
 	return b.String()
 }
 
-func (c *Call) idList() string {
+func (c *Form) idList() string {
 	ids := make([]string, len(c.Questions))
 	for i := range c.Questions {
 		ids[i] = strconv.Quote(c.Questions[i].ID)

@@ -10,8 +10,8 @@ import "strings"
 //
 // compact keeps its stack frame small, since it runs on the caller's
 // goroutine, whose stack a pending ask would otherwise grow for good.
-func compact(c *Call) *Call {
-	out := new(Call)
+func compact(c *Form) *Form {
+	out := new(Form)
 	*out = *c
 	nopts := 0
 	for i := range c.Questions {
@@ -48,10 +48,10 @@ func compact(c *Call) *Call {
 // eachString calls f with every string of the call, in a fixed order. An
 // option's value that equals its label is not visited; it is pointed at
 // the label afterwards, so the two share their bytes.
-func eachString(c *Call, f func(*string)) {
+func eachString(c *Form, f func(*string)) {
 	f(&c.Title)
 	f(&c.Contract)
-	f(&c.Form)
+	f(&c.HumanIntent)
 	for i := range c.Questions {
 		q := &c.Questions[i]
 		f(&q.ID)
@@ -62,7 +62,6 @@ func eachString(c *Call, f func(*string)) {
 		f(&q.SecretName)
 		f(&q.Purpose)
 		f(&q.Prefill)
-		f(&q.Sensitivity)
 		for k := range q.Options {
 			o := &q.Options[k]
 			same := o.Value == o.Label

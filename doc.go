@@ -39,8 +39,8 @@ an answer.
 # Responders
 
 A [Responder] has one method, Respond, which gets the normalized call and a
-handle, [*Ask], to report through: [Ask.Answer] as the person answers (each
-answer is checked on arrival with [Call.CheckAnswer]; a refused one comes
+handle, [*Ask], to report through: [Ask.Report] as the person answers (each
+answer is checked on arrival with [Form.CheckAnswer]; a refused one comes
 back as an [*AnswerError] a person can read), then one ending —
 [Ask.Submit], [Ask.Decline], [Ask.Cancel] or [Ask.Unreachable]. Reports after
 the end return [ErrClosed]. [ResponderFunc] adapts a function; [FirstReachable]
@@ -81,7 +81,7 @@ renders a secret value in fmt, JSON or log output, and no error carries one.
 
 # Compatibility
 
-The model underneath ([Call], [Question], [Option], [Answer], [Outcome]) is a
+The model underneath ([Form], [Question], [Option], [Answer], [Outcome]) is a
 superset of every tool contract askuser speaks; the ask_user JSON is one
 encoding of it, chosen by a [Dialect] ([AskUser] is the default). A new
 contract is a new Dialect, never a change to the orchestrator or a

@@ -16,7 +16,7 @@ type chatResponder struct {
 }
 
 func (r chatResponder) Respond(ctx context.Context, a *askuser.Ask) error {
-	for _, q := range a.Call().Questions {
+	for _, q := range a.Form().Questions {
 		label, ok := r.replies[q.Header]
 		if !ok {
 			// The person closed the card on this question.
@@ -28,7 +28,7 @@ func (r chatResponder) Respond(ctx context.Context, a *askuser.Ask) error {
 				picked = append(picked, opt.Value)
 			}
 		}
-		err := a.Answer(askuser.Answer{QuestionID: q.ID, Selected: picked})
+		err := a.Report(askuser.Answer{QuestionID: q.ID, Selected: picked})
 		var refused *askuser.AnswerError
 		if errors.As(err, &refused) {
 			// Show refused.Reason to the person and ask again.
@@ -61,8 +61,8 @@ func Example_customResponder() {
 
 // A responder can check an answer before it reports it, and re-prompt with
 // the reason.
-func ExampleCall_CheckAnswer() {
-	call := &askuser.Call{Questions: []askuser.Question{{
+func ExampleForm_CheckAnswer() {
+	call := &askuser.Form{Questions: []askuser.Question{{
 		ID: "env", Kind: askuser.KindChoice, Header: "Env", Text: "Which?",
 		Options: []askuser.Option{{Value: "staging", Label: "staging"}, {Value: "production", Label: "production"}},
 	}}}

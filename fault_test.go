@@ -47,11 +47,11 @@ func TestRefusedOnArrival(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var refused error
 				o := &askuser.Orchestrator{Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
-					if err := a.Answer(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}}); err != nil {
+					if err := a.Report(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}}); err != nil {
 						t.Errorf("a good answer was refused: %v", err)
 					}
-					refused = a.Answer(tt.answer)
-					if err := a.Answer(askuser.Answer{QuestionID: "region", Selected: []string{"us"}}); err != nil {
+					refused = a.Report(tt.answer)
+					if err := a.Report(askuser.Answer{QuestionID: "region", Selected: []string{"us"}}); err != nil {
 						t.Errorf("a good answer after the refusal was refused: %v", err)
 					}
 					return a.Submit()
@@ -79,7 +79,7 @@ func TestFreeTextWhereNotAllowed(t *testing.T) {
 		call := `{"questions":[{"id":"q","header":"h","question":"q?","allow_other":false,"options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}]}`
 		var refused error
 		o := &askuser.Orchestrator{Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
-			refused = a.Answer(askuser.Answer{QuestionID: "q", Other: "c"})
+			refused = a.Report(askuser.Answer{QuestionID: "q", Other: "c"})
 			return a.Decline()
 		})}
 		if _, err := handle(t, o, call); err != nil {
@@ -96,9 +96,9 @@ func TestSubmitRefusedWhileUnanswered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var first error
 		o := &askuser.Orchestrator{Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
-			_ = a.Answer(askuser.Answer{QuestionID: "region", Selected: []string{"eu"}})
+			_ = a.Report(askuser.Answer{QuestionID: "region", Selected: []string{"eu"}})
 			first = a.Submit()
-			_ = a.Answer(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}})
+			_ = a.Report(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}})
 			return a.Submit()
 		})}
 		out, err := handle(t, o, choiceCall)
@@ -139,9 +139,9 @@ func TestResponderIgnoresItsContext(t *testing.T) {
 		release := make(chan struct{})
 		late := make(chan error, 1)
 		o := &askuser.Orchestrator{Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
-			_ = a.Answer(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}})
+			_ = a.Report(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}})
 			<-release // ignores ctx
-			late <- a.Answer(askuser.Answer{QuestionID: "region", Selected: []string{"us"}})
+			late <- a.Report(askuser.Answer{QuestionID: "region", Selected: []string{"us"}})
 			return nil
 		})}
 		start := time.Now()
@@ -169,7 +169,7 @@ func TestReportAfterDeadlineRefused(t *testing.T) {
 		if err != nil || out.Reason != askuser.ReasonDeadline {
 			t.Fatalf("%v %v", out, err)
 		}
-		time.Sleep(2 * time.Second) // let the responder report late
+		o.Wait() // the responder reports late, then returns
 		for _, rep := range r.Reports() {
 			if !errors.Is(rep.Err, askuser.ErrClosed) {
 				t.Errorf("step %d after the deadline: %v, want ErrClosed", rep.Step, rep.Err)

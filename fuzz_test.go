@@ -62,7 +62,7 @@ func FuzzDecodeCall(f *testing.F) {
 
 // auSameAsEncodingJSON checks the values of an accepted call against what
 // encoding/json reads from it.
-func auSameAsEncodingJSON(t *testing.T, data []byte, c *Call) {
+func auSameAsEncodingJSON(t *testing.T, data []byte, c *Form) {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 type slogLogger = slog.Logger
@@ -33,6 +34,25 @@ func (s *recordingStore) Delete(_ context.Context, session, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, [2]string{session, name})
+	return nil
+}
+
+func (s *recordingStore) Get(_ context.Context, session, name string) (secret.Value, error) {
+	v, ok := s.get(session, name)
+	if !ok {
+		return secret.Value{}, secretstore.ErrNotFound
+	}
+	return secret.FromString(v), nil
+}
+
+func (s *recordingStore) DeleteSession(_ context.Context, session string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.m {
+		if k[0] == session {
+			delete(s.m, k)
+		}
+	}
 	return nil
 }
 

@@ -7,10 +7,13 @@ import (
 	"time"
 )
 
-// RecordVersion is the format version of journal records.
-const RecordVersion = 1
+// RecordVersion is the format version of journal records. Version 2 names
+// the ask "ask_id" (version 1 wrote "call_id") and keeps a contract's own
+// data in "contract_record" (version 1: "decisions"); the journal package
+// reads both, a version 1 record as version 2.
+const RecordVersion = 2
 
-// A Journal keeps one durable record per finalized ask (SPEC §5). The
+// A Journal keeps one durable record per finalized ask. The
 // orchestrator calls Append exactly once per ask, after the ask is final —
 // never for a provisional answer, never for an ask replayed by tool-call id
 // — and before Handle returns. Append returns once the record is durable
@@ -35,7 +38,7 @@ type ResultFinder interface {
 // value: sealed answers appear as references only.
 type Record struct {
 	Version    int        `json:"v"`
-	CallID     string     `json:"call_id"`
+	AskID      string     `json:"ask_id"`
 	Session    string     `json:"session"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Contract   string     `json:"contract"`
@@ -54,33 +57,33 @@ type Record struct {
 	// Result is what the model was given, in the contract's encoding;
 	// absent when the caller went away.
 	Result json.RawMessage `json:"result,omitempty"`
-	// Decisions are contract-specific decision records (the pi ask
-	// contract's), where the contract has them: Outcome.Decisions.
-	Decisions json.RawMessage `json:"decisions,omitempty"`
+	// ContractRecord is what the contract keeps of the ask besides the
+	// result (the pi contract's decision records): Outcome.ContractRecord.
+	ContractRecord json.RawMessage `json:"contract_record,omitempty"`
 }
 
-// NewRecord returns the journal record of a finalized outcome.
+// newRecord returns the journal record of a finalized outcome.
 func NewRecord(o *Outcome) *Record {
 	r := &Record{
-		Version:     RecordVersion,
-		CallID:      o.ID,
-		Session:     o.Session,
-		ToolCallID:  o.ToolCallID,
-		Responder:   o.Responder,
-		Principal:   o.Principal,
-		Status:      o.Status,
-		AnsweredBy:  o.AnsweredBy,
-		Reason:      o.Reason,
-		Answers:     o.Answers,
-		CancelledOn: o.CancelledOn,
-		FinalizedAt: o.FinalizedAt,
-		Result:      o.Result,
-		Decisions:   o.Decisions,
+		Version:        RecordVersion,
+		AskID:          o.AskID,
+		Session:        o.Session,
+		ToolCallID:     o.ToolCallID,
+		Responder:      o.Responder,
+		Principal:      o.Principal,
+		Status:         o.Status,
+		AnsweredBy:     o.AnsweredBy,
+		Reason:         o.Reason,
+		Answers:        o.Answers,
+		CancelledOn:    o.CancelledOn,
+		FinalizedAt:    o.FinalizedAt,
+		Result:         o.Result,
+		ContractRecord: o.ContractRecord,
 	}
 	if r.Answers == nil {
 		r.Answers = []FinalAnswer{}
 	}
-	if c := o.Call; c != nil {
+	if c := o.Form; c != nil {
 		r.Contract = c.Contract
 		r.Questions = c.Questions
 		r.AskedAt = c.AskedAt
@@ -118,21 +121,20 @@ func (o *Orchestrator) journalReplay(ctx context.Context, session, toolCallID st
 		return nil, false
 	}
 	return &Outcome{
-		ID:          rec.CallID,
-		Session:     rec.Session,
-		ToolCallID:  rec.ToolCallID,
-		Call:        &Call{Questions: rec.Questions, AskedAt: rec.AskedAt, ExpiresAt: rec.ExpiresAt, Contract: rec.Contract},
-		Status:      rec.Status,
-		AnsweredBy:  rec.AnsweredBy,
-		Reason:      rec.Reason,
-		Answers:     rec.Answers,
-		CancelledOn: rec.CancelledOn,
-		Principal:   rec.Principal,
-		Responder:   rec.Responder,
-		FinalizedAt: rec.FinalizedAt,
-		Result:      []byte(rec.Result),
-		Decisions:   rec.Decisions,
-		Journaled:   true,
-		Replayed:    true,
+		AskID:          rec.AskID,
+		Session:        rec.Session,
+		ToolCallID:     rec.ToolCallID,
+		Form:           &Form{Questions: rec.Questions, AskedAt: rec.AskedAt, ExpiresAt: rec.ExpiresAt, Contract: rec.Contract},
+		Status:         rec.Status,
+		AnsweredBy:     rec.AnsweredBy,
+		Reason:         rec.Reason,
+		Answers:        rec.Answers,
+		CancelledOn:    rec.CancelledOn,
+		Principal:      rec.Principal,
+		Responder:      rec.Responder,
+		FinalizedAt:    rec.FinalizedAt,
+		Result:         []byte(rec.Result),
+		ContractRecord: rec.ContractRecord,
+		Replayed:       true,
 	}, true
 }

@@ -102,10 +102,10 @@ func TestJournalExactlyOnceUnderRaces(t *testing.T) {
 			planMu.Lock()
 			p := planOf[a.ToolCallID()]
 			planMu.Unlock()
-			time.Sleep(time.Until(a.Call().ExpiresAt.Add(p.reply)))
+			time.Sleep(time.Until(a.Form().ExpiresAt.Add(p.reply)))
 			switch p.action {
 			case "submit":
-				_ = a.Answer(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}})
+				_ = a.Report(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}})
 				return a.Submit()
 			case "decline":
 				return a.Decline()

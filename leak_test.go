@@ -64,7 +64,7 @@ func TestSecretLeaks(t *testing.T) {
 	// question (refused), panics with it, and fails with it wrapped.
 	var refused error
 	bad := askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
-		refused = a.Answer(askuser.Answer{QuestionID: "env", Secret: secret.FromString(canary)})
+		refused = a.Report(askuser.Answer{QuestionID: "env", Secret: secret.FromString(canary)})
 		panic(secret.FromString(canary))
 	})
 	o2 := &askuser.Orchestrator{Responder: bad, Secrets: store, Journal: j, Logger: logger}
@@ -80,6 +80,11 @@ func TestSecretLeaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Handle returns at the ending, maybe before Respond has returned: wait
+	// for every responder before reading what they hold or wrote.
+	o.Wait()
+	o2.Wait()
+	o3.Wait()
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +104,7 @@ func TestSecretLeaks(t *testing.T) {
 			return fmt.Sprint(pe.Value)
 		}(),
 	}
-	for _, v := range []any{answer, &answer, steps, r, out, out2, *out, askuser.NewRecord(out), secret.FromString(canary)} {
+	for _, v := range []any{answer, &answer, steps, r, out, out2, *out, secret.FromString(canary)} {
 		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d"} {
 			places[fmt.Sprintf("fmt %s of %T", verb, v)] = fmt.Sprintf(verb, v)
 		}

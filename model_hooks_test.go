@@ -18,14 +18,14 @@ import (
 // outcome as what it saw, so a test can drive the model's fields that the
 // ask_user contract does not reach.
 type fixedDialect struct {
-	call      askuser.Call
+	call      askuser.Form
 	decisions bool
 	saw       chan *askuser.Outcome
 }
 
 func (d *fixedDialect) Name() string { return "fixed" }
 
-func (d *fixedDialect) Decode([]byte, askuser.Limits) (*askuser.Call, error) {
+func (d *fixedDialect) Decode([]byte, askuser.Limits) (*askuser.Form, error) {
 	c := d.call
 	c.Questions = append([]askuser.Question(nil), d.call.Questions...)
 	if c.TimeoutSeconds == 0 {
@@ -34,18 +34,20 @@ func (d *fixedDialect) Decode([]byte, askuser.Limits) (*askuser.Call, error) {
 	return &c, nil
 }
 
-func (d *fixedDialect) Encode(o *askuser.Outcome) ([]byte, error) {
+func (d *fixedDialect) Encode(o *askuser.Outcome, journaled bool) ([]byte, json.RawMessage, error) {
 	if d.saw != nil {
 		d.saw <- o
 	}
-	return json.Marshal(map[string]any{"journaled": o.Journaled, "decisions": o.Decisions})
+	var rec json.RawMessage
+	if d.decisions {
+		rec = json.RawMessage(`[{"reason":"` + string(o.Reason) + `"}]`)
+	}
+	res, err := json.Marshal(map[string]any{"journaled": journaled, "decisions": rec})
+	return res, rec, err
 }
 
-type recorderDialect struct{ *fixedDialect }
-
-func (recorderDialect) Decisions(o *askuser.Outcome) json.RawMessage {
-	return json.RawMessage(`[{"reason":"` + string(o.Reason) + `"}]`)
-}
+// recorderDialect keeps a record of its own besides the result.
+func recorderDialect(d *fixedDialect) *fixedDialect { d.decisions = true; return d }
 
 type memJournal struct{ recs []*askuser.Record }
 
@@ -84,7 +86,7 @@ func TestChoiceSecret(t *testing.T) {
 }
 
 func TestCheckAnswerSensitiveMultiSelect(t *testing.T) {
-	c := &askuser.Call{Questions: []askuser.Question{sensitiveMulti()}}
+	c := &askuser.Form{Questions: []askuser.Question{sensitiveMulti()}}
 	for in, ok := range map[string]bool{`["Alpha"]`: true, `["x","y"]`: true, `[]`: false, `Alpha`: false, `[1]`: false, `{"a":1}`: false} {
 		err := c.CheckAnswer(askuser.Answer{QuestionID: "q", Secret: secret.FromString(in)})
 		if (err == nil) != ok {
@@ -99,7 +101,7 @@ func TestCheckAnswerSensitiveMultiSelect(t *testing.T) {
 func TestCheckAnswerOtherExclusiveMultiSelect(t *testing.T) {
 	q := askuser.Question{ID: "q", Kind: askuser.KindChoice, MultiSelect: true, AllowOther: true, OtherExclusive: true,
 		Options: []askuser.Option{{Value: "a", Label: "a"}, {Value: "b", Label: "b"}}}
-	c := &askuser.Call{Questions: []askuser.Question{q}}
+	c := &askuser.Form{Questions: []askuser.Question{q}}
 	if err := c.CheckAnswer(askuser.Answer{QuestionID: "q", Selected: []string{"a"}, Other: "x"}); err == nil {
 		t.Error("an OtherExclusive multi-select accepted options and free text together")
 	}
@@ -114,7 +116,7 @@ func TestCheckAnswerOtherExclusiveMultiSelect(t *testing.T) {
 // sealed multi-select, and decision records that reach the journal.
 func TestModelHooks(t *testing.T) {
 	t.Run("DeclineKeepsAnswers", func(t *testing.T) {
-		d := &fixedDialect{call: askuser.Call{DeclineKeepsAnswers: true, Questions: []askuser.Question{
+		d := &fixedDialect{call: askuser.Form{DeclineKeepsAnswers: true, Questions: []askuser.Question{
 			{ID: "q", Kind: askuser.KindText, Text: "Why?", Optional: true}}}, saw: make(chan *askuser.Outcome, 1)}
 		o := &askuser.Orchestrator{Responder: scripted.New(scripted.Step{Answer: text("q", "because")}, scripted.Step{End: scripted.EndDecline})}
 		if _, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: d}); err != nil {
@@ -126,7 +128,7 @@ func TestModelHooks(t *testing.T) {
 		}
 	})
 	t.Run("SecretItems", func(t *testing.T) {
-		d := &fixedDialect{call: askuser.Call{Questions: []askuser.Question{sensitiveMulti()}}, saw: make(chan *askuser.Outcome, 1)}
+		d := &fixedDialect{call: askuser.Form{Questions: []askuser.Question{sensitiveMulti()}}, saw: make(chan *askuser.Outcome, 1)}
 		q := sensitiveMulti()
 		o := &askuser.Orchestrator{Responder: scripted.New(
 			scripted.Step{Answer: &askuser.Answer{QuestionID: "q", Secret: q.ChoiceSecret([]string{"a", "b"}, "")}},
@@ -142,7 +144,7 @@ func TestModelHooks(t *testing.T) {
 	})
 	t.Run("Decisions", func(t *testing.T) {
 		j := &memJournal{}
-		d := recorderDialect{&fixedDialect{call: askuser.Call{Questions: []askuser.Question{{ID: "q", Kind: askuser.KindText, Text: "Why?"}}}}}
+		d := recorderDialect(&fixedDialect{call: askuser.Form{Questions: []askuser.Question{{ID: "q", Kind: askuser.KindText, Text: "Why?"}}}})
 		o := &askuser.Orchestrator{Journal: j}
 		out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: d, ToolCallID: "t1"})
 		if err != nil {
@@ -151,7 +153,7 @@ func TestModelHooks(t *testing.T) {
 		if got, want := string(out.Result), `{"decisions":[{"reason":"unattended"}],"journaled":true}`; got != want {
 			t.Errorf("result = %s, want %s", got, want)
 		}
-		if len(j.recs) != 1 || string(j.recs[0].Decisions) != `[{"reason":"unattended"}]` {
+		if len(j.recs) != 1 || string(j.recs[0].ContractRecord) != `[{"reason":"unattended"}]` {
 			t.Errorf("journal records = %+v, want one with the decisions", j.recs)
 		}
 		o2 := &askuser.Orchestrator{}
@@ -162,7 +164,7 @@ func TestModelHooks(t *testing.T) {
 	})
 	t.Run("CallerGone", func(t *testing.T) {
 		j := &memJournal{}
-		d := recorderDialect{&fixedDialect{call: askuser.Call{Questions: []askuser.Question{{ID: "q", Kind: askuser.KindText, Text: "Why?"}}}}}
+		d := recorderDialect(&fixedDialect{call: askuser.Form{Questions: []askuser.Question{{ID: "q", Kind: askuser.KindText, Text: "Why?"}}}})
 		ctx, cancel := context.WithCancel(context.Background())
 		o := &askuser.Orchestrator{Journal: j, Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
 			cancel()
@@ -172,7 +174,7 @@ func TestModelHooks(t *testing.T) {
 		if _, err := o.Handle(ctx, askuser.Request{Session: "s1", Dialect: d}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Handle = %v, want context.Canceled", err)
 		}
-		if len(j.recs) != 1 || string(j.recs[0].Decisions) != `[{"reason":"caller"}]` || j.recs[0].Result != nil {
+		if len(j.recs) != 1 || string(j.recs[0].ContractRecord) != `[{"reason":"caller"}]` || j.recs[0].Result != nil {
 			t.Errorf("journal records = %+v", j.recs)
 		}
 	})

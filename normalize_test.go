@@ -2,6 +2,7 @@ package askuser_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -18,41 +19,42 @@ func TestNormalizeErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		call *askuser.Call
+		call *askuser.Form
 		want string
 	}{
 		{"nil", nil, "askuser: invalid call: it has no questions; give at least one"},
-		{"no questions", &askuser.Call{}, "askuser: invalid call: it has no questions; give at least one"},
-		{"timeout over the ceiling", &askuser.Call{TimeoutSeconds: 301, Questions: []askuser.Question{choice("")}},
+		{"no questions", &askuser.Form{}, "askuser: invalid call: it has no questions; give at least one"},
+		{"timeout over the ceiling", &askuser.Form{TimeoutSeconds: 301, Questions: []askuser.Question{choice("")}},
 			"askuser: invalid call: TimeoutSeconds is 301; allowed: 0 (the ceiling) or 1 to 300"},
-		{"duplicate ids", &askuser.Call{Questions: []askuser.Question{choice("x"), choice("x")}},
+		{"duplicate ids", &askuser.Form{Questions: []askuser.Question{choice("x"), choice("x")}},
 			`askuser: invalid call: question 2: the id "x" is taken by question 1; ids must be unique`},
-		{"blank id", &askuser.Call{Questions: []askuser.Question{choice(" ")}},
+		{"blank id", &askuser.Form{Questions: []askuser.Question{choice(" ")}},
 			"askuser: invalid call: question 1: the id is blank; give a non-blank id or none"},
-		{"no text", &askuser.Call{Questions: []askuser.Question{{Options: []askuser.Option{{Label: "a"}}}}},
+		{"no text", &askuser.Form{Questions: []askuser.Question{{Options: []askuser.Option{{Label: "a"}}}}},
 			"askuser: invalid call: question 1: the question text is empty"},
-		{"choice without options", &askuser.Call{Questions: []askuser.Question{{Text: "?"}}},
-			"askuser: invalid call: question 1: a choice needs at least one option"},
-		{"unknown kind", &askuser.Call{Questions: []askuser.Question{{Text: "?", Kind: "essay"}}},
+		{"choice without options", &askuser.Form{Questions: []askuser.Question{{Text: "?"}}},
+			"askuser: invalid call: question 1: a choice needs at least one option, or AllowOther for a free-text answer"},
+		{"unknown kind", &askuser.Form{Questions: []askuser.Question{{Text: "?", Kind: "essay"}}},
 			`askuser: invalid call: question 1: kind "essay" is not a kind; allowed: choice, text, secret`},
-		{"secret not alone", &askuser.Call{Questions: []askuser.Question{choice(""), {Kind: askuser.KindSecret, Text: "?", SecretName: "T"}}},
+		{"secret not alone", &askuser.Form{Questions: []askuser.Question{choice(""), {Kind: askuser.KindSecret, Text: "?", SecretName: "T"}}},
 			"askuser: invalid call: question 2: a secret question must be the only question in the call"},
-		{"secret without a name", &askuser.Call{Questions: []askuser.Question{{Kind: askuser.KindSecret, Text: "?"}}},
+		{"secret without a name", &askuser.Form{Questions: []askuser.Question{{Kind: askuser.KindSecret, Text: "?"}}},
 			"askuser: invalid call: question 1: a secret question needs a SecretName"},
-		{"text with options", &askuser.Call{Questions: []askuser.Question{{Kind: askuser.KindText, Text: "?", Options: []askuser.Option{{Label: "a"}}}}},
+		{"text with options", &askuser.Form{Questions: []askuser.Question{{Kind: askuser.KindText, Text: "?", Options: []askuser.Option{{Label: "a"}}}}},
 			"askuser: invalid call: question 1: a text question offers no options"},
-		{"blank label", &askuser.Call{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a"}, {Label: " "}}}}},
+		{"blank label", &askuser.Form{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a"}, {Label: " "}}}}},
 			"askuser: invalid call: question 1: option 2 has no label"},
-		{"duplicate values", &askuser.Call{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a", Value: "v"}, {Label: "b", Value: "v"}}}}},
+		{"duplicate values", &askuser.Form{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a", Value: "v"}, {Label: "b", Value: "v"}}}}},
 			`askuser: invalid call: question 1: options 1 and 2 share the value "v"; values must be unique`},
-		{"two defaults on a single-select", &askuser.Call{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a", Default: true}, {Label: "b", Default: true}}}}},
+		{"two defaults on a single-select", &askuser.Form{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a", Default: true}, {Label: "b", Default: true}}}}},
 			"askuser: invalid call: question 1: a single-select marks at most one default, not 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := askuser.Normalize(tt.call, askuser.Limits{})
-			if err == nil || err.Error() != tt.want {
-				t.Errorf("Normalize = %v\nwant %s", err, tt.want)
+			var ce *askuser.CallError
+			if !errors.As(err, &ce) || ce.Message != tt.want {
+				t.Errorf("Normalize = %T %v\nwant a *CallError: %s", err, err, tt.want)
 			}
 		})
 	}
@@ -63,7 +65,7 @@ func TestNormalizeErrors(t *testing.T) {
 // questions), gets ids for the questions without one, and is not changed.
 func TestAskGoCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		call := &askuser.Call{TimeoutSeconds: 60, Questions: []askuser.Question{
+		call := &askuser.Form{TimeoutSeconds: 60, Questions: []askuser.Question{
 			{ID: "question_2", Header: "Plan", Text: "Which plan?", Options: []askuser.Option{
 				{Value: "a", Label: "Small", Preview: "1 CPU"}, {Value: "b", Label: "Large", Preview: "8 CPUs", Default: true}}},
 			{Kind: askuser.KindText, Header: "Notes", Text: "Anything else?", Multiline: true, Prefill: "none", Optional: true},
@@ -72,17 +74,17 @@ func TestAskGoCall(t *testing.T) {
 			{Header: "Q5", Text: "5?", Options: []askuser.Option{{Label: "x"}}},
 		}}
 		before := *call
-		var seen *askuser.Call
+		var seen *askuser.Form
 		o := &askuser.Orchestrator{Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
-			seen = a.Call()
+			seen = a.Form()
 			for _, id := range []string{"question_2", "question_3", "question_4", "question_5"} {
-				if err := a.Answer(askuser.Answer{QuestionID: id, Selected: a.Call().Question(id).DeclaredDefaults()}); err != nil {
+				if err := a.Report(askuser.Answer{QuestionID: id, Selected: a.Form().Question(id).DeclaredDefaults()}); err != nil {
 					return err
 				}
 			}
 			return a.Submit()
 		})}
-		out, err := o.Ask(context.Background(), "s", "", call)
+		out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: call})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,15 +108,15 @@ func TestAskGoCall(t *testing.T) {
 		if diff := cmp.Diff(want, string(out.Result)); diff != "" {
 			t.Errorf("result (-want +got):\n%s", diff)
 		}
-		if out.Call.Contract != "go" {
-			t.Errorf("contract %q, want go", out.Call.Contract)
+		if out.Form.Contract != "go" {
+			t.Errorf("contract %q, want go", out.Form.Contract)
 		}
 	})
 }
 
 func TestAskGoCallInvalid(t *testing.T) {
 	o := &askuser.Orchestrator{Responder: scripted.New(scripted.Step{End: scripted.EndSubmit})}
-	_, err := o.Ask(context.Background(), "s", "", &askuser.Call{})
+	_, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: &askuser.Form{}})
 	if err == nil || !strings.Contains(err.Error(), "no questions") {
 		t.Errorf("err = %v", err)
 	}

@@ -13,32 +13,24 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/internal/deadline"
 	"github.com/askuser-go/askuser/secretstore"
 )
-
-// A SecretStore keeps sealed answers under (session, name). The orchestrator
-// puts each accepted secret or sensitive answer and deletes the ones a final
-// result does not carry. secretstore.Memory and secretstore.Dir implement
-// it.
-type SecretStore interface {
-	Put(ctx context.Context, session, name string, v secret.Value) error
-	Delete(ctx context.Context, session, name string) error
-}
 
 // An Orchestrator asks people questions on a model's behalf and keeps the
 // contract whatever its responder does: it validates and normalizes the
 // call, runs the responder under a context that ends at the deadline, holds
 // every accepted answer, finalizes at the ending or at the deadline —
-// whichever comes first, the deadline winning a tie — applies the rules of
-// SPEC §2, seals secrets, and encodes the result the model reads.
+// whichever comes first, the deadline winning a tie — applies the outcome
+// rules (declared defaults, declines, answers kept), seals secrets, records
+// the ask in the journal, and encodes the result the model reads.
 //
 // The zero Orchestrator is ready to use: it has no responder (every ask is
 // unattended), a 300-second ceiling, a 64 KiB cap on calls, slog.Default,
 // and an in-memory secret store with a key made up for the life of the
 // process. Set the fields before the first ask and do not change them after.
 type Orchestrator struct {
-	// Responder shows calls to a person. Nil means nobody can be asked.
+	// Responder shows forms to a person. Nil means nobody can be asked.
 	Responder Responder
 	// MaxTimeoutSeconds is the ceiling on a call's wait, and its default
 	// (zero: 300).
@@ -48,8 +40,10 @@ type Orchestrator struct {
 	// Logger receives responder faults and store failures (nil:
 	// slog.Default()). No answer and no secret is ever logged.
 	Logger *slog.Logger
-	// Secrets keeps sealed answers (nil: an in-memory store).
-	Secrets SecretStore
+	// Secrets keeps sealed answers (nil: a secretstore.Memory with a key
+	// made up for the life of the process). Tools resolve references
+	// through the same store: see SecretStore.
+	Secrets secretstore.Store
 	// ReplayLimit is how many finalized results are kept in memory for
 	// replay by tool-call id (zero: 10,000; negative: none).
 	ReplayLimit int
@@ -58,8 +52,9 @@ type Orchestrator struct {
 	Journal Journal
 
 	initOnce sync.Once
-	store    SecretStore
+	store    secretstore.Store
 	respName string
+	running  sync.WaitGroup // Respond calls that have not returned
 
 	mu      sync.Mutex
 	pending map[string]*Ask      // by ask id
@@ -70,18 +65,25 @@ type Orchestrator struct {
 
 type callKey struct{ session, toolCallID string }
 
-// A Request is one tool call to answer.
+// A Request is one ask to make: a tool call a model sent (Arguments, in
+// the contract of Dialect), or a form built in Go (Form).
 type Request struct {
 	// Session owns the ask and its secrets.
 	Session string
-	// ToolCallID is the model's tool-call id. An ask whose id was already
-	// finalized in this session returns the same result again.
+	// ToolCallID is the model's tool-call id. A request whose tool call
+	// was already finalized in this session returns the same result again
+	// without asking anyone: from memory (see ReplayLimit) or, with a
+	// journal that implements ResultFinder, across restarts. A request
+	// whose tool call is still pending joins it.
 	ToolCallID string
+	// Dialect is the contract of Arguments and of the result (nil:
+	// AskUser()).
+	Dialect Dialect
 	// Arguments are the call as the model sent it, decoded by Dialect.
 	Arguments []byte
-	// Dialect is the contract of Arguments and of the result (nil:
-	// AskUser).
-	Dialect Dialect
+	// Form is a form built in Go, asked instead of Arguments when set. It
+	// is checked and normalized by Normalize (Form itself is not changed).
+	Form *Form
 }
 
 func (o *Orchestrator) init() {
@@ -97,12 +99,12 @@ func (o *Orchestrator) init() {
 	})
 }
 
-func (o *Orchestrator) secrets() SecretStore { o.init(); return o.store }
+func (o *Orchestrator) secrets() secretstore.Store { o.init(); return o.store }
 
 // SecretStore returns the store sealed answers go to: Secrets, or the
-// in-memory default (a *secretstore.Memory), from which tools resolve
-// references with secretstore.Resolve.
-func (o *Orchestrator) SecretStore() SecretStore { return o.secrets() }
+// in-memory default. Tools resolve references through it with
+// secretstore.Resolve or secretstore.ResolveFor.
+func (o *Orchestrator) SecretStore() secretstore.Store { return o.secrets() }
 
 func (o *Orchestrator) logger() *slog.Logger {
 	if o.Logger != nil {
@@ -111,56 +113,90 @@ func (o *Orchestrator) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Limits returns the limits calls are decoded under.
-func (o *Orchestrator) Limits() Limits {
+func (o *Orchestrator) limits() Limits {
 	return Limits{MaxTimeoutSeconds: o.MaxTimeoutSeconds, MaxCallBytes: o.MaxCallBytes}.withDefaults()
 }
 
-// Handle decodes a model's call and asks it. It returns the finalized
-// Outcome, whose Result the model reads; or a *CallError for an invalid call
-// (nobody is asked; the error's message, or its Result where the contract
-// has one, goes back to the model); or, when ctx ends before the ask does,
-// ctx's error and no result.
+// Handle asks a request and returns the finalized Outcome, whose Result the
+// model reads. An invalid call (or Form) returns a *CallError and nobody is
+// asked: its Message, or its Result where the contract has one, goes back
+// to the model. When ctx ends before the ask does, Handle returns ctx's
+// error and no outcome.
+//
+// Handle returns when the outcome is final, which may be before the
+// responder's Respond has returned (the deadline does not wait for a
+// responder). Wait waits for those.
 func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error) {
+	o.init()
 	d := req.Dialect
 	if d == nil {
-		d = AskUser
+		d = AskUser()
 	}
-	if out, ok := o.replayed(req.Session, req.ToolCallID); ok {
+	if out, ok := o.replayed(ctx, req.Session, req.ToolCallID); ok {
 		return out, nil
 	}
-	call, err := d.Decode(req.Arguments, o.Limits())
+	var form *Form
+	var err error
+	if req.Form != nil {
+		form, err = Normalize(req.Form, o.limits())
+	} else {
+		form, err = o.decode(d, req.Arguments)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return o.ask(ctx, req.Session, req.ToolCallID, call, d)
+	return o.ask(ctx, req.Session, req.ToolCallID, form, d)
 }
 
-// Ask asks a call built in Go. The call is checked and normalized by
-// Normalize (c itself is not changed) and the deadlines are stamped; the
-// result is encoded in the ask_user contract. A call that breaks the
-// model's rules returns Normalize's error and nobody is asked.
-func (o *Orchestrator) Ask(ctx context.Context, session, toolCallID string, call *Call) (*Outcome, error) {
-	if out, ok := o.replayed(session, toolCallID); ok {
-		return out, nil
+// decode decodes a call as Decode does, and logs a dialect's bug.
+func (o *Orchestrator) decode(d Dialect, args []byte) (*Form, error) {
+	form, err, bug := decode(d, args, o.limits())
+	if bug {
+		o.logger().Error("askuser: a dialect produced an invalid form; this is a bug in the dialect", "dialect", d.Name(), "err", err)
 	}
-	c, err := Normalize(call, o.Limits())
+	return form, err
+}
+
+// Decode decodes a model's call as Handle does, without asking anyone: the
+// dialect (nil: AskUser()) validates and normalizes it, and the form it
+// returns is held to the model's rules (see Normalize), so that no
+// responder ever sees a form Normalize would refuse. An invalid call, and a
+// dialect that breaks those rules, return a *CallError. The deadlines are
+// not stamped.
+func Decode(d Dialect, data []byte, lim Limits) (*Form, error) {
+	form, err, _ := decode(d, data, lim)
+	return form, err
+}
+
+func decode(d Dialect, data []byte, lim Limits) (form *Form, err error, bug bool) {
+	if d == nil {
+		d = AskUser()
+	}
+	lim = lim.withDefaults()
+	form, err = d.Decode(data, lim)
 	if err != nil {
-		return nil, err
+		return nil, err, false
 	}
-	return o.ask(ctx, session, toolCallID, c, AskUser)
+	if form == nil {
+		err = errors.New("Decode returned neither a form nor an error")
+	} else {
+		err = checkForm(form, lim, false)
+	}
+	if err != nil {
+		return nil, &CallError{Message: "askuser: the " + d.Name() + " contract could not read this call (an internal error, not a problem with the call): " + err.Error()}, true
+	}
+	return compact(form), nil, false
 }
 
-func (o *Orchestrator) replayed(session, toolCallID string) (*Outcome, bool) {
+func (o *Orchestrator) replayed(ctx context.Context, session, toolCallID string) (*Outcome, bool) {
 	if toolCallID == "" {
 		return nil, false
 	}
-	o.init()
 	o.mu.Lock()
 	out, ok := o.replay[callKey{session, toolCallID}]
 	o.mu.Unlock()
 	if !ok {
-		return o.journalReplay(context.Background(), session, toolCallID)
+		return o.journalReplay(ctx, session, toolCallID)
 	}
 	r := *out
 	r.Replayed = true
@@ -173,7 +209,7 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call *Call, d Dialect) (*Outcome, error) {
+func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call *Form, d Dialect) (*Outcome, error) {
 	o.init()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -192,12 +228,10 @@ func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call
 	return o.wait(ctx, a)
 }
 
-// register stamps the call and makes it a pending ask — or, for a tool
+// register stamps the form and makes it a pending ask — or, for a tool
 // call already finalized or pending, returns that instead. The check and
 // the registration happen under one lock, so one tool call is asked once.
-//
-//go:noinline
-func (o *Orchestrator) register(ctx context.Context, session, toolCallID string, call *Call, d Dialect) (a, other *Ask, replay *Outcome) {
+func (o *Orchestrator) register(ctx context.Context, session, toolCallID string, call *Form, d Dialect) (a, other *Ask, replay *Outcome) {
 	key := callKey{session, toolCallID}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -211,13 +245,13 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 			return nil, p, nil
 		}
 	}
-	Stamp(call, time.Now())
+	stamp(call, time.Now())
 	a = &Ask{
 		o:          o,
 		id:         newID(),
 		session:    session,
 		toolCallID: toolCallID,
-		call:       call,
+		form:       call,
 		dialect:    d,
 		responder:  o.respName,
 		base:       context.WithoutCancel(ctx),
@@ -233,9 +267,7 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 
 // join waits for the pending ask of the same tool call and returns its
 // outcome as a replay; when that ask's caller went away, it asks anew.
-//
-//go:noinline
-func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Call, d Dialect) (*Outcome, error) {
+func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Form, d Dialect) (*Outcome, error) {
 	select {
 	case <-p.done:
 		if p.outcome.Reason == ReasonCaller {
@@ -250,11 +282,14 @@ func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Call, d Dialect) 
 }
 
 // wait runs the responder under a context that ends at the deadline and
-// finalizes at the first ending. It keeps its frame small: a pending ask
-// parks here, and the caller's stack should not grow for it.
+// finalizes at the first ending.
 func (o *Orchestrator) wait(ctx context.Context, a *Ask) (*Outcome, error) {
-	rctx, cancel := context.WithDeadline(ctx, a.call.ExpiresAt)
-	go a.run(rctx, o.Responder)
+	rctx, cancel := context.WithDeadline(ctx, a.form.ExpiresAt)
+	o.running.Add(1)
+	go func() {
+		defer o.running.Done()
+		a.run(rctx, o.Responder)
+	}()
 	select {
 	case <-a.endCh:
 	case <-rctx.Done():
@@ -272,11 +307,11 @@ func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool 
 	if r == nil {
 		return false
 	}
-	if p, ok := r.(Presence); ok && !p.Reachable(ctx, a.session) {
+	if p, ok := findOptional[Presence](r); ok && !p.Reachable(ctx, a.session) {
 		return false
 	}
-	for i := range a.call.Questions {
-		if a.call.Questions[i].Sealed() {
+	for i := range a.form.Questions {
+		if a.form.Questions[i].Sealed() {
 			if s, ok := findOptional[SecretCapable](r); ok && !s.CanCollectSecrets() {
 				return false
 			}
@@ -286,21 +321,13 @@ func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool 
 	return true
 }
 
-// findOptional finds an optional interface on r or on what it wraps.
-func findOptional[T any](r Responder) (T, bool) {
-	for r != nil {
-		if t, ok := r.(T); ok {
-			return t, true
-		}
-		w, ok := r.(Wrapper)
-		if !ok {
-			break
-		}
-		r = w.Unwrap()
-	}
-	var zero T
-	return zero, false
-}
+// Wait blocks until every Respond the orchestrator has started has
+// returned. Handle returns as soon as an ask's outcome is final, which may
+// be before its responder is done unwinding (the deadline does not wait for
+// a responder); a test, or a program shutting down, calls Wait before it
+// reads a responder's state or releases what the responder uses. A
+// responder that ignores its context keeps Wait waiting.
+func (o *Orchestrator) Wait() { o.running.Wait() }
 
 // run calls the responder and turns a return without an ending, an error or
 // a panic into a fault.
@@ -312,10 +339,11 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 		}
 		if ctx.Err() != nil {
 			// The ask's context ended (deadline, caller, or the ask itself
-			// ended): the orchestrator finalizes it; what the responder did
-			// on its way out is no fault.
-			if err != nil && !errors.Is(err, ctx.Err()) {
-				a.o.logger().Debug("askuser: the responder failed after its context ended", "ask", a.id, "responder", a.responder, "err", err)
+			// ended): the orchestrator finalizes it, and what the responder
+			// does on its way out changes nothing. ctx's error and ErrClosed
+			// are the expected way out; any other error is logged.
+			if err != nil && !errors.Is(err, ctx.Err()) && !errors.Is(err, ErrClosed) {
+				a.o.logger().Warn("askuser: the responder failed after the ask ended; the outcome stands", "ask", a.id, "responder", a.responder, "err", err)
 			}
 			return
 		}
@@ -333,25 +361,27 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 // ending.
 func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 	out := a.buildOutcome(time.Now())
+	// A seal still under way finishes first, so that what it stored is
+	// counted (or removed) below.
+	a.sealMu.Lock()
 	for _, name := range a.unreferenced(out) {
 		if err := o.store.Delete(a.base, a.session, name); err != nil {
 			o.logger().Error("askuser: deleting an unreferenced secret failed", "ask", a.id, "name", name, "err", err)
 		}
 	}
-	out.Journaled = o.Journal != nil
-	if dr, ok := a.dialect.(DecisionRecorder); ok {
-		out.Decisions = dr.Decisions(out)
+	a.sealMu.Unlock()
+	res, rec, err := a.dialect.Encode(out, o.Journal != nil)
+	if err != nil {
+		// An encoder failure is a bug in the dialect; the model gets
+		// nothing it could misread.
+		o.logger().Error("askuser: encoding the result failed", "ask", a.id, "dialect", a.dialect.Name(), "err", err)
+		out.Fault = errors.Join(out.Fault, err)
+		res = nil
 	}
 	if out.Reason != ReasonCaller {
-		res, err := a.dialect.Encode(out)
-		if err != nil {
-			// An encoder failure is a bug in the dialect; the model gets
-			// nothing it could misread.
-			o.logger().Error("askuser: encoding the result failed", "ask", a.id, "err", err)
-			out.Fault = errors.Join(out.Fault, err)
-		}
 		out.Result = res
 	}
+	out.ContractRecord = rec
 	if err := o.appendRecord(a.base, out); err != nil {
 		o.logger().Error("askuser: writing the journal record failed", "ask", a.id, "session", a.session, "tool_call", a.toolCallID, "err", err)
 		out.JournalErr = err
@@ -403,7 +433,7 @@ func (o *Orchestrator) remember(key callKey, out *Outcome) {
 // the answers given so far. It returns how many asks it ended.
 func (o *Orchestrator) Supersede(session string) int {
 	n := 0
-	for _, a := range o.Pending(session) {
+	for _, a := range o.pendingAsks(session) {
 		if a.tryEnd(&ending{reason: ReasonSuperseded}) {
 			n++
 		}
@@ -411,8 +441,37 @@ func (o *Orchestrator) Supersede(session string) int {
 	return n
 }
 
+// A PendingAsk describes an ask that is still pending, as a snapshot for
+// the embedding program (a supervisor page, a test waiting for an ask to
+// appear). It is not a handle: answers go through the responder.
+type PendingAsk struct {
+	// AskID identifies the ask.
+	AskID string
+	// Session and ToolCallID are the correlation data the caller gave.
+	Session    string
+	ToolCallID string
+	// Form is the normalized form. It must not be modified.
+	Form *Form
+	// Answered lists the questions with an accepted answer, in question
+	// order.
+	Answered []string
+}
+
 // Pending returns the session's pending asks, oldest first.
-func (o *Orchestrator) Pending(session string) []*Ask {
+func (o *Orchestrator) Pending(session string) []PendingAsk {
+	as := o.pendingAsks(session)
+	out := make([]PendingAsk, 0, len(as))
+	for _, a := range as {
+		p := PendingAsk{AskID: a.id, Session: a.session, ToolCallID: a.toolCallID, Form: a.form}
+		for _, ans := range a.Accepted() {
+			p.Answered = append(p.Answered, ans.QuestionID)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (o *Orchestrator) pendingAsks(session string) []*Ask {
 	o.init()
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -422,18 +481,19 @@ func (o *Orchestrator) Pending(session string) []*Ask {
 			as = append(as, a)
 		}
 	}
-	sortAsks(as)
-	return as
-}
-
-// sortAsks orders asks oldest first, by id among equals.
-func sortAsks(as []*Ask) {
 	slices.SortFunc(as, func(x, y *Ask) int {
-		if c := x.call.AskedAt.Compare(y.call.AskedAt); c != 0 {
+		if c := x.form.AskedAt.Compare(y.form.AskedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(x.id, y.id)
 	})
+	return as
 }
 
-func typeName(v any) string { return fmt.Sprintf("%T", v) }
+// stamp writes the form's deadlines: AskedAt is now in UTC, ExpiresAt is
+// AskedAt plus TimeoutSeconds, and NudgeAt is ExpiresAt less
+// min(60, ceil(TimeoutSeconds/5)) seconds, when a responder shows a
+// countdown.
+func stamp(f *Form, now time.Time) {
+	f.AskedAt, f.NudgeAt, f.ExpiresAt = deadline.Stamps(now, f.TimeoutSeconds)
+}

@@ -8,7 +8,7 @@ import (
 // Status is how an ask ended, as the model reads it.
 type Status string
 
-// The statuses of SPEC §2.
+// The statuses a result can carry.
 const (
 	StatusAnswered  Status = "answered"
 	StatusDeclined  Status = "declined"
@@ -19,7 +19,7 @@ const (
 // Provenance says who decided.
 type Provenance string
 
-// The provenances of SPEC §2.
+// Who can decide an answer.
 const (
 	// ByUser: a person.
 	ByUser Provenance = "user"
@@ -62,13 +62,13 @@ const (
 // An Outcome is a finalized ask: how it ended, who decided, and the answers.
 // The orchestrator builds it; responders read it through Ask.Outcome.
 type Outcome struct {
-	// ID identifies this ask (not the tool call).
-	ID string
+	// AskID identifies this ask (not the tool call).
+	AskID string
 	// Session and ToolCallID are the correlation data the caller gave.
 	Session    string
 	ToolCallID string
-	// Call is the normalized call.
-	Call *Call
+	// Form is the normalized call.
+	Form *Form
 
 	// Status and AnsweredBy are the top of the result the model reads.
 	Status     Status
@@ -88,15 +88,11 @@ type Outcome struct {
 	Fault error
 	// JournalErr is the journal's failure to record the outcome, if any.
 	JournalErr error
-	// Journaled reports whether the orchestrator has a journal to record
-	// the outcome in. It is set before Encode, so that a contract can say
-	// where its records go; it says nothing of whether the write succeeded
-	// (see JournalErr).
-	Journaled bool
-	// Decisions are the contract's own decision records (see
-	// DecisionRecorder), made before Encode; they travel in the ask's one
-	// journal record. Nil for a contract without them.
-	Decisions json.RawMessage
+	// ContractRecord is what the contract keeps of the ask besides the
+	// result (the pi contract's decision records), as its Dialect's Encode
+	// returned it; it travels in the ask's one journal record. Nil for a
+	// contract without one.
+	ContractRecord json.RawMessage
 	// Principal is who answered, where the responder knows (opaque).
 	Principal string
 	// Responder names the responder that asked.
@@ -127,7 +123,9 @@ type FinalAnswer struct {
 	// QuestionID is the question answered.
 	QuestionID string `json:"question_id"`
 	// Selected holds option values in the order the person picked them (in
-	// option order for applied defaults).
+	// option order for applied defaults). Each contract's encoder orders
+	// them as its contract says: the ask_user result lists labels in option
+	// order.
 	Selected []string `json:"selected"`
 	// Other is the free text as typed; empty when there is none.
 	Other string `json:"other,omitempty"`

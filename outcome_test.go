@@ -300,6 +300,7 @@ func TestIdempotentReplay(t *testing.T) {
 		if !second.Replayed || first.Replayed {
 			t.Errorf("Replayed: first %v, second %v; want false, true", first.Replayed, second.Replayed)
 		}
+		o.Wait()
 		if n := len(r.Reports()); n != 3 {
 			t.Errorf("the responder ran %d steps, want 3 (asked once)", n)
 		}
@@ -330,6 +331,7 @@ func TestConcurrentSameToolCall(t *testing.T) {
 				t.Errorf("results differ: %s vs %s", got, results[0])
 			}
 		}
+		o.Wait()
 		if n := len(r.Reports()); n != 3 {
 			t.Errorf("the responder ran %d steps, want 3 (asked once)", n)
 		}
@@ -382,9 +384,9 @@ func TestCeilingConfigurable(t *testing.T) {
 		if err == nil || err.Error() != "invalid ask_user arguments: timeout_seconds must be between 1 and 30" {
 			t.Fatalf("err = %v", err)
 		}
-		calls := make(chan *askuser.Call, 1)
+		calls := make(chan *askuser.Form, 1)
 		o.Responder = askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
-			calls <- a.Call()
+			calls <- a.Form()
 			<-ctx.Done()
 			return ctx.Err()
 		})
@@ -462,7 +464,7 @@ func TestDefaultStoreResolves(t *testing.T) {
 		if !strings.Contains(got, `"secret_ref":"session:GITHUB_TOKEN"`) || strings.Contains(got, "canary") {
 			t.Errorf("result %s", got)
 		}
-		store := o.SecretStore().(secretstore.Store)
+		store := o.SecretStore()
 		v, err := secretstore.ResolveFor(context.Background(), store, "s1", "session:GITHUB_TOKEN")
 		if err != nil || string(v.Reveal()) != "default-store-canary-value" {
 			t.Errorf("resolving the reference from the default store: %v", err)

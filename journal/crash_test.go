@@ -53,7 +53,7 @@ func TestHelperJournalWriter(t *testing.T) {
 					os.Exit(4)
 				}
 				out.Lock()
-				_, _ = os.Stdout.WriteString("ack " + r.CallID + "\n")
+				_, _ = os.Stdout.WriteString("ack " + r.AskID + "\n")
 				out.Unlock()
 			}
 		})
@@ -116,7 +116,7 @@ func TestCrash(t *testing.T) {
 		case err != nil:
 			t.Errorf("a line that is neither a record nor torn: %v", err)
 		default:
-			present[rec.CallID]++
+			present[rec.AskID]++
 		}
 	}
 	if len(acked) == 0 {

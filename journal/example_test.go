@@ -27,9 +27,9 @@ func Example() {
 	}
 	at := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
 	for _, r := range []*askuser.Record{
-		{Version: askuser.RecordVersion, CallID: "c1", Session: "s1", ToolCallID: "t1", Contract: "ask_user",
+		{Version: askuser.RecordVersion, AskID: "c1", Session: "s1", ToolCallID: "t1", Contract: "ask_user",
 			Status: askuser.StatusAnswered, AnsweredBy: askuser.ByUser, Reason: askuser.ReasonSubmitted, FinalizedAt: at},
-		{Version: askuser.RecordVersion, CallID: "c2", Session: "s1", ToolCallID: "t2", Contract: "ask_user",
+		{Version: askuser.RecordVersion, AskID: "c2", Session: "s1", ToolCallID: "t2", Contract: "ask_user",
 			Status: askuser.StatusTimedOut, AnsweredBy: askuser.ByTimeout, Reason: askuser.ReasonDeadline, FinalizedAt: at.Add(time.Minute)},
 	} {
 		// Append returns once the record is durable.
@@ -45,7 +45,7 @@ func Example() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(rec.FinalizedAt.Format(time.RFC3339), rec.CallID, rec.ToolCallID, rec.Status, rec.AnsweredBy, rec.Reason)
+		fmt.Println(rec.FinalizedAt.Format(time.RFC3339), rec.AskID, rec.ToolCallID, rec.Status, rec.AnsweredBy, rec.Reason)
 	}
 	// Output:
 	// 2026-01-02T15:04:05Z c1 t1 answered user submitted

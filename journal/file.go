@@ -150,13 +150,13 @@ func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
 	}
 	line, err := json.Marshal(rec)
 	if err != nil {
-		err = fmt.Errorf("journal: encoding the record of call %s: %w", rec.CallID, err)
-		j.log.Error("journal: a record could not be encoded", "call", rec.CallID, "session", rec.Session, "err", err)
+		err = fmt.Errorf("journal: encoding the record of call %s: %w", rec.AskID, err)
+		j.log.Error("journal: a record could not be encoded", "call", rec.AskID, "session", rec.Session, "err", err)
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		err = fmt.Errorf("journal: the record of call %s was not written: %w", rec.CallID, err)
-		j.log.Error("journal: an append gave up waiting", "path", j.path, "call", rec.CallID, "session", rec.Session, "tool_call", rec.ToolCallID, "err", err)
+		err = fmt.Errorf("journal: the record of call %s was not written: %w", rec.AskID, err)
+		j.log.Error("journal: an append gave up waiting", "path", j.path, "call", rec.AskID, "session", rec.Session, "tool_call", rec.ToolCallID, "err", err)
 		return err
 	}
 	r := &request{
@@ -168,8 +168,8 @@ func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
 	j.mu.Lock()
 	if j.closed {
 		j.mu.Unlock()
-		err := fmt.Errorf("%w: the record of call %s was not written", ErrClosed, rec.CallID)
-		j.log.Error("journal: append after Close", "path", j.path, "call", rec.CallID, "session", rec.Session, "tool_call", rec.ToolCallID)
+		err := fmt.Errorf("%w: the record of call %s was not written", ErrClosed, rec.AskID)
+		j.log.Error("journal: append after Close", "path", j.path, "call", rec.AskID, "session", rec.Session, "tool_call", rec.ToolCallID)
 		return err
 	}
 	j.queue = append(j.queue, r)
@@ -196,11 +196,11 @@ func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
 	default:
 	}
 	if r.state.CompareAndSwap(queued, abandoned) {
-		err = fmt.Errorf("journal: the record of call %s was not written: %w", rec.CallID, why)
+		err = fmt.Errorf("journal: the record of call %s was not written: %w", rec.AskID, why)
 	} else {
-		err = fmt.Errorf("journal: the record of call %s is not confirmed durable; its write is under way and may still complete: %w", rec.CallID, why)
+		err = fmt.Errorf("journal: the record of call %s is not confirmed durable; its write is under way and may still complete: %w", rec.AskID, why)
 	}
-	j.log.Error("journal: an append gave up waiting", "path", j.path, "call", rec.CallID, "session", rec.Session, "tool_call", rec.ToolCallID, "err", err)
+	j.log.Error("journal: an append gave up waiting", "path", j.path, "call", rec.AskID, "session", rec.Session, "tool_call", rec.ToolCallID, "err", err)
 	return err
 }
 

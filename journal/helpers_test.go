@@ -26,7 +26,7 @@ var t0 = time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
 func record(id string) *askuser.Record {
 	return &askuser.Record{
 		Version:    askuser.RecordVersion,
-		CallID:     id,
+		AskID:      id,
 		Session:    "s1",
 		ToolCallID: "tc-" + id,
 		Contract:   "ask_user",
@@ -68,7 +68,7 @@ func contents(t testing.TB, paths ...string) (ids []string, bad []*journal.LineE
 			case err != nil:
 				t.Fatalf("reading %s: %v", p, err)
 			default:
-				ids = append(ids, rec.CallID)
+				ids = append(ids, rec.AskID)
 			}
 		}
 	}

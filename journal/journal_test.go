@@ -69,7 +69,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	want := record("a")
 	want.Principal = "alice@example.com"
 	want.CancelledOn = "env"
-	want.Decisions = json.RawMessage(`[{"id":"env","decision":"staging"}]`)
+	want.ContractRecord = json.RawMessage(`[{"id":"env","decision":"staging"}]`)
 	want.Answers[0].OptionNotes = map[string]string{"staging": "for now"}
 	if err := j.Append(context.Background(), want); err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestFindResult(t *testing.T) {
 			}
 			got := ""
 			if ok {
-				got = rec.CallID
+				got = rec.AskID
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("FindResult(%s, %s) (-want +got):\n%s", tt.session, tt.toolCall, diff)

@@ -28,7 +28,7 @@ func TestSecretCanaryNeverReachesTheJournal(t *testing.T) {
 		Journal: j,
 		Logger:  logs.logger(),
 		Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
-			if err := a.Answer(askuser.Answer{QuestionID: a.Call().Questions[0].ID, Secret: secret.FromString(canary)}); err != nil {
+			if err := a.Report(askuser.Answer{QuestionID: a.Form().Questions[0].ID, Secret: secret.FromString(canary)}); err != nil {
 				return err
 			}
 			return a.Submit()
@@ -82,7 +82,7 @@ func TestReplayAcrossRestarts(t *testing.T) {
 	asked := 0
 	responder := askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
 		asked++
-		if err := a.Answer(askuser.Answer{QuestionID: "env", Selected: []string{"production"}}); err != nil {
+		if err := a.Report(askuser.Answer{QuestionID: "env", Selected: []string{"production"}}); err != nil {
 			return err
 		}
 		return a.Submit()

@@ -146,6 +146,17 @@ func parseLine(n int, line []byte) (*askuser.Record, *LineError) {
 		return nil, &LineError{Line: n, Reason: `not a journal record: it has no format version ("v")`}
 	case rec.Version < 0 || rec.Version > askuser.RecordVersion:
 		return nil, &LineError{Line: n, Reason: fmt.Sprintf("record format version %d is not one this reader knows (1 to %d)", rec.Version, askuser.RecordVersion)}
+	case rec.Version == 1:
+		// The first format named the ask call_id and a contract's own
+		// records decisions.
+		var v1 struct {
+			CallID    string          `json:"call_id"`
+			Decisions json.RawMessage `json:"decisions"`
+		}
+		if err := json.Unmarshal(line, &v1); err != nil {
+			return nil, &LineError{Line: n, Reason: "not a journal record: " + err.Error()}
+		}
+		rec.Version, rec.AskID, rec.ContractRecord = askuser.RecordVersion, v1.CallID, v1.Decisions
 	}
 	return rec, nil
 }

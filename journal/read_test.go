@@ -29,7 +29,7 @@ func summary(in string) []string {
 		case err != nil:
 			got = append(got, "err: "+err.Error())
 		default:
-			got = append(got, "rec "+rec.CallID)
+			got = append(got, "rec "+rec.AskID)
 		}
 	}
 	return got
@@ -59,11 +59,13 @@ func TestRead(t *testing.T) {
 		{"two records on one line", a + b + "\n",
 			[]string{"line 1: not a journal record: invalid character '{' after top-level value"}},
 		{"no version", `{"call_id":"x"}` + "\n", []string{`line 1: not a journal record: it has no format version ("v")`}},
-		{"a newer version", `{"v":2,"call_id":"x"}` + "\n", []string{"line 1: record format version 2 is not one this reader knows (1 to 1)"}},
+		{"a newer version", `{"v":3,"ask_id":"x"}` + "\n", []string{"line 1: record format version 3 is not one this reader knows (1 to 2)"}},
 		{"not an object", "[1,2]\n" + a + "\n",
 			[]string{"line 1: not a journal record: json: cannot unmarshal array into Go value of type askuser.Record", "rec a"}},
-		{"a field of the wrong type", `{"v":1,"call_id":7}` + "\n",
-			[]string{"line 1: not a journal record: json: cannot unmarshal number into Go struct field Record.call_id of type string"}},
+		{"a field of the wrong type", `{"v":2,"ask_id":7}` + "\n",
+			[]string{"line 1: not a journal record: json: cannot unmarshal number into Go struct field Record.ask_id of type string"}},
+		{"a first-format field of the wrong type", `{"v":1,"call_id":7}` + "\n",
+			[]string{"line 1: not a journal record: json: cannot unmarshal number into Go struct field .call_id of type string"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,7 +96,7 @@ func TestReadStopsAtReadError(t *testing.T) {
 			got = append(got, "err: "+err.Error())
 			continue
 		}
-		got = append(got, "rec "+rec.CallID)
+		got = append(got, "rec "+rec.AskID)
 	}
 	want := []string{"rec a", "err: journal: reading line 2: boom"}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -449,7 +449,7 @@ func (j judge) verdict(c any) (data []byte, v verdict) {
 		}
 	}
 	v.schemaOK, v.judged = j.valid(data)
-	_, err := askuser.AskUser.Decode(data, askuser.Limits{})
+	_, err := askuser.AskUser().Decode(data, askuser.Limits{})
 	v.decoderOK = err == nil
 	if err != nil {
 		var ce *askuser.CallError

@@ -11,6 +11,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/internal/wire"
 )
 
@@ -391,13 +392,13 @@ func renderOpenAI(c *object) *object {
 	// Strict mode supports pattern and format on strings, not lengths.
 	toWords(c, func(k string, _ json.Number) bool { return k == "minLength" || k == "maxLength" })
 	sortAll(c)
-	return obj("type", "function", "name", askuser.ToolName, "description", askuser.ToolDescription,
+	return obj("type", "function", "name", askusertool.ToolName, "description", askusertool.Description,
 		"strict", true, "parameters", c)
 }
 
 func renderAnthropic(c *object) *object {
 	sortAll(c)
-	return obj("name", askuser.ToolName, "description", askuser.ToolDescription, "input_schema", c)
+	return obj("name", askusertool.ToolName, "description", askusertool.Description, "input_schema", c)
 }
 
 func renderAnthropicStrict(c *object) *object {
@@ -408,7 +409,7 @@ func renderAnthropicStrict(c *object) *object {
 		return true // lengths, maxItems, numeric bounds
 	})
 	sortAll(c)
-	return obj("name", askuser.ToolName, "description", askuser.ToolDescription, "strict", true, "input_schema", c)
+	return obj("name", askusertool.ToolName, "description", askusertool.Description, "strict", true, "input_schema", c)
 }
 
 func renderGemini(c *object) *object {
@@ -428,13 +429,13 @@ func renderGemini(c *object) *object {
 		}
 	})
 	sortAll(c)
-	return obj("name", askuser.ToolName, "description", askuser.ToolDescription, "parameters", c)
+	return obj("name", askusertool.ToolName, "description", askusertool.Description, "parameters", c)
 }
 
 func renderGeminiJSONSchema(c *object) *object {
 	toWords(c, func(k string, _ json.Number) bool { return k == "minLength" || k == "maxLength" })
 	sortAll(c)
-	return obj("name", askuser.ToolName, "description", askuser.ToolDescription, "parametersJsonSchema", c)
+	return obj("name", askusertool.ToolName, "description", askusertool.Description, "parametersJsonSchema", c)
 }
 
 func renderMCP(c *object) *object {
@@ -442,7 +443,7 @@ func renderMCP(c *object) *object {
 	in.del("$schema")
 	out := renderResult()
 	out.del("$schema")
-	return obj("name", askuser.ToolName, "title", Title, "description", askuser.ToolDescription,
+	return obj("name", askusertool.ToolName, "title", Title, "description", askusertool.Description,
 		"inputSchema", in, "outputSchema", out,
 		"annotations", obj("title", Title, "readOnlyHint", true, "destructiveHint", false,
 			"idempotentHint", false, "openWorldHint", false))

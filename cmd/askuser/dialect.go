@@ -21,22 +21,22 @@ func dialectFlag(fs *flag.FlagSet) *string {
 // dialectNamed returns the contract --dialect names.
 func dialectNamed(name string) (askuser.Dialect, error) {
 	switch name {
-	case "", askuser.AskUser.Name():
-		return askuser.AskUser, nil
+	case "", askuser.AskUser().Name():
+		return askuser.AskUser(), nil
 	case piask.Name:
-		return piask.Dialect, nil
+		return piask.Dialect(), nil
 	case pi.Name:
-		return pi.Dialect, nil
+		return pi.Dialect(), nil
 	}
 	return nil, fmt.Errorf("--dialect %q is not a contract; allowed: %s", name, dialectNames)
 }
 
 // marshalNormalized writes a normalized call as validate prints it: the
-// ask_user call for ask_user, askuser's own form of the model (the Call's
+// ask_user call for ask_user, askuser's own form of the model (the Form's
 // JSON) for the other contracts.
-func marshalNormalized(d askuser.Dialect, c *askuser.Call) ([]byte, error) {
-	if d == askuser.AskUser {
-		return askuser.MarshalCall(c)
+func marshalNormalized(d askuser.Dialect, c *askuser.Form) ([]byte, error) {
+	if d == askuser.AskUser() {
+		return d.(askuser.FormMarshaler).MarshalForm(c)
 	}
 	return json.Marshal(c)
 }
@@ -44,9 +44,9 @@ func marshalNormalized(d askuser.Dialect, c *askuser.Call) ([]byte, error) {
 // toolDefinition is the tool definition of a contract other than ask_user.
 func toolDefinition(d askuser.Dialect) []byte {
 	switch d {
-	case piask.Dialect:
+	case piask.Dialect():
 		return piask.Tool()
-	case pi.Dialect:
+	case pi.Dialect():
 		return pi.Tool()
 	}
 	return nil

@@ -21,7 +21,7 @@ func TestValidateDialect(t *testing.T) {
 		if code != 0 || errs != "" {
 			t.Fatalf("%s: exit %d, stderr %q", tt.dialect, code, errs)
 		}
-		var c askuser.Call
+		var c askuser.Form
 		if err := json.Unmarshal([]byte(out), &c); err != nil {
 			t.Fatalf("%s: stdout is not askuser's form of a call: %v\n%s", tt.dialect, err, out)
 		}

@@ -24,11 +24,11 @@ func journalFixture(t *testing.T) string {
 	at := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
 	var lines []string
 	for _, r := range []*askuser.Record{
-		{Version: 1, CallID: "c1", Session: "s1", ToolCallID: "t1", Contract: "ask_user", Responder: "stdio",
+		{Version: askuser.RecordVersion, AskID: "c1", Session: "s1", ToolCallID: "t1", Contract: "ask_user", Responder: "stdio",
 			Status: askuser.StatusAnswered, AnsweredBy: askuser.ByUser, Reason: askuser.ReasonSubmitted, FinalizedAt: at},
-		{Version: 1, CallID: "c2", Session: "s2", Contract: "pi-ask", Responder: "auto",
+		{Version: askuser.RecordVersion, AskID: "c2", Session: "s2", Contract: "pi-ask", Responder: "auto",
 			Status: askuser.StatusDeclined, AnsweredBy: askuser.ByUnattended, Reason: askuser.ReasonUnattended, FinalizedAt: at.Add(time.Minute)},
-		{Version: 1, CallID: "c3", Session: "s1", ToolCallID: "t3\tx", Contract: "ask_user", Responder: "stdio",
+		{Version: askuser.RecordVersion, AskID: "c3", Session: "s1", ToolCallID: "t3\tx", Contract: "ask_user", Responder: "stdio",
 			Status: askuser.StatusCancelled, AnsweredBy: askuser.ByUnattended, Reason: askuser.ReasonCaller, FinalizedAt: at.Add(2 * time.Minute)},
 	} {
 		data, err := json.Marshal(r)
@@ -37,7 +37,10 @@ func journalFixture(t *testing.T) string {
 		}
 		lines = append(lines, string(data))
 	}
-	content := lines[0] + "\n" + "not a record\n" + lines[1] + "\n" + lines[2][:30] + "\n" + lines[2] + "\n" + `{"v":1,"call_id":"c4","ses`
+	// The second record is in the first release's format, which reads as
+	// the current one.
+	v1 := `{"v":1,"call_id":"c2","session":"s2","contract":"pi-ask","responder":"auto","questions":null,"status":"declined","answered_by":"unattended","reason":"unattended","answers":null,"asked_at":"0001-01-01T00:00:00Z","expires_at":"0001-01-01T00:00:00Z","finalized_at":"2026-01-02T15:05:05Z"}`
+	content := lines[0] + "\n" + "not a record\n" + v1 + "\n" + lines[2][:30] + "\n" + lines[2] + "\n" + `{"v":1,"call_id":"c4","ses`
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +49,7 @@ func journalFixture(t *testing.T) string {
 
 func TestJournalCommand(t *testing.T) {
 	path := journalFixture(t)
-	c2 := `{"v":1,"call_id":"c2","session":"s2","contract":"pi-ask","responder":"auto","questions":null,"status":"declined","answered_by":"unattended","reason":"unattended","answers":null,"asked_at":"0001-01-01T00:00:00Z","expires_at":"0001-01-01T00:00:00Z","finalized_at":"2026-01-02T15:05:05Z"}` + "\n"
+	c2 := `{"v":2,"ask_id":"c2","session":"s2","contract":"pi-ask","responder":"auto","questions":null,"status":"declined","answered_by":"unattended","reason":"unattended","answers":null,"asked_at":"0001-01-01T00:00:00Z","expires_at":"0001-01-01T00:00:00Z","finalized_at":"2026-01-02T15:05:05Z"}` + "\n"
 	notes := "askuser journal: " + path + ":2: not a journal record: invalid character 'o' in literal null (expecting 'u')\n" +
 		"askuser journal: " + path + ":4: skipped an incomplete record left by a crash\n"
 	tests := []struct {

@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/deadline"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/responders/auto"
 )
@@ -164,12 +165,12 @@ func (e env) validate(args []string) int {
 		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)
 		return exitFailure
 	}
-	call, err := d.Decode(data, (&askuser.Orchestrator{}).Limits())
+	call, err := askuser.Decode(d, data, askuser.Limits{})
 	if err != nil {
 		fmt.Fprintln(e.stderr, err)
 		return exitUsage
 	}
-	askuser.Stamp(call, now)
+	call.AskedAt, call.NudgeAt, call.ExpiresAt = deadline.Stamps(now, call.TimeoutSeconds)
 	out, err := marshalNormalized(d, call)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)

@@ -61,7 +61,7 @@ func present(raw json.RawMessage) bool {
 }
 
 // Decode validates and normalizes a pi ask call.
-func (dialect) Decode(data []byte, lim askuser.Limits) (*askuser.Call, error) {
+func (dialect) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
 	if lim.MaxTimeoutSeconds <= 0 {
 		lim.MaxTimeoutSeconds = askuser.DefaultMaxTimeoutSeconds
 	}
@@ -163,7 +163,7 @@ func timeoutSeconds(ms int64, lim askuser.Limits) int {
 	return min(s, lim.MaxTimeoutSeconds)
 }
 
-func decodeOptions(top fields, lim askuser.Limits) (*askuser.Call, error) {
+func decodeOptions(top fields, lim askuser.Limits) (*askuser.Form, error) {
 	var ps problems
 	var items []json.RawMessage
 	switch raw := top["questions"]; {
@@ -172,7 +172,7 @@ func decodeOptions(top fields, lim askuser.Limits) (*askuser.Call, error) {
 	case len(items) == 0:
 		ps.add("/questions", "Expected array length to be greater or equal to 1")
 	}
-	c := &askuser.Call{Contract: Name, Form: FormOptions, Unattended: askuser.UnattendedNothing, CancelDropsAnswers: true}
+	c := &askuser.Form{Contract: Name, DialectData: state{}, Unattended: askuser.UnattendedNothing, CancelDropsAnswers: true}
 	var longest int64
 	ids := map[string]bool{}
 	for i, item := range items {
@@ -193,7 +193,10 @@ func decodeOptions(top fields, lim askuser.Limits) (*askuser.Call, error) {
 			ids[id] = true
 			q.ID, q.Header = id, id
 		}
-		q.Text, _ = ps.str(m, "question", path+"/question", true)
+		var ok bool
+		if q.Text, ok = ps.str(m, "question", path+"/question", true); ok && strings.TrimSpace(q.Text) == "" {
+			ps.add(path+"/question", "Expected non-blank string")
+		}
 		var opts []json.RawMessage
 		switch raw := m["options"]; {
 		case !present(raw):
@@ -209,7 +212,10 @@ func decodeOptions(top fields, lim askuser.Limits) (*askuser.Call, error) {
 				ps.add(opath, "Expected object")
 				continue
 			}
-			label, _ := ps.str(om, "label", opath+"/label", true)
+			label, ok := ps.str(om, "label", opath+"/label", true)
+			if ok && strings.TrimSpace(label) == "" {
+				ps.add(opath+"/label", "Expected non-blank string")
+			}
 			q.Options = append(q.Options, askuser.Option{Value: label, Label: label})
 		}
 		if raw := m["multi"]; present(raw) {
@@ -218,6 +224,7 @@ func decodeOptions(top fields, lim askuser.Limits) (*askuser.Call, error) {
 			}
 			q.MultiSelect = string(raw) == "true"
 		}
+		distinctValues(q.Options)
 		if n, ok := ps.integer(m, "recommended", path+"/recommended"); ok && n >= 0 && n < int64(len(q.Options)) {
 			q.Options[n].Default = true
 		}
@@ -243,7 +250,7 @@ func decodeOptions(top fields, lim askuser.Limits) (*askuser.Call, error) {
 
 func units(s string) int { return len(utf16.Encode([]rune(s))) }
 
-func decodeRich(top fields, lim askuser.Limits) (*askuser.Call, error) {
+func decodeRich(top fields, lim askuser.Limits) (*askuser.Form, error) {
 	kind := top["kind"]
 	var kindS string
 	_ = json.Unmarshal(kind, &kindS)
@@ -283,7 +290,10 @@ func decodeRich(top fields, lim askuser.Limits) (*askuser.Call, error) {
 				ps.add("/options/"+strconv.Itoa(k), "Expected string")
 				continue
 			}
-			if units(s) > MaxOptionUnits {
+			switch {
+			case strings.TrimSpace(s) == "":
+				ps.add("/options/"+strconv.Itoa(k), "Expected non-blank string")
+			case units(s) > MaxOptionUnits:
 				ps.add("/options/"+strconv.Itoa(k), "Expected string length less or equal to "+strconv.Itoa(MaxOptionUnits))
 			}
 			options = append(options, s)
@@ -336,8 +346,7 @@ func decodeRich(top fields, lim askuser.Limits) (*askuser.Call, error) {
 		Header:      "Question",
 		Text:        question,
 		OnDeadline:  askuser.DeadlineNothing,
-		Sensitive:   sensitivity == SensitivitySecret,
-		Sensitivity: sensitivity,
+		Sensitive:  sensitivity == SensitivitySecret,
 	}
 	if hasReason {
 		q.Text += "\n\nReason: " + reason
@@ -357,24 +366,53 @@ func decodeRich(top fields, lim askuser.Limits) (*askuser.Call, error) {
 		for k, s := range options {
 			q.Options[k] = askuser.Option{Value: s, Label: s}
 		}
+		distinctValues(q.Options)
 		if isArray && !q.MultiSelect && len(defaults) > 1 {
 			defaults = defaults[:1]
 		}
 		for _, d := range defaults {
-			if o := q.Option(d); o != nil {
+			if o := optionLabelled(q.Options, d); o != nil {
 				o.Default = true
 			}
 		}
 		q.NoDefault = !hasDefault(q.Options)
 	}
-	return &askuser.Call{
+	return &askuser.Form{
 		Questions:          []askuser.Question{q},
 		TimeoutSeconds:     timeoutSeconds(ms, lim),
 		Contract:           Name,
-		Form:               FormRich,
+		DialectData:        state{rich: true, sensitivity: sensitivity},
 		Unattended:         askuser.UnattendedNothing,
 		CancelDropsAnswers: true,
 	}, nil
+}
+
+// distinctValues gives options distinct values. An option's value is its
+// label; but labels need not be unique in this contract (two options may
+// both read "a"), and where they repeat, every option of the question is
+// told apart by its 1-based position instead, so that the two stay two
+// options a person can pick between.
+func distinctValues(opts []askuser.Option) {
+	seen := make(map[string]bool, len(opts))
+	for _, o := range opts {
+		if seen[o.Label] {
+			for k := range opts {
+				opts[k].Value = strconv.Itoa(k + 1)
+			}
+			return
+		}
+		seen[o.Label] = true
+	}
+}
+
+// optionLabelled returns the first option with the given label, or nil.
+func optionLabelled(opts []askuser.Option, label string) *askuser.Option {
+	for i := range opts {
+		if opts[i].Label == label {
+			return &opts[i]
+		}
+	}
+	return nil
 }
 
 func hasDefault(opts []askuser.Option) bool {

@@ -89,7 +89,7 @@ func TestDecodeProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := pi.Dialect.Decode([]byte(tt.in), askuser.Limits{})
+			_, err := pi.Dialect().Decode([]byte(tt.in), askuser.Limits{})
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Decode = %v, want a *CallError", err)
@@ -117,7 +117,7 @@ func TestDecodeNormalizes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := pi.Dialect.Decode([]byte(tt.in), askuser.Limits{MaxTimeoutSeconds: 120})
+			c, err := pi.Dialect().Decode([]byte(tt.in), askuser.Limits{MaxTimeoutSeconds: 120})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -86,10 +86,10 @@ func (ft fate) custom() string {
 // cancelledOn is the question a cancel was on: the one the person was on,
 // else the first.
 func cancelledOn(o *askuser.Outcome) *askuser.Question {
-	if q := o.Call.Question(o.CancelledOn); q != nil {
+	if q := o.Form.Question(o.CancelledOn); q != nil {
 		return q
 	}
-	return &o.Call.Questions[0]
+	return &o.Form.Questions[0]
 }
 
 type decisionRef struct {
@@ -98,30 +98,40 @@ type decisionRef struct {
 	Diagnostics []string `json:"diagnostics"`
 }
 
-func ref(o *askuser.Outcome, q *askuser.Question) decisionRef {
+// outcome is an outcome being encoded, with where its decision records go.
+type outcome struct {
+	*askuser.Outcome
+	journaled bool
+	records   json.RawMessage
+}
+
+func ref(o *outcome, q *askuser.Question) decisionRef {
 	r := decisionRef{DecisionID: DecisionID(q.ID), Backend: backendMemory, Diagnostics: []string{}}
-	if o.Journaled {
+	if o.journaled {
 		r.Backend = backendJournal
 	}
-	if o.Decisions == nil {
+	if o.records == nil {
 		r.Diagnostics = append(r.Diagnostics, diagnosticNoRecords)
 	}
 	return r
 }
 
-// Encode renders an outcome as the contract's result (DIALECTS.md §B).
-func (dialect) Encode(o *askuser.Outcome) ([]byte, error) {
+// Encode renders an outcome as the contract's result, and returns the
+// call's decision records for the journal.
+func (dialect) Encode(ao *askuser.Outcome, journaled bool) ([]byte, json.RawMessage, error) {
+	o := &outcome{Outcome: ao, journaled: journaled, records: decisions(ao)}
 	var r piwire.Result
 	switch {
 	case o.Reason == askuser.ReasonUnattended:
 		r = piwire.NewResult(TextUnavailable, piwire.Object{
 			{Key: "status", Value: "unavailable"}, {Key: "reason", Value: "no-ui"}, {Key: "source", Value: "ask"}}, true)
-	case o.Call.Form == FormRich:
+	case stateOf(o.Form).rich:
 		r = encodeRich(o)
 	default:
 		r = encodeOptions(o)
 	}
-	return wire.Marshal(r)
+	b, err := wire.Marshal(r)
+	return b, o.records, err
 }
 
 func ended(o *askuser.Outcome) (cancel, record bool, text string) {
@@ -136,10 +146,10 @@ func ended(o *askuser.Outcome) (cancel, record bool, text string) {
 	return false, false, ""
 }
 
-func encodeOptions(o *askuser.Outcome) piwire.Result {
-	c := o.Call
-	if cancel, record, text := ended(o); cancel {
-		q := cancelledOn(o)
+func encodeOptions(o *outcome) piwire.Result {
+	c := o.Form
+	if cancel, record, text := ended(o.Outcome); cancel {
+		q := cancelledOn(o.Outcome)
 		d := piwire.Object{{Key: "question", Value: q.ID}, {Key: "status", Value: StatusCancelled}, {Key: "timedOut", Value: false}, {Key: "answerSource", Value: SourceNone}}
 		if record {
 			d = append(d, piwire.Pair{Key: "decision", Value: ref(o, q)})
@@ -148,7 +158,7 @@ func encodeOptions(o *askuser.Outcome) piwire.Result {
 	}
 	fates := make([]fate, len(c.Questions))
 	for i := range c.Questions {
-		fates[i] = fateOf(o, &c.Questions[i])
+		fates[i] = fateOf(o.Outcome, &c.Questions[i])
 	}
 	if len(fates) == 1 {
 		ft := fates[0]
@@ -300,12 +310,12 @@ func visible(ft fate) any {
 	return Redacted
 }
 
-func encodeRich(o *askuser.Outcome) piwire.Result {
-	q := &o.Call.Questions[0]
+func encodeRich(o *outcome) piwire.Result {
+	q := &o.Form.Questions[0]
 	kind := RichKind(q)
 	choice := q.Kind == askuser.KindChoice
-	ft := fateOf(o, q)
-	cancel, record, text := ended(o)
+	ft := fateOf(o.Outcome, q)
+	cancel, record, text := ended(o.Outcome)
 	if cancel {
 		ft = fate{q: q, status: StatusCancelled, source: SourceNone}
 	}
@@ -350,7 +360,7 @@ func encodeRich(o *askuser.Outcome) piwire.Result {
 	if !cancel || record {
 		d = append(d, piwire.Pair{Key: "decision", Value: ref(o, q)})
 	}
-	d = append(d, piwire.Pair{Key: "sensitivity", Value: q.Sensitivity})
+	d = append(d, piwire.Pair{Key: "sensitivity", Value: stateOf(o.Form).sensitivity})
 	if ft.f != nil && ft.f.SecretRef != "" {
 		d = append(d, piwire.Pair{Key: "secretRef", Value: ft.f.SecretRef})
 	}
@@ -379,12 +389,12 @@ type optionAnswer struct {
 	CustomInput     string   `json:"customInput,omitempty"`
 }
 
-// Decisions returns the call's decision records (DIALECTS.md §B): one per
-// finished question once the call is final, only the question a cancel
-// was on, and none for a superseded ask, a fault, nobody reachable or a
-// caller gone.
-func (dialect) Decisions(o *askuser.Outcome) json.RawMessage {
-	c := o.Call
+// decisions returns the call's decision records: one per finished question
+// once the call is final, only the question a cancel was on, and none for a
+// superseded ask, a fault, nobody reachable or a caller gone.
+func decisions(o *askuser.Outcome) json.RawMessage {
+	c := o.Form
+	rich := stateOf(c).rich
 	var qs []*askuser.Question
 	cancel, record, _ := ended(o)
 	switch {
@@ -403,15 +413,15 @@ func (dialect) Decisions(o *askuser.Outcome) json.RawMessage {
 		if cancel {
 			ft = fate{q: q, status: StatusCancelled, source: SourceNone}
 		}
-		if c.Form == FormRich && ft.f == nil && !ft.timedOut {
+		if rich && ft.f == nil && !ft.timedOut {
 			ft.status = StatusCancelled
 		}
 		d := decision{DecisionID: DecisionID(q.ID), Status: ft.status,
 			Metadata: decisionMeta{Source: "ask", TimedOut: ft.timedOut, AnswerSource: ft.source}}
-		if c.Form == FormRich {
+		if rich {
 			d.QuestionID = q.ID
 			d.Metadata.Kind = RichKind(q)
-			d.Metadata.Sensitivity = q.Sensitivity
+			d.Metadata.Sensitivity = stateOf(c).sensitivity
 		} else {
 			multi := q.MultiSelect
 			d.Metadata.Multi = &multi
@@ -420,7 +430,7 @@ func (dialect) Decisions(o *askuser.Outcome) json.RawMessage {
 			switch {
 			case ft.f.SecretRef != "":
 				d.Answer = Redacted
-			case c.Form == FormRich:
+			case rich:
 				d.Answer = richValue(ft)
 			default:
 				d.Answer = optionAnswer{SelectedOptions: ft.labels(), CustomInput: ft.custom()}

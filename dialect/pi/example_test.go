@@ -13,12 +13,12 @@ import (
 // model reads only its reference.
 func Example() {
 	args := `{"question":"Secret?","kind":"text","sensitivity":"secret"}`
-	c, _ := pi.Dialect.Decode([]byte(args), askuser.Limits{})
+	c, _ := pi.Dialect().Decode([]byte(args), askuser.Limits{})
 	person := scripted.New(
 		scripted.Step{Answer: &askuser.Answer{QuestionID: c.Questions[0].ID, Other: "hunter2"}}, // handed over as a secret value
 		scripted.Step{End: scripted.EndSubmit})
 	o := &askuser.Orchestrator{Responder: person}
-	out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Arguments: []byte(args), Dialect: pi.Dialect})
+	out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Arguments: []byte(args), Dialect: pi.Dialect()})
 	if err != nil {
 		fmt.Println(err)
 		return

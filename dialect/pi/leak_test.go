@@ -26,16 +26,16 @@ func TestNoEncoderShowsASensitiveAnswer(t *testing.T) {
 		end := rapid.SampledFrom([]scripted.End{scripted.EndSubmit, scripted.EndCancel, scripted.EndDecline, scripted.EndSupersede, scripted.EndUnreachable}).Draw(t, "end")
 		contract := rapid.SampledFrom([]string{"pi", "ask_user"}).Draw(t, "contract")
 
-		var d askuser.Dialect = pi.Dialect
+		var d askuser.Dialect = pi.Dialect()
 		var call string
 		var v secret.Value
 		if contract == "ask_user" {
-			d = askuser.AskUser
+			d = askuser.AskUser()
 			call = `{"questions":[{"kind":"secret","header":"Token","question":"Paste it","secret_name":"TOKEN","purpose":"deploy"}]}`
 			v = secret.FromString(value)
 		} else {
 			kind := rapid.SampledFrom([]string{"select", "multi-select", "text", "editor"}).Draw(t, "kind")
-			opts := rapid.SliceOfN(rapid.StringMatching(`[a-z ]{1,12}`), 0, 5).Draw(t, "options")
+			opts := rapid.SliceOfN(rapid.StringMatching(`[a-z][a-z ]{0,11}`), 0, 5).Draw(t, "options")
 			args := map[string]any{"question": rapid.StringMatching(`[A-Za-z][A-Za-z ?]{0,39}`).Draw(t, "question"), "kind": kind, "options": opts, "sensitivity": "secret"}
 			if rapid.Bool().Draw(t, "reason") {
 				args["reason"] = rapid.StringMatching(`[a-z ]{0,30}`).Draw(t, "why")
@@ -62,6 +62,7 @@ func TestNoEncoderShowsASensitiveAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		o.Wait()
 		if errs := r.Refused(); len(errs) > 0 {
 			t.Fatalf("refused: %v", errs)
 		}

@@ -12,16 +12,16 @@ import (
 // MarshalCall writes a call this package decoded back as the contract's
 // call, in the form it came in, every default written out: Decode of the
 // result gives the same call again.
-func MarshalCall(c *askuser.Call) ([]byte, error) {
+func MarshalCall(c *askuser.Form) ([]byte, error) {
 	var ms int64
 	if c.TimeoutSeconds*1000 >= MinTimeoutMs && c.TimeoutSeconds*1000 <= MaxTimeoutMs {
 		ms = int64(c.TimeoutSeconds) * 1000
 	}
-	if c.Form == FormRich {
+	if stateOf(c).rich {
 		if len(c.Questions) != 1 {
 			return nil, errors.New("pi: a rich call has one question")
 		}
-		return marshalRich(&c.Questions[0], ms)
+		return marshalRich(&c.Questions[0], ms, stateOf(c).sensitivity)
 	}
 	qs := make([]piwire.Object, len(c.Questions))
 	for i := range c.Questions {
@@ -49,7 +49,7 @@ func MarshalCall(c *askuser.Call) ([]byte, error) {
 	return wire.Marshal(piwire.Object{{Key: "questions", Value: qs}})
 }
 
-func marshalRich(q *askuser.Question, ms int64) ([]byte, error) {
+func marshalRich(q *askuser.Question, ms int64, sensitivity string) ([]byte, error) {
 	question, reason, hasReason := splitReason(q)
 	kind := RichKind(q)
 	obj := piwire.Object{{Key: "question", Value: question}, {Key: "kind", Value: kind}}
@@ -79,7 +79,7 @@ func marshalRich(q *askuser.Question, ms int64) ([]byte, error) {
 			obj = append(obj, piwire.Pair{Key: "timeoutMs", Value: ms})
 		}
 	}
-	obj = append(obj, piwire.Pair{Key: "sensitivity", Value: q.Sensitivity})
+	obj = append(obj, piwire.Pair{Key: "sensitivity", Value: sensitivity})
 	if hasReason {
 		obj = append(obj, piwire.Pair{Key: "reason", Value: reason})
 	}

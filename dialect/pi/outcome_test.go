@@ -99,7 +99,7 @@ func TestOutcomes(t *testing.T) {
 			if tt.memory {
 				run.Journal = nil
 			}
-			out, err := run.Do(t, pi.Dialect)
+			out, err := run.Do(t, pi.Dialect())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestOutcomes(t *testing.T) {
 			if len(j.Recs) != 1 {
 				t.Fatalf("%d journal records, want 1", len(j.Recs))
 			}
-			dialecttest.Golden(t, "outcome/"+tt.name+".decisions", j.Recs[0].Decisions)
+			dialecttest.Golden(t, "outcome/"+tt.name+".decisions", j.Recs[0].ContractRecord)
 		})
 	}
 }

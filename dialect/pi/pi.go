@@ -7,7 +7,7 @@
 // orchestrator underneath:
 //
 //	o := &askuser.Orchestrator{Responder: r, Journal: j}
-//	out, err := o.Handle(ctx, askuser.Request{Session: s, ToolCallID: id, Arguments: args, Dialect: pi.Dialect})
+//	out, err := o.Handle(ctx, askuser.Request{Session: s, ToolCallID: id, Arguments: args, Dialect: pi.Dialect()})
 //
 // # Option questions
 //
@@ -58,17 +58,24 @@ import (
 	"github.com/askuser-go/askuser"
 )
 
-// Name is the contract's name, in Call.Contract and the journal.
+// Name is the contract's name, in Form.Contract and the journal.
 const Name = "pi"
 
 // ToolName is the name of the contract's tool.
 const ToolName = "ask"
 
-// The call forms, in Call.Form.
-const (
-	FormOptions = "options"
-	FormRich    = "rich"
-)
+// state is what this contract keeps in Form.DialectData: which of its two
+// call shapes a form came in, and a rich question's sensitivity as the
+// call gave it ("public", "internal" or "secret"; only "secret" seals).
+type state struct {
+	rich        bool
+	sensitivity string
+}
+
+func stateOf(f *askuser.Form) state {
+	s, _ := f.DialectData.(state)
+	return s
+}
 
 // The rich question kinds.
 const (
@@ -88,11 +95,18 @@ const (
 // OtherLabel labels the free-text row every list of options ends with.
 const OtherLabel = "Other (type your own)"
 
-// Dialect is the pi ask contract, for askuser.Request.Dialect. It also
-// implements askuser.DecisionRecorder.
-var Dialect askuser.Dialect = dialect{}
+// Dialect returns the pi ask contract, for askuser.Request.Dialect. Its
+// Encode also returns the call's decision records, which travel in the
+// ask's journal record.
+func Dialect() askuser.Dialect { return dialect{} }
 
 type dialect struct{}
+
+var _ askuser.FormMarshaler = dialect{}
+
+// MarshalForm writes a form this package decoded back as the contract's
+// call (see MarshalCall).
+func (dialect) MarshalForm(f *askuser.Form) ([]byte, error) { return MarshalCall(f) }
 
 func (dialect) Name() string { return Name }
 
@@ -104,4 +118,3 @@ var toolJSON []byte
 // "description", "parameters"}.
 func Tool() []byte { return bytes.Clone(toolJSON) }
 
-var _ askuser.DecisionRecorder = dialect{}

@@ -48,7 +48,7 @@ type rawOption struct {
 }
 
 // Decode validates and normalizes a pi-ask call.
-func (dialect) Decode(data []byte, lim askuser.Limits) (*askuser.Call, error) {
+func (dialect) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
 	if lim.MaxTimeoutSeconds <= 0 {
 		lim.MaxTimeoutSeconds = askuser.DefaultMaxTimeoutSeconds
 	}
@@ -251,8 +251,8 @@ func validate(qs []rawQuestion) string {
 	return ""
 }
 
-func normalize(title *string, qs []rawQuestion, lim askuser.Limits) *askuser.Call {
-	c := &askuser.Call{
+func normalize(title *string, qs []rawQuestion, lim askuser.Limits) *askuser.Form {
+	c := &askuser.Form{
 		TimeoutSeconds:      lim.MaxTimeoutSeconds,
 		Contract:            Name,
 		Unattended:          askuser.UnattendedNothing,

@@ -1,9 +1,11 @@
 package piask
 
 import (
-	"github.com/askuser-go/askuser/internal/wire"
+	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/askuser-go/askuser/internal/wire"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/internal/piwire"
@@ -43,9 +45,10 @@ type detailsOut struct {
 	Answers   piwire.Object `json:"answers"`
 }
 
-// Encode renders an outcome as the contract's result (DIALECTS.md §A).
-func (dialect) Encode(o *askuser.Outcome) ([]byte, error) {
-	c := o.Call
+// Encode renders an outcome as the contract's result. The contract keeps
+// nothing besides the result.
+func (dialect) Encode(o *askuser.Outcome, _ bool) ([]byte, json.RawMessage, error) {
+	c := o.Form
 	d := detailsOut{Title: c.Title, Questions: make([]questionOut, len(c.Questions)), Answers: piwire.Object{}}
 	for i := range c.Questions {
 		q := &c.Questions[i]
@@ -90,7 +93,8 @@ func (dialect) Encode(o *askuser.Outcome) ([]byte, error) {
 	case askuser.ReasonUnattended:
 		text = Listing(c)
 	}
-	return wire.Marshal(piwire.NewResult(text, d, false))
+	b, err := wire.Marshal(piwire.NewResult(text, d, false))
+	return b, nil, err
 }
 
 // answer returns a final answer as the contract shows it, and its summary
@@ -141,7 +145,7 @@ func index(q *askuser.Question, value string) int {
 // Listing is the text the contract returns when nobody can be asked: the
 // normalized questions, one line per option, so that the caller can ask
 // them some other way.
-func Listing(c *askuser.Call) string {
+func Listing(c *askuser.Form) string {
 	var b strings.Builder
 	b.WriteString("Needs user input: ask_user requires interactive UI.\n")
 	b.WriteString("Run same tool call in interactive session, or ask user these questions manually:\n")

@@ -18,7 +18,7 @@ func Example() {
 		scripted.Step{Answer: &askuser.Answer{QuestionID: "db", Selected: []string{"lite"}, Note: "for now"}},
 		scripted.Step{End: scripted.EndSubmit})
 	o := &askuser.Orchestrator{Responder: person}
-	out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Arguments: []byte(args), Dialect: piask.Dialect})
+	out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Arguments: []byte(args), Dialect: piask.Dialect()})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -31,7 +31,7 @@ func Example() {
 // An invalid call is never shown to anyone; the model gets the contract's
 // own result for it.
 func Example_invalid() {
-	_, err := piask.Dialect.Decode([]byte(`{"questions":[{"id":"db","prompt":"Which?","options":[]}]}`), askuser.Limits{})
+	_, err := piask.Dialect().Decode([]byte(`{"questions":[{"id":"db","prompt":"Which?","options":[]}]}`), askuser.Limits{})
 	ce := err.(*askuser.CallError)
 	fmt.Println(string(ce.Result))
 	// Output:

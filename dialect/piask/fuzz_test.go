@@ -18,7 +18,7 @@ import (
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(setup))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := piask.Dialect.Decode(data, askuser.Limits{})
+		c, err := piask.Dialect().Decode(data, askuser.Limits{})
 		if err != nil {
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) || !json.Valid(ce.Result) || ce.Message == "" {
@@ -30,13 +30,13 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-func roundTrip(t *testing.T, c *askuser.Call) {
+func roundTrip(t *testing.T, c *askuser.Form) {
 	t.Helper()
 	again, err := piask.MarshalCall(c)
 	if err != nil {
 		t.Fatalf("MarshalCall: %v", err)
 	}
-	c2, err := piask.Dialect.Decode(again, askuser.Limits{})
+	c2, err := piask.Dialect().Decode(again, askuser.Limits{})
 	if err != nil {
 		t.Fatalf("the normalized call %s does not decode: %v", again, err)
 	}
@@ -47,7 +47,7 @@ func roundTrip(t *testing.T, c *askuser.Call) {
 
 func TestRoundTrip(t *testing.T) {
 	for _, in := range []string{setup, `{"questions":[{"id":" a ","prompt":" p ","type":"preview","options":[{"value":" v ","label":" l ","preview":" x ","description":" d "}]}]}`} {
-		c, err := piask.Dialect.Decode([]byte(in), askuser.Limits{})
+		c, err := piask.Dialect().Decode([]byte(in), askuser.Limits{})
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", in, err)
 		}

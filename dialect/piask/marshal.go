@@ -30,7 +30,7 @@ type callOption struct {
 // MarshalCall writes a normalized call back as the contract's call, every
 // default written out: Decode of the result gives the same call again.
 // Only choice questions can be written.
-func MarshalCall(c *askuser.Call) ([]byte, error) {
+func MarshalCall(c *askuser.Form) ([]byte, error) {
 	out := callOut{Title: c.Title, Questions: make([]callQuestion, len(c.Questions))}
 	for i := range c.Questions {
 		q := &c.Questions[i]

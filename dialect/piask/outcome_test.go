@@ -69,7 +69,7 @@ func TestOutcomes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := dialecttest.Run{Call: setup, Steps: tt.steps, Nobody: tt.nobody}.Do(t, piask.Dialect)
+			out, err := dialecttest.Run{Call: setup, Steps: tt.steps, Nobody: tt.nobody}.Do(t, piask.Dialect())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestOutcomes(t *testing.T) {
 // and custom text together on a single-select, free text on a preview
 // question, a note on an option not selected.
 func TestRefusedAnswers(t *testing.T) {
-	c, err := piask.Dialect.Decode([]byte(setup), askuser.Limits{})
+	c, err := piask.Dialect().Decode([]byte(setup), askuser.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@
 // result parsing, and gets askuser's orchestrator underneath:
 //
 //	o := &askuser.Orchestrator{Responder: r}
-//	out, err := o.Handle(ctx, askuser.Request{Session: s, ToolCallID: id, Arguments: args, Dialect: piask.Dialect})
+//	out, err := o.Handle(ctx, askuser.Request{Session: s, ToolCallID: id, Arguments: args, Dialect: piask.Dialect()})
 //
 // Decode validates a call with the contract's own messages and normalizes it
 // to the model: each question is an optional choice question (required is
@@ -37,16 +37,22 @@ import (
 	"github.com/askuser-go/askuser"
 )
 
-// Name is the contract's name, in Call.Contract and the journal.
+// Name is the contract's name, in Form.Contract and the journal.
 const Name = "pi-ask"
 
 // ToolName is the name of the contract's tool.
 const ToolName = "ask_user"
 
-// Dialect is the pi-ask contract, for askuser.Request.Dialect.
-var Dialect askuser.Dialect = dialect{}
+// Dialect returns the pi-ask contract, for askuser.Request.Dialect.
+func Dialect() askuser.Dialect { return dialect{} }
 
 type dialect struct{}
+
+var _ askuser.FormMarshaler = dialect{}
+
+// MarshalForm writes a form this package decoded back as the contract's
+// call (see MarshalCall).
+func (dialect) MarshalForm(f *askuser.Form) ([]byte, error) { return MarshalCall(f) }
 
 func (dialect) Name() string { return Name }
 

@@ -112,7 +112,7 @@ func (w *watched) Reachable(ctx context.Context, session string) bool {
 // the responder was never given (unattended at once) counts as returned.
 func (w *watched) returnedFor(out *askuser.Outcome) error {
 	w.mu.Lock()
-	c, ok := w.returned[out.ID]
+	c, ok := w.returned[out.AskID]
 	w.mu.Unlock()
 	if !ok {
 		return nil

@@ -2,6 +2,7 @@ package scripted_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 func TestParseFile(t *testing.T) {
@@ -109,11 +111,12 @@ func TestSensitiveAnswersAreSealed(t *testing.T) {
 	}
 	store := map[string]string{}
 	o := &askuser.Orchestrator{Responder: r, Secrets: storeFunc(store)}
-	d := fixed{askuser.Call{Questions: []askuser.Question{q, tq}, TimeoutSeconds: 60}}
+	d := fixed{askuser.Form{Questions: []askuser.Question{q, tq}, TimeoutSeconds: 60}}
 	out, err := o.Handle(t.Context(), askuser.Request{Session: "s", Dialect: d})
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.Wait()
 	if errs := r.Refused(); errs != nil {
 		t.Fatalf("refused: %v", errs)
 	}
@@ -125,14 +128,16 @@ func TestSensitiveAnswersAreSealed(t *testing.T) {
 	}
 }
 
-type fixed struct{ c askuser.Call }
+type fixed struct{ c askuser.Form }
 
 func (fixed) Name() string { return "fixed" }
-func (f fixed) Decode([]byte, askuser.Limits) (*askuser.Call, error) {
+func (f fixed) Decode([]byte, askuser.Limits) (*askuser.Form, error) {
 	c := f.c
 	return &c, nil
 }
-func (fixed) Encode(*askuser.Outcome) ([]byte, error) { return []byte("{}"), nil }
+func (fixed) Encode(*askuser.Outcome, bool) ([]byte, json.RawMessage, error) {
+	return []byte("{}"), nil, nil
+}
 
 type storeFunc map[string]string
 
@@ -141,3 +146,13 @@ func (s storeFunc) Put(_ context.Context, _, name string, v secret.Value) error 
 	return nil
 }
 func (s storeFunc) Delete(context.Context, string, string) error { return nil }
+
+func (s storeFunc) Get(_ context.Context, _, name string) (secret.Value, error) {
+	v, ok := s[name]
+	if !ok {
+		return secret.Value{}, secretstore.ErrNotFound
+	}
+	return secret.FromString(v), nil
+}
+
+func (s storeFunc) DeleteSession(context.Context, string) error { return nil }

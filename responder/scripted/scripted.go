@@ -153,10 +153,10 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 		}
 		if s.Answer != nil {
 			ans := fresh(*s.Answer)
-			if s.position > 0 && s.position <= len(a.Call().Questions) {
-				ans.QuestionID = a.Call().Questions[s.position-1].ID
+			if s.position > 0 && s.position <= len(a.Form().Questions) {
+				ans.QuestionID = a.Form().Questions[s.position-1].ID
 			}
-			r.record(a, i, a.Answer(sealed(a.Call(), byLabel(a.Call(), ans, s.Labels, s.LabelNotes))))
+			r.record(a, i, a.Report(sealed(a.Form(), byLabel(a.Form(), ans, s.Labels, s.LabelNotes))))
 		}
 		if s.Draft != nil {
 			r.record(a, i, a.Draft(fresh(*s.Draft)))
@@ -221,7 +221,7 @@ func fresh(a askuser.Answer) askuser.Answer {
 // secret value, as a responder must: the text as typed, or a choice as
 // Question.ChoiceSecret makes it. An answer that already carries a secret
 // value, or that says nothing, is left as it is.
-func sealed(c *askuser.Call, ans askuser.Answer) askuser.Answer {
+func sealed(c *askuser.Form, ans askuser.Answer) askuser.Answer {
 	q := c.Question(ans.QuestionID)
 	if q == nil || !q.Sealed() || !ans.Secret.Empty() || (len(ans.Selected) == 0 && ans.Other == "") {
 		return ans
@@ -237,7 +237,7 @@ func sealed(c *askuser.Call, ans askuser.Answer) askuser.Answer {
 
 // byLabel adds the options named by label to the answer's selection and
 // notes.
-func byLabel(c *askuser.Call, ans askuser.Answer, labels []string, notes map[string]string) askuser.Answer {
+func byLabel(c *askuser.Form, ans askuser.Answer, labels []string, notes map[string]string) askuser.Answer {
 	if len(labels) == 0 && len(notes) == 0 {
 		return ans
 	}
@@ -276,10 +276,10 @@ func mapSlice(in []string, f func(string) string) []string {
 
 func firstUnanswered(a *askuser.Ask) string {
 	answered := map[string]bool{}
-	for _, ans := range a.Answers() {
+	for _, ans := range a.Accepted() {
 		answered[ans.QuestionID] = true
 	}
-	for _, q := range a.Call().Questions {
+	for _, q := range a.Form().Questions {
 		if !answered[q.ID] {
 			return q.ID
 		}

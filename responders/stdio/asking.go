@@ -21,7 +21,7 @@ type asking struct {
 	r     *Responder
 	ctx   context.Context
 	a     *askuser.Ask
-	call  *askuser.Call
+	call  *askuser.Form
 	nudge <-chan time.Time
 	onQ   string // the question shown
 	// prompt is the prompt waiting for input, printed again after the
@@ -204,7 +204,7 @@ func (s *asking) wait(ch <-chan []byte) ([]byte, error) {
 // report reports an answer; a refused one is explained and returns
 // errRetry.
 func (s *asking) report(ans askuser.Answer) error {
-	err := s.a.Answer(ans)
+	err := s.a.Report(ans)
 	var ae *askuser.AnswerError
 	switch {
 	case err == nil:

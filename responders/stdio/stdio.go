@@ -165,13 +165,13 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 		return err
 	}
 	defer r.setShown(nil, "")
-	s := &asking{r: r, ctx: ctx, a: a, call: a.Call()}
+	s := &asking{r: r, ctx: ctx, a: a, call: a.Form()}
 	return s.run()
 }
 
 // dismiss ends an ask that was never shown, as the end of input does.
 func dismiss(a *askuser.Ask) error {
-	if err := a.Cancel(a.Call().Questions[0].ID); err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err := a.Cancel(a.Form().Questions[0].ID); err != nil && !errors.Is(err, askuser.ErrClosed) {
 		return err
 	}
 	return nil

@@ -3,6 +3,7 @@ package stdio_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"strings"
@@ -72,7 +73,7 @@ type result struct {
 
 // ask starts asking call; tweak, when set, changes the decoded call (for
 // what the ask_user JSON cannot say: multi-line text, prefills, previews).
-func (g *rig) ask(call string, tweak func(*askuser.Call)) <-chan result {
+func (g *rig) ask(call string, tweak func(*askuser.Form)) <-chan result {
 	ch := make(chan result, 1)
 	req := askuser.Request{Session: "s", Arguments: []byte(call)}
 	if tweak != nil {
@@ -109,17 +110,19 @@ func (g *rig) resultOf(ch <-chan result) string {
 	return string(res.out.Result)
 }
 
-type tweaked struct{ f func(*askuser.Call) }
+type tweaked struct{ f func(*askuser.Form) }
 
 func (tweaked) Name() string { return "ask_user" }
-func (d tweaked) Decode(data []byte, lim askuser.Limits) (*askuser.Call, error) {
-	c, err := askuser.AskUser.Decode(data, lim)
+func (d tweaked) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
+	c, err := askuser.AskUser().Decode(data, lim)
 	if err == nil {
 		d.f(c)
 	}
 	return c, err
 }
-func (tweaked) Encode(o *askuser.Outcome) ([]byte, error) { return askuser.AskUser.Encode(o) }
+func (tweaked) Encode(o *askuser.Outcome, j bool) ([]byte, json.RawMessage, error) {
+	return askuser.AskUser().Encode(o, j)
+}
 
 const (
 	envCall = `{"questions":[{"id":"env","header":"Env","question":"Which environment?","options":[` +
@@ -146,7 +149,7 @@ func TestKinds(t *testing.T) {
 	tests := []struct {
 		name  string
 		call  string
-		tweak func(*askuser.Call)
+		tweak func(*askuser.Form)
 		input []string
 		want  string
 		shows []string // lines the output must hold
@@ -175,7 +178,7 @@ func TestKinds(t *testing.T) {
 		{
 			name:  "single-select, the other label the call names",
 			call:  envCall,
-			tweak: func(c *askuser.Call) { c.Questions[0].OtherLabel = "Another place" },
+			tweak: func(c *askuser.Form) { c.Questions[0].OtherLabel = "Another place" },
 			input: []string{"3", "canary"},
 			want:  `{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":[],"other_text":"canary"}]}`,
 			shows: []string{"  3) Another place", "Another place: "},
@@ -217,7 +220,7 @@ func TestKinds(t *testing.T) {
 		{
 			name:  "text, the prefill on empty input",
 			call:  branchCall,
-			tweak: func(c *askuser.Call) { c.Questions[0].Prefill = "main" },
+			tweak: func(c *askuser.Form) { c.Questions[0].Prefill = "main" },
 			input: []string{""},
 			want:  `{"status":"answered","answered_by":"user","answers":[{"id":"branch","selected":[],"other_text":"main"}]}`,
 			shows: []string{`Answer (Enter for "main"): `},
@@ -225,7 +228,7 @@ func TestKinds(t *testing.T) {
 		{
 			name:  "multi-line text",
 			call:  branchCall,
-			tweak: func(c *askuser.Call) { c.Questions[0].Multiline = true },
+			tweak: func(c *askuser.Form) { c.Questions[0].Multiline = true },
 			input: []string{"first line", "", "third line", "."},
 			want:  `{"status":"answered","answered_by":"user","answers":[{"id":"branch","selected":[],"other_text":"first line\n\nthird line"}]}`,
 			shows: []string{`end it with a line holding only "." (or the end of input)`},
@@ -233,7 +236,7 @@ func TestKinds(t *testing.T) {
 		{
 			name:  "multi-line text, the prefill on a lone dot",
 			call:  branchCall,
-			tweak: func(c *askuser.Call) { c.Questions[0].Multiline, c.Questions[0].Prefill = true, "one\ntwo" },
+			tweak: func(c *askuser.Form) { c.Questions[0].Multiline, c.Questions[0].Prefill = true, "one\ntwo" },
 			input: []string{"."},
 			want:  `{"status":"answered","answered_by":"user","answers":[{"id":"branch","selected":[],"other_text":"one\ntwo"}]}`,
 			shows: []string{"  | one\n  | two\n"},
@@ -241,7 +244,7 @@ func TestKinds(t *testing.T) {
 		{
 			name:  "previews under their options",
 			call:  envCall,
-			tweak: func(c *askuser.Call) { c.Questions[0].Options[1].Preview = "+ replicas: 3\n- replicas: 1" },
+			tweak: func(c *askuser.Form) { c.Questions[0].Options[1].Preview = "+ replicas: 3\n- replicas: 1" },
 			input: []string{"2"},
 			want:  `{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["production"],"other_text":null}]}`,
 			shows: []string{"  2) production\n     Real users\n     | + replicas: 3\n     | - replicas: 1\n"},
@@ -249,7 +252,7 @@ func TestKinds(t *testing.T) {
 		{
 			name:  "no recommendation: nothing marked",
 			call:  envCall,
-			tweak: func(c *askuser.Call) { c.Questions[0].NoDefault = true },
+			tweak: func(c *askuser.Form) { c.Questions[0].NoDefault = true },
 			input: []string{"", "1"},
 			want:  `{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["staging"],"other_text":null}]}`,
 			shows: []string{"  1) staging\n", "Pick 1-3: ", "  Not accepted: type one number from 1 to 3."},
@@ -257,7 +260,7 @@ func TestKinds(t *testing.T) {
 		{
 			name:  "an optional question skipped",
 			call:  branchCall,
-			tweak: func(c *askuser.Call) { c.Questions[0].Optional = true },
+			tweak: func(c *askuser.Form) { c.Questions[0].Optional = true },
 			input: []string{""},
 			want:  `{"status":"answered","answered_by":"user","answers":[]}`,
 			shows: []string{"Answer (Enter to skip): ", "Submitted, with no answers."},
@@ -416,7 +419,7 @@ func TestRefusedAnswerReprompts(t *testing.T) {
 func TestDeadlineInQuestion3(t *testing.T) {
 	tests := []struct {
 		name  string
-		tweak func(*askuser.Call)
+		tweak func(*askuser.Form)
 		want  string
 		says  string
 	}{
@@ -430,7 +433,7 @@ func TestDeadlineInQuestion3(t *testing.T) {
 		},
 		{
 			name: "text",
-			tweak: func(c *askuser.Call) {
+			tweak: func(c *askuser.Form) {
 				q := &c.Questions[2]
 				q.Kind, q.Options, q.AllowOther = askuser.KindText, nil, true
 			},
@@ -469,19 +472,19 @@ func TestDeadlineInQuestion3(t *testing.T) {
 func TestCountdown(t *testing.T) {
 	tests := []struct {
 		name, call string
-		tweak      func(*askuser.Call)
+		tweak      func(*askuser.Form)
 		input      []string
 		want       string
 	}{
 		{"single choice", envCall, nil, nil,
 			"⏳ 20 s left: at the deadline, staging will be applied"},
-		{"several choices", threeCall, func(c *askuser.Call) { c.TimeoutSeconds = 100 }, []string{"2"},
+		{"several choices", threeCall, func(c *askuser.Form) { c.TimeoutSeconds = 100 }, []string{"2"},
 			"⏳ 20 s left: at the deadline, the defaults will be applied: region → us, size → small"},
 		{"multi-select", regionsCall, nil, nil,
 			"⏳ 20 s left: at the deadline, eu + us will be applied"},
 		{"text", branchCall, nil, nil,
 			"⏳ 20 s left: at the deadline, nothing will be applied; the question will be declined"},
-		{"text after an answer", threeCall, func(c *askuser.Call) {
+		{"text after an answer", threeCall, func(c *askuser.Form) {
 			c.TimeoutSeconds = 100
 			q := &c.Questions[2]
 			q.Kind, q.Options, q.AllowOther = askuser.KindText, nil, true
@@ -709,7 +712,7 @@ func TestNoteAlone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newRig(t)
 		defer g.close()
-		res := g.ask(regionsCall, func(c *askuser.Call) {
+		res := g.ask(regionsCall, func(c *askuser.Form) {
 			c.Questions[0].Optional, c.Questions[0].NoDefault = true, true
 		})
 		g.typeLines("note: ask me later", "")

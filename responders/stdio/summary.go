@@ -18,7 +18,7 @@ import (
 func (s *asking) countdown() string {
 	left := int(math.Ceil(time.Until(s.call.ExpiresAt).Seconds()))
 	answered := map[string]bool{}
-	for _, a := range s.a.Answers() {
+	for _, a := range s.a.Accepted() {
 		answered[a.QuestionID] = true
 	}
 	var parts []string
@@ -97,7 +97,7 @@ func summary(o *askuser.Outcome) string {
 func answerList(o *askuser.Outcome, who bool) string {
 	var items []string
 	for _, f := range o.Answers {
-		q := o.Call.Question(f.QuestionID)
+		q := o.Form.Question(f.QuestionID)
 		if q == nil {
 			continue
 		}

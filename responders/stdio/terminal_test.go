@@ -19,6 +19,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responders/stdio"
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 // These tests read secrets from a pseudo-terminal, in real time: the
@@ -46,6 +47,18 @@ func (s *memStore) Delete(_ context.Context, session, name string) error {
 	delete(s.m, session+"/"+name)
 	return nil
 }
+
+func (s *memStore) Get(_ context.Context, session, name string) (secret.Value, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[session+"/"+name]
+	if !ok {
+		return secret.Value{}, secretstore.ErrNotFound
+	}
+	return secret.FromString(v), nil
+}
+
+func (s *memStore) DeleteSession(context.Context, string) error { return nil }
 
 func (s *memStore) get(key string) string {
 	s.mu.Lock()

@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -196,7 +197,7 @@ func (cs *cardServer) ask(session, call string, d askuser.Dialect) <-chan result
 }
 
 // waitPending waits until the session has n pending asks on the card.
-func (cs *cardServer) waitPending(session string, n int) []*askuser.Ask {
+func (cs *cardServer) waitPending(session string, n int) []askuser.PendingAsk {
 	cs.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -423,7 +424,7 @@ func TestBrowserCountdownAndTimeout(t *testing.T) {
 		"timeout_seconds":6}`
 	done := cs.ask("s1", call, nil)
 	a := cs.waitPending("s1", 1)[0]
-	nudgeAt, expiresAt := a.Call().NudgeAt, a.Call().ExpiresAt
+	nudgeAt, expiresAt := a.Form.NudgeAt, a.Form.ExpiresAt
 	run(t, ctx,
 		chromedp.Navigate(cs.pageURL("s1")),
 		chromedp.WaitVisible(chromedp.CSS(`#a0-q0-o1`)),
@@ -479,8 +480,8 @@ var payloads = []string{
 
 func (injecting) Name() string { return "injecting" }
 
-func (injecting) Decode(data []byte, lim askuser.Limits) (*askuser.Call, error) {
-	c, err := askuser.AskUser.Decode(data, lim)
+func (injecting) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
+	c, err := askuser.AskUser().Decode(data, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +502,9 @@ func (injecting) Decode(data []byte, lim askuser.Limits) (*askuser.Call, error) 
 	return c, nil
 }
 
-func (injecting) Encode(o *askuser.Outcome) ([]byte, error) { return askuser.AskUser.Encode(o) }
+func (injecting) Encode(o *askuser.Outcome, j bool) ([]byte, json.RawMessage, error) {
+	return askuser.AskUser().Encode(o, j)
+}
 
 func TestBrowserInjectionIsInert(t *testing.T) {
 	ctx, dl := browser(t)

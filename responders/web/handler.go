@@ -169,20 +169,20 @@ func noQuestion(w http.ResponseWriter, qid string) {
 
 func (r *Responder) answer(w http.ResponseWriter, req *http.Request, a *askuser.Ask, body []byte) {
 	qid := req.PathValue("question")
-	if a.Call().Question(qid) == nil {
+	if a.Form().Question(qid) == nil {
 		noQuestion(w, qid)
 		return
 	}
 	ans, err := parseAnswer(qid, body)
 	if err == nil {
-		err = a.Answer(ans)
+		err = a.Report(ans)
 	}
 	if err != nil {
 		r.reply(w, a, err)
 		return
 	}
 	// The answer as accepted, never a secret value.
-	acc := &answerJSON{Selected: ans.Selected, OtherText: ans.Other, Note: ans.Note, OptionNotes: ans.OptionNotes, Sealed: a.Call().Question(qid).Sealed()}
+	acc := &answerJSON{Selected: ans.Selected, OtherText: ans.Other, Note: ans.Note, OptionNotes: ans.OptionNotes, Sealed: a.Form().Question(qid).Sealed()}
 	if acc.Selected == nil {
 		acc.Selected = []string{}
 	}
@@ -209,21 +209,21 @@ func (r *Responder) submit(w http.ResponseWriter, req *http.Request, a *askuser.
 	}
 	defer wipe(answers)
 	for qid := range answers {
-		if a.Call().Question(qid) == nil {
+		if a.Form().Question(qid) == nil {
 			noQuestion(w, qid)
 			return
 		}
 	}
 	// Report in question order, so that a refusal names the first
 	// question at fault.
-	for _, q := range a.Call().Questions {
+	for _, q := range a.Form().Questions {
 		raw, ok := answers[q.ID]
 		if !ok {
 			continue
 		}
 		ans, err := parseAnswer(q.ID, raw)
 		if err == nil {
-			err = a.Answer(ans)
+			err = a.Report(ans)
 		}
 		if err != nil {
 			var be *bodyError
@@ -268,7 +268,7 @@ func (r *Responder) dismiss(w http.ResponseWriter, req *http.Request, a *askuser
 	if err == nil {
 		var on string
 		if err = field(m, "on_question", &on, "a dismissal"); err == nil {
-			if on != "" && a.Call().Question(on) == nil {
+			if on != "" && a.Form().Question(on) == nil {
 				noQuestion(w, on)
 				return
 			}

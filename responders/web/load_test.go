@@ -121,8 +121,8 @@ func newLoadAsked(t *testing.T) *loadAsked {
 			l.ids = make([]string, loadAsks)
 			for _, a := range as {
 				var i int
-				fmt.Sscan(a.ToolCallID(), &i)
-				l.ids[i] = a.ID()
+				fmt.Sscan(a.ToolCallID, &i)
+				l.ids[i] = a.AskID
 			}
 			break
 		}
@@ -211,8 +211,8 @@ func TestLoadAnswerThroughput(t *testing.T) {
 		webRPS = append(webRPS, webRound())
 	}
 	for _, a := range l.o.Pending("load") {
-		if len(a.Answers()) != 1 {
-			t.Fatalf("an answered ask holds %d answers", len(a.Answers()))
+		if len(a.Answered) != 1 {
+			t.Fatalf("an answered ask holds %d answers", len(a.Answered))
 		}
 	}
 	slices.Sort(floorRPS)

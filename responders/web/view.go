@@ -99,7 +99,7 @@ func askViews(as []*askuser.Ask, now time.Time) []*askJSON {
 }
 
 func askView(a *askuser.Ask, now time.Time) *askJSON {
-	c := a.Call()
+	c := a.Form()
 	v := &askJSON{
 		ID:          a.ID(),
 		Session:     a.Session(),
@@ -113,7 +113,7 @@ func askView(a *askuser.Ask, now time.Time) *askJSON {
 		ExpiresInMS: c.ExpiresAt.Sub(now).Milliseconds(),
 		Questions:   make([]questionJSON, len(c.Questions)),
 	}
-	answers := a.Answers()
+	answers := a.Accepted()
 	for i := range c.Questions {
 		q := &c.Questions[i]
 		qv := questionJSON{
@@ -197,7 +197,7 @@ func finalView(out *askuser.Outcome) *finalJSON {
 
 func sortAsks(as []*askuser.Ask) {
 	slices.SortFunc(as, func(x, y *askuser.Ask) int {
-		if c := x.Call().AskedAt.Compare(y.Call().AskedAt); c != 0 {
+		if c := x.Form().AskedAt.Compare(y.Form().AskedAt); c != 0 {
 			return c
 		}
 		if x.ID() < y.ID() {

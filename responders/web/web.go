@@ -265,7 +265,7 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 	r.publish(a.Session(), "ask", a)
 
 	var nudge <-chan time.Time
-	if d := time.Until(a.Call().NudgeAt); d > 0 {
+	if d := time.Until(a.Form().NudgeAt); d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		nudge = t.C

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responder/scripted"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -52,7 +53,7 @@ type Run struct {
 	// Journal, when set, receives the record.
 	Journal askuser.Journal
 	// Secrets, when set, keeps sealed answers.
-	Secrets askuser.SecretStore
+	Secrets secretstore.Store
 }
 
 // Do runs the ask inside a synctest bubble, so that deadlines pass in fake

@@ -1,11 +1,8 @@
-package askuser
+package askusertool
 
-// ToolName is the name of the ask_user tool.
-const ToolName = "ask_user"
-
-// ToolDescription is the ask_user tool's description, for the tool
-// definition a model is given.
-const ToolDescription = `Ask the user 1–4 structured questions and wait for the answer, instead of guessing or ending the turn with questions in prose. Use it only when you are blocked on a preference or decision that the code and the context cannot answer.
+// Description is the ask_user tool's description, for the tool definition a
+// model is given.
+const Description = `Ask the user 1–4 structured questions and wait for the answer, instead of guessing or ending the turn with questions in prose. Use it only when you are blocked on a preference or decision that the code and the context cannot answer.
 
 Question kinds: "choice" (2–6 described options, single- or multi-select, ordered most-applicable-first; mark the recommended option with "default": true; "allow_other" adds a free-text path), "text" (one free-form answer), and "secret" (collects one credential; it must be the only question; you receive a reference like "session:NAME", never the value). Each question needs a short "header" (at most 16 characters) and the "question" text.
 
@@ -14,7 +11,7 @@ The result says who decided: "answered_by" is "user" (a person), "timeout" (the 
 This tool never grants permission: a destructive, irreversible or outward-facing action needs an approval that does not auto-resolve. Never ask for a credential in prose or in an option; use a "secret" question.`
 
 // Guidance is a short text for the model's system prompt that ships with the
-// tool (SPEC §2).
+// tool: when to ask, how to ask, and how to read the result.
 const Guidance = `Asking the user (ask_user):
 - Ask only when you are blocked on a preference or decision that the code and the context cannot answer; otherwise decide.
 - Batch related questions into one call (at most 4) rather than asking one at a time.

@@ -56,14 +56,19 @@ const (
 	UnattendedNothing
 )
 
-// A Call is a normalized request for answers: what a responder shows and
-// what an Outcome answers. It is the model underneath every contract askuser
-// speaks; the ask_user JSON is one encoding of it.
+// A Form is what the person is asked: one to four questions, with the
+// deadlines and the rules of the contract they came in. It is the model
+// underneath every tool contract askuser speaks (the ask_user JSON is one
+// encoding of it, the pi contracts two others), and what an Outcome answers.
 //
-// A Call handed to a responder has been validated and normalized: every
+// A Form handed to a responder has been validated and normalized: every
 // question has a unique id, defaults are written out and the deadlines are
 // stamped. Responders must not modify it.
-type Call struct {
+//
+// A later kind of ask, an approval (permission to act, which never decides
+// by itself), is meant to fit here as a question kind of its own, so that
+// deadlines, responders, the journal and provenance serve it unchanged.
+type Form struct {
 	// Questions are asked in order.
 	Questions []Question `json:"questions"`
 	// TimeoutSeconds is how long the call waits for the person.
@@ -76,8 +81,12 @@ type Call struct {
 	// ExpiresAt is the deadline.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 
-	// Title is an optional heading for the whole call.
+	// Title is an optional heading for the whole form.
 	Title string `json:"title,omitempty"`
+	// HumanIntent is the agent's one-line narration of what it is doing
+	// ("Deploying the login fix"), shown to the person above the questions
+	// where the contract carries it.
+	HumanIntent string `json:"human_intent,omitempty"`
 	// Contract names the tool contract the call came in ("ask_user",
 	// "pi-ask", "pi"), for the journal.
 	Contract string `json:"contract,omitempty"`
@@ -89,14 +98,15 @@ type Call struct {
 	// DeclineKeepsAnswers keeps the answers given so far when the person
 	// declines the call; by default a decline passes nothing on.
 	DeclineKeepsAnswers bool `json:"decline_keeps_answers,omitempty"`
-	// Form names which of its call forms the call came in, where its
-	// contract has several (the pi contract: "options" or "rich"), so that
-	// the encoder answers in the same form; empty otherwise.
-	Form string `json:"form,omitempty"`
+	// DialectData belongs to the dialect that decoded the form: whatever
+	// its encoder needs to answer in the contract's own terms (which of
+	// its call shapes the call came in, say). The orchestrator and the
+	// responders never read it, and it is not journaled.
+	DialectData any `json:"-"`
 }
 
 // Question returns the question with the given id, or nil.
-func (c *Call) Question(id string) *Question {
+func (c *Form) Question(id string) *Question {
 	for i := range c.Questions {
 		if c.Questions[i].ID == id {
 			return &c.Questions[i]
@@ -106,7 +116,7 @@ func (c *Call) Question(id string) *Question {
 }
 
 // Timeout returns the call's wait as a duration.
-func (c *Call) Timeout() time.Duration { return time.Duration(c.TimeoutSeconds) * time.Second }
+func (c *Form) Timeout() time.Duration { return time.Duration(c.TimeoutSeconds) * time.Second }
 
 // A Question is one thing the person is asked.
 type Question struct {
@@ -150,10 +160,6 @@ type Question struct {
 	// value: a text question's text as typed, a choice question's value
 	// as ChoiceSecret makes it.
 	Sensitive bool `json:"sensitive,omitempty"`
-	// Sensitivity is the data classification the contract gave the
-	// question, where it gives one (the pi contract: "public", "internal"
-	// or "secret"). It is recorded and echoed; only Sensitive seals.
-	Sensitivity string `json:"sensitivity,omitempty"`
 	// Multiline asks for a multi-line text answer.
 	Multiline bool `json:"multiline,omitempty"`
 	// Optional lets the person submit without answering this question.

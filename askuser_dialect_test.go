@@ -14,7 +14,7 @@ import (
 	"github.com/askuser-go/askuser/internal/wire"
 )
 
-func TestMarshalCall(t *testing.T) {
+func TestMarshalForm(t *testing.T) {
 	cet := time.FixedZone("CET", 3600)
 	tests := []struct {
 		name  string
@@ -56,9 +56,9 @@ func TestMarshalCall(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !tc.stamp.IsZero() {
-				Stamp(c, tc.stamp)
+				stamp(c, tc.stamp)
 			}
-			got, err := MarshalCall(c)
+			got, err := marshalForm(c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,11 +72,11 @@ func TestMarshalCall(t *testing.T) {
 // TestMarshalCallGoBuilt checks that a call built in Go without ids, kinds
 // or a timeout marshals into one that the decoder completes.
 func TestMarshalCallGoBuilt(t *testing.T) {
-	in := &Call{Questions: []Question{
+	in := &Form{Questions: []Question{
 		{Header: "Env", Text: "Where?", AllowOther: true, Options: []Option{{Label: "a", Description: "da"}, {Label: "b", Description: "db"}}},
 		{Kind: KindText, Header: "Name", Text: "Called?"},
 	}}
-	data, err := MarshalCall(in)
+	data, err := marshalForm(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +97,8 @@ func TestMarshalCallGoBuilt(t *testing.T) {
 		t.Errorf("decoded (-want +got):\n%s", diff)
 	}
 
-	if _, err := MarshalCall(nil); err == nil {
-		t.Error("MarshalCall(nil) succeeded")
+	if _, err := marshalForm(nil); err == nil {
+		t.Error("marshalForm(nil) succeeded")
 	}
 }
 
@@ -111,8 +111,8 @@ func auRoundTrip(t testing.TB, data []byte, lim Limits) {
 	if err != nil {
 		return
 	}
-	Stamp(c1, time.Date(2026, 11, 30, 9, 0, 0, 123456789, time.UTC))
-	out1, err := MarshalCall(c1)
+	stamp(c1, time.Date(2026, 11, 30, 9, 0, 0, 123456789, time.UTC))
+	out1, err := marshalForm(c1)
 	if err != nil {
 		t.Fatalf("MarshalCall: %v", err)
 	}
@@ -124,7 +124,7 @@ func auRoundTrip(t testing.TB, data []byte, lim Limits) {
 	if diff := cmp.Diff(c1, c2); diff != "" {
 		t.Fatalf("decoding the normalized call changes it (-first +second):\n%s\ninput:  %s\noutput: %s", diff, data, out1)
 	}
-	out2, err := MarshalCall(c2)
+	out2, err := marshalForm(c2)
 	if err != nil {
 		t.Fatalf("MarshalCall: %v", err)
 	}
@@ -188,8 +188,8 @@ func TestMarshalCallStampsParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Stamp(c, time.Date(2026, 11, 30, 9, 0, 0, 100, time.FixedZone("X", -7*3600)))
-	data, err := MarshalCall(c)
+	stamp(c, time.Date(2026, 11, 30, 9, 0, 0, 100, time.FixedZone("X", -7*3600)))
+	data, err := marshalForm(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,3 +207,5 @@ func TestMarshalCallStampsParse(t *testing.T) {
 		}
 	}
 }
+
+func marshalForm(f *Form) ([]byte, error) { return AskUser().(FormMarshaler).MarshalForm(f) }

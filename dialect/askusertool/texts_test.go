@@ -1,16 +1,16 @@
-package askuser_test
+package askusertool_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 )
 
-// TestGuidanceCoversSPEC checks the model-facing texts against SPEC §2:
+// TestGuidanceCoversContract checks the model-facing texts against the contract:
 // the guidance carries each of its rules, and both the guidance and the
 // tool description say that nothing here grants permission.
-func TestGuidanceCoversSPEC(t *testing.T) {
+func TestGuidanceCoversContract(t *testing.T) {
 	rules := []struct{ rule, phrase string }{
 		{"ask only when blocked on what code and context cannot answer", "code and the context cannot answer"},
 		{"batch related questions", "Batch related questions"},
@@ -21,18 +21,18 @@ func TestGuidanceCoversSPEC(t *testing.T) {
 		{"never re-ask a declined question", "Never ask a declined question again"},
 	}
 	for _, r := range rules {
-		if !strings.Contains(askuser.Guidance, r.phrase) {
+		if !strings.Contains(askusertool.Guidance, r.phrase) {
 			t.Errorf("Guidance does not say: %s (looked for %q)", r.rule, r.phrase)
 		}
 	}
-	for name, text := range map[string]string{"Guidance": askuser.Guidance, "ToolDescription": askuser.ToolDescription} {
+	for name, text := range map[string]string{"Guidance": askusertool.Guidance, "Description": askusertool.Description} {
 		if !strings.Contains(text, "destructive, irreversible or outward-facing") || !strings.Contains(strings.ToLower(text), "permission") {
 			t.Errorf("%s does not say that answers grant no permission for destructive, irreversible or outward-facing actions", name)
 		}
 	}
 	for _, limit := range []string{"1–4", "2–6", "at most 16 characters", `"session:NAME"`, `"user"`, `"timeout"`, `"unattended"`, "do not ask it again"} {
-		if !strings.Contains(askuser.ToolDescription, limit) {
-			t.Errorf("ToolDescription does not state %q", limit)
+		if !strings.Contains(askusertool.Description, limit) {
+			t.Errorf("Description does not state %q", limit)
 		}
 	}
 }
