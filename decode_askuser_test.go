@@ -1,8 +1,6 @@
 package askuser
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -26,9 +24,6 @@ const (
 // auCall wraps questions (JSON objects) into a call.
 func auCall(qs ...string) string { return `{"questions":[` + strings.Join(qs, ",") + `]}` }
 
-// auQuestion builds a question object from fields given as JSON members.
-func auQuestion(members ...string) string { return "{" + strings.Join(members, ",") + "}" }
-
 // auOptions builds an options array of n options a1, a2, … with descriptions.
 func auOptions(n int) string {
 	var b strings.Builder
@@ -41,18 +36,6 @@ func auOptions(n int) string {
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-// jsonLiteral is s as encoding/json writes it without HTML escaping: what
-// the SPEC means by "written as a JSON string literal".
-func jsonLiteral(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		panic(err)
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // decodeAskUser decodes an ask_user call as the orchestrator does: the

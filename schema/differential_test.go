@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/askuser-go/askuser/internal/wire"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/askuser-go/askuser/internal/wire"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"pgregory.net/rapid"

@@ -24,6 +24,38 @@ func ExampleOpenAI() {
 	// Output: function ask_user true
 }
 
+// The Chat Completions API takes the same tool with its fields nested under
+// "function".
+func ExampleOpenAI_chatCompletions() {
+	var responses map[string]any
+	if err := json.Unmarshal(schema.OpenAI(), &responses); err != nil {
+		panic(err)
+	}
+	chat := map[string]any{"type": "function", "function": map[string]any{
+		"name":        responses["name"],
+		"description": responses["description"],
+		"strict":      responses["strict"],
+		"parameters":  responses["parameters"],
+	}}
+	b, err := json.Marshal(chat)
+	if err != nil {
+		panic(err)
+	}
+	var check struct {
+		Function struct {
+			Name       string `json:"name"`
+			Parameters struct {
+				Type string `json:"type"`
+			} `json:"parameters"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(b, &check); err != nil {
+		panic(err)
+	}
+	fmt.Println(check.Function.Name, check.Function.Parameters.Type)
+	// Output: ask_user object
+}
+
 // A program whose orchestrator allows at most two minutes renders the same
 // ceiling, so the model is never offered a wait the decoder refuses.
 func ExampleOptions() {

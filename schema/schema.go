@@ -51,10 +51,13 @@ const (
 	FormatResult           = "result"
 )
 
-// Formats lists the formats Render knows.
-var Formats = []string{
-	FormatJSON, FormatOpenAI, FormatAnthropic, FormatAnthropicStrict,
-	FormatGemini, FormatGeminiJSONSchema, FormatMCP, FormatResult,
+// Formats returns the formats Render knows, in the order the command line
+// lists them.
+func Formats() []string {
+	return []string{
+		FormatJSON, FormatOpenAI, FormatAnthropic, FormatAnthropicStrict,
+		FormatGemini, FormatGeminiJSONSchema, FormatMCP, FormatResult,
+	}
 }
 
 var renderers = map[string]func(c *object) *object{
@@ -75,12 +78,12 @@ type cacheKey struct {
 
 var rendered sync.Map // cacheKey → []byte
 
-// Render returns the rendering named by format (one of Formats) as
+// Render returns the rendering named by format (one of Formats()) as
 // indented JSON, computed once per format and ceiling.
 func (o Options) Render(format string) ([]byte, error) {
 	r, ok := renderers[format]
 	if !ok {
-		return nil, fmt.Errorf("schema: unknown format %q; known: %s", format, strings.Join(Formats, ", "))
+		return nil, fmt.Errorf("schema: unknown format %q; known: %s", format, strings.Join(Formats(), ", "))
 	}
 	key := cacheKey{o.ceiling(), format}
 	if b, ok := rendered.Load(key); ok {
@@ -110,11 +113,16 @@ func (o Options) must(format string) []byte {
 // enforces them. The read-only stamps are left out.
 func (o Options) JSONSchema() []byte { return o.must(FormatJSON) }
 
-// OpenAI returns the tool for OpenAI function calling with strict mode:
-// {type: "function", name, description, strict: true, parameters}. Every
-// property is required (an optional one as a union with null), every
-// object has additionalProperties false, and only keywords strict mode
-// supports are used; string lengths are stated in words.
+// OpenAI returns the tool for OpenAI function calling with strict mode, in
+// the shape of the Responses API's tools list: {type: "function", name,
+// description, strict: true, parameters}. Every property is required (an
+// optional one as a union with null), every object has additionalProperties
+// false, and only keywords strict mode supports are used; string lengths
+// are stated in words.
+//
+// The Chat Completions API nests the same fields one level down:
+// {type: "function", function: {name, description, strict, parameters}}.
+// Move them there (see the example); the schema itself is the same.
 func (o Options) OpenAI() []byte { return o.must(FormatOpenAI) }
 
 // Anthropic returns the tool for Anthropic's Messages API: {name,

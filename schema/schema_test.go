@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestGolden pins every rendering; refresh with go test ./schema -update.
 func TestGolden(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		t.Run(f, func(t *testing.T) {
 			got, err := Options{}.Render(f)
 			if err != nil {
@@ -312,7 +312,7 @@ func parseRendering(t *testing.T, data []byte) *object {
 // TestKeywordsEachAPIAccepts walks each rendering's whole schema tree and
 // fails on a keyword (or a tool key, or a shape) its API rejects.
 func TestKeywordsEachAPIAccepts(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		t.Run(f, func(t *testing.T) {
 			doc := parseRendering(t, Options{}.must(f))
 			if p := problems(rules[f], doc); len(p) > 0 {
@@ -389,7 +389,7 @@ func TestNoLimitLost(t *testing.T) {
 	if len(limits) < 8 {
 		t.Fatalf("found limits at %d places; the reflection lost its tags?", len(limits))
 	}
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		if f == FormatResult {
 			continue
 		}
@@ -418,7 +418,7 @@ func TestNoLimitLost(t *testing.T) {
 
 // TestStampsLeftOut: no rendering offers the read-only stamps.
 func TestStampsLeftOut(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		for _, stamp := range []string{"asked_at", "nudge_at", "expires_at"} {
 			if bytes.Contains(Options{}.must(f), []byte(`"`+stamp+`"`)) {
 				t.Errorf("%s offers %s", f, stamp)

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/askuser-go/askuser/internal/wire"
 	"io"
 	"slices"
+
+	"github.com/askuser-go/askuser/internal/wire"
 )
 
 // object is a JSON object that keeps its keys in order, so that every
@@ -27,8 +28,6 @@ func obj(kv ...any) *object {
 	}
 	return o
 }
-
-func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
 
 func (o *object) has(k string) bool { _, ok := o.vals[k]; return ok }
 

@@ -270,21 +270,17 @@ func RandomKey(id string) (Key, error) {
 }
 
 // Argon2Params are the cost parameters of Argon2id for [PassphraseKey]. A
-// zero field takes its value from [DefaultArgon2].
+// zero field takes its value from RFC 9106's second recommended option:
+// three passes over 64 MiB with four lanes, about a tenth of a second on a
+// current machine. The zero Argon2Params is that option.
 type Argon2Params struct {
 	Time      uint32 // passes over memory
 	MemoryKiB uint32 // memory in KiB
 	Threads   uint8  // parallelism
 }
 
-// DefaultArgon2 is RFC 9106's second recommended option for Argon2id: three
-// passes over 64 MiB with four lanes, about a tenth of a second on a current
-// machine.
-var DefaultArgon2 = Argon2Params{Time: 3, MemoryKiB: 64 * 1024, Threads: 4}
-
-// TestArgon2 is as cheap as Argon2id allows, for tests only: it gives a
-// passphrase no protection against guessing.
-var TestArgon2 = Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}
+// defaultArgon2 is RFC 9106's second recommended option for Argon2id.
+var defaultArgon2 = Argon2Params{Time: 3, MemoryKiB: 64 * 1024, Threads: 4}
 
 // PassphraseKey derives a key from a passphrase with Argon2id. The salt
 // should be at least 16 random bytes kept beside the store (it is not
@@ -292,13 +288,13 @@ var TestArgon2 = Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}
 // key. The id is not checked here; [NewKeyRing] checks it.
 func PassphraseKey(id string, passphrase, salt []byte, p Argon2Params) Key {
 	if p.Time == 0 {
-		p.Time = DefaultArgon2.Time
+		p.Time = defaultArgon2.Time
 	}
 	if p.MemoryKiB == 0 {
-		p.MemoryKiB = DefaultArgon2.MemoryKiB
+		p.MemoryKiB = defaultArgon2.MemoryKiB
 	}
 	if p.Threads == 0 {
-		p.Threads = DefaultArgon2.Threads
+		p.Threads = defaultArgon2.Threads
 	}
 	if minMem := 8 * uint32(p.Threads); p.MemoryKiB < minMem {
 		p.MemoryKiB = minMem // Argon2 needs 8 KiB per lane

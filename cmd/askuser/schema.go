@@ -11,9 +11,9 @@ import (
 // plain JSON Schema, OpenAI, Anthropic (and its strict variant), Gemini (with
 // parameters or parametersJsonSchema), MCP, or the result's JSON Schema.
 func (e env) schema(args []string) int {
-	synopsis := "schema [--dialect ask_user|pi-ask|pi] [--format " + strings.Join(schema.Formats, "|") + "] [--max-timeout-seconds N]"
+	synopsis := "schema [--dialect ask_user|pi-ask|pi] [--format " + strings.Join(schema.Formats(), "|") + "] [--max-timeout-seconds N]"
 	fs := e.flags("schema", synopsis)
-	format := fs.String("format", schema.FormatJSON, "the `API` to render for: "+strings.Join(schema.Formats, ", "))
+	format := fs.String("format", schema.FormatJSON, "the `API` to render for: "+strings.Join(schema.Formats(), ", "))
 	ceiling := fs.Int("max-timeout-seconds", 0, "the ceiling on timeout_seconds the program sets, in `seconds` (0: the default, 300)")
 	dialectName := dialectFlag(fs)
 	if code, stop := parse(fs, args); stop {
@@ -42,7 +42,7 @@ func (e env) schema(args []string) int {
 	}
 	out, err := schema.Options{MaxTimeoutSeconds: *ceiling}.Render(*format)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "askuser schema: --format %q is not a format; allowed: %s\n", *format, strings.Join(schema.Formats, ", "))
+		fmt.Fprintf(e.stderr, "askuser schema: --format %q is not a format; allowed: %s\n", *format, strings.Join(schema.Formats(), ", "))
 		return exitUsage
 	}
 	e.stdout.Write(out)

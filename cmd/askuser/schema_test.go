@@ -13,7 +13,7 @@ import (
 
 // TestSchema: each format prints the schema package's golden rendering.
 func TestSchema(t *testing.T) {
-	for _, f := range schema.Formats {
+	for _, f := range schema.Formats() {
 		t.Run(f, func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join("..", "..", "schema", "testdata", f+".golden"))
 			if err != nil {

@@ -3,10 +3,11 @@ package pi
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/askuser-go/askuser/internal/wire"
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/askuser-go/askuser/internal/wire"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/internal/piwire"
@@ -342,10 +343,10 @@ func decodeRich(top fields, lim askuser.Limits) (*askuser.Form, error) {
 	}
 
 	q := askuser.Question{
-		ID:          QuestionID(question),
-		Header:      "Question",
-		Text:        question,
-		OnDeadline:  askuser.DeadlineNothing,
+		ID:         QuestionID(question),
+		Header:     "Question",
+		Text:       question,
+		OnDeadline: askuser.DeadlineNothing,
 		Sensitive:  sensitivity == SensitivitySecret,
 	}
 	if hasReason {

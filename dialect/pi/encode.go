@@ -2,8 +2,9 @@ package pi
 
 import (
 	"encoding/json"
-	"github.com/askuser-go/askuser/internal/wire"
 	"strings"
+
+	"github.com/askuser-go/askuser/internal/wire"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/internal/piwire"

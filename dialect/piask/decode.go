@@ -3,9 +3,10 @@ package piask
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/askuser-go/askuser/internal/wire"
 	"strconv"
 	"strings"
+
+	"github.com/askuser-go/askuser/internal/wire"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/internal/piwire"

@@ -2,6 +2,7 @@ package piask
 
 import (
 	"errors"
+
 	"github.com/askuser-go/askuser/internal/wire"
 
 	"github.com/askuser-go/askuser"

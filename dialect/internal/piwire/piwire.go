@@ -7,8 +7,9 @@ package piwire
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/askuser-go/askuser/internal/wire"
 	"strings"
+
+	"github.com/askuser-go/askuser/internal/wire"
 )
 
 // Result is a pi tool result: {"content": [{"type": "text", "text": ...}],
