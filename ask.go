@@ -23,7 +23,7 @@ type Ask struct {
 	responder  string
 	base       context.Context // the caller's context, without its cancellation
 
-	sealMu    sync.Mutex // held across a secret store Put, one seal at a time
+	sealing   chan struct{} // a one-slot semaphore held across a secret store Put
 	mu        sync.Mutex
 	accepted  []held // by question index; nil until the first answer
 	drafts    []held
@@ -148,10 +148,10 @@ func (a *Ask) report(ans Answer, draft bool) error {
 
 	// A sealed answer goes to the store outside the ask's lock, so that
 	// neither the deadline nor the other reports wait on the disk. Seals of
-	// one ask are taken one at a time (sealMu), so the store and the
+	// one ask are taken one at a time (sealing), so the store and the
 	// accepted answer agree on which value is the latest.
-	a.sealMu.Lock()
-	defer a.sealMu.Unlock()
+	a.sealing <- struct{}{}
+	defer func() { <-a.sealing }()
 	if err := a.o.secrets().Put(a.base, a.session, q.SealName(), ans.Secret); err != nil {
 		a.o.logger().Error("askuser: sealing an answer failed", "ask", a.id, "question", q.ID, "err", err)
 		return &AnswerError{QuestionID: q.ID, Reason: "the secret could not be stored safely; try again"}

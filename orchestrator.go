@@ -256,6 +256,7 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 		responder:  o.respName,
 		base:       context.WithoutCancel(ctx),
 		endCh:      make(chan struct{}),
+		sealing:    make(chan struct{}, 1),
 		done:       make(chan struct{}),
 	}
 	o.pending[a.id] = a
@@ -363,13 +364,13 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 	out := a.buildOutcome(time.Now())
 	// A seal still under way finishes first, so that what it stored is
 	// counted (or removed) below.
-	a.sealMu.Lock()
+	a.sealing <- struct{}{}
 	for _, name := range a.unreferenced(out) {
 		if err := o.store.Delete(a.base, a.session, name); err != nil {
 			o.logger().Error("askuser: deleting an unreferenced secret failed", "ask", a.id, "name", name, "err", err)
 		}
 	}
-	a.sealMu.Unlock()
+	<-a.sealing
 	res, rec, err := a.dialect.Encode(out, o.Journal != nil)
 	if err != nil {
 		// An encoder failure is a bug in the dialect; the model gets
