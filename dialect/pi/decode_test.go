@@ -9,6 +9,8 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/pi"
+	"github.com/askuser-go/askuser/responder/scripted"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestQuestionID(t *testing.T) {
@@ -84,6 +86,10 @@ func TestDecodeProblems(t *testing.T) {
 			"- /options: Expected array length to be less or equal to 20\n" +
 			"- /default/1: Expected string"},
 		{"rich-blank", `{"question":" ","kind":"select"}`, "Validation failed:\n- /question: Expected non-blank string"},
+		{"blank-labels", `{"questions":[{"id":"a","question":" ","options":[{"label":""},{"label":"x"}]}]}`, "Validation failed:\n" +
+			"- /questions/0/question: Expected non-blank string\n" +
+			"- /questions/0/options/0/label: Expected non-blank string"},
+		{"rich-blank-option", `{"question":"Q?","kind":"select","options":["a"," "]}`, "Validation failed:\n- /options/1: Expected non-blank string"},
 		{"text-timeout", `{"question":"Why?","kind":"text","timeoutMs":5000,"sensitivity":"top"}`, pi.TextUnsupported},
 		{"editor-timeout", `{"question":"Why?","kind":"editor","timeoutMs":"x"}`, pi.TextUnsupported},
 	}
@@ -127,5 +133,37 @@ func TestDecodeNormalizes(t *testing.T) {
 			}
 			dialecttest.Golden(t, "normalized/"+tt.name, got)
 		})
+	}
+}
+
+// TestRepeatedLabelsStayDistinct: two options may carry the same label in
+// this contract; they stay two options, told apart by position, and the
+// result names what the person picked by label.
+func TestRepeatedLabelsStayDistinct(t *testing.T) {
+	const call = `{"questions":[{"id":"x","question":"Which?","options":[{"label":"a"},{"label":"a"},{"label":"b"}],"recommended":1}]}`
+	f, err := askuser.Decode(pi.Dialect(), []byte(call), askuser.Limits{})
+	if err != nil {
+		t.Fatalf("the orchestrator refuses the call: %v", err)
+	}
+	var got []askuser.Option
+	got = append(got, f.Questions[0].Options...)
+	want := []askuser.Option{{Value: "1", Label: "a"}, {Value: "2", Label: "a", Default: true}, {Value: "3", Label: "b"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+	out, err := dialecttest.Run{Call: call, Steps: []scripted.Step{ans("x", "2"), end(scripted.EndSubmit)}}.Do(t, pi.Dialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out.Result), `"selectedOptions":["a"]`) || !strings.Contains(string(out.Result), `User selected: a`) {
+		t.Errorf("result %s, want the second a selected", out.Result)
+	}
+	// A rich question's default names the first option with its label.
+	f, err = askuser.Decode(pi.Dialect(), []byte(`{"question":"Q?","kind":"select","options":["a","b","a"],"default":"a"}`), askuser.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := f.Questions[0].Options; o[0].Value != "1" || !o[0].Default || o[2].Default {
+		t.Errorf("rich options %+v, want positions as values and the first a recommended", o)
 	}
 }

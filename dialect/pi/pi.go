@@ -1,13 +1,16 @@
-// Package pi speaks the pi ask tool contract (DIALECTS.md §B): a tool named
-// ask that takes either option questions ({questions: [...]}) or one rich
-// question ({question, kind, ...}), reports status, answerSource and
-// timedOut with every answer, and keeps a decision record per finished
-// question. A team that already prompts a model with that tool keeps its
-// prompts, tool definition and result parsing, and gets askuser's
-// orchestrator underneath:
+// Package pi speaks the pi ask tool contract: a tool named ask that takes
+// either option questions ({questions: [...]}) or one rich question
+// ({question, kind, ...}), reports status, answerSource and timedOut with
+// every answer, and keeps a decision record per finished question. A team
+// that already prompts a model with that tool keeps its prompts, tool
+// definition and result parsing, and gets askuser's orchestrator
+// underneath:
 //
 //	o := &askuser.Orchestrator{Responder: r, Journal: j}
 //	out, err := o.Handle(ctx, askuser.Request{Session: s, ToolCallID: id, Arguments: args, Dialect: pi.Dialect()})
+//
+// The whole contract — every call shape, message and result — is
+// docs/pi.md in this module; what follows is how it maps onto askuser.
 //
 // # Option questions
 //
@@ -31,15 +34,16 @@
 //
 // # Decisions
 //
-// The Dialect implements askuser.DecisionRecorder: the orchestrator stores
-// the decision records of a finished call in the call's one journal record
-// (askuser.Record.Decisions), and the result reports each as {decisionId,
-// backend, diagnostics}. backend is "jsonl" when the orchestrator has a
-// journal and "memory" otherwise. The records are made before the journal
-// record is written — they travel inside it — so diagnostics can only list
-// problems known before the write (none, when the orchestrator made the
-// records); a write that fails is logged and reported on
-// askuser.Outcome.JournalErr, never in the result.
+// The Dialect's Encode returns the decision records of a finished call
+// besides its result; the orchestrator keeps them in the ask's one journal
+// record (askuser.Outcome.ContractRecord, askuser.Record.ContractRecord),
+// and the result reports each as {decisionId, backend, diagnostics}.
+// backend is "jsonl" when the orchestrator has a journal and "memory"
+// otherwise. The records are made before the journal record is written —
+// they travel inside it — so diagnostics can only list problems known
+// before the write (none, when the orchestrator made the records); a write
+// that fails is logged and reported on askuser.Outcome.JournalErr, never in
+// the result.
 //
 // # Choices made here
 //
@@ -117,4 +121,3 @@ var toolJSON []byte
 // the JSON Schema of its input (either shape), in the form {"name",
 // "description", "parameters"}.
 func Tool() []byte { return bytes.Clone(toolJSON) }
-
