@@ -23,7 +23,7 @@ type Ask struct {
 	responder  string
 	base       context.Context // the caller's context, without its cancellation
 
-	sealing   chan struct{} // a one-slot semaphore held across a secret store Put
+	sealing   chan struct{} // a one-slot semaphore held across a secret store Put; nil without a sealed question
 	mu        sync.Mutex
 	accepted  []held // by question index; nil until the first answer
 	drafts    []held

@@ -3,6 +3,7 @@ package askuser
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/askuser-go/askuser/dialect/askusertool"
@@ -17,6 +18,15 @@ import (
 func AskUser() Dialect { return askUserDialect{} }
 
 type askUserDialect struct{}
+
+// formBlock holds a decoded ask_user form, its questions and all their
+// options in one allocation: a call has at most 4 questions of at most 6
+// options.
+type formBlock struct {
+	f    Form
+	qs   [4]Question
+	opts [4 * 6]Option
+}
 
 var _ FormMarshaler = askUserDialect{}
 
@@ -33,16 +43,16 @@ func (askUserDialect) Decode(data []byte, lim Limits) (*Form, error) {
 		}
 		return nil, err
 	}
-	f := &Form{
-		Questions:      make([]Question, len(c.Questions)),
-		TimeoutSeconds: c.TimeoutSeconds,
-		Contract:       askusertool.ToolName,
+	// The form is read into one block: the orchestrator compacts it right
+	// away, and one large piece of garbage, unlike many pieces the size of
+	// what a pending ask keeps, leaves no holes among what it keeps.
+	b := new(formBlock)
+	if len(c.Questions) > len(b.qs) {
+		return nil, fmt.Errorf("askuser: the ask_user decoder returned %d questions; the contract allows %d", len(c.Questions), len(b.qs))
 	}
-	nopts := 0
-	for i := range c.Questions {
-		nopts += len(c.Questions[i].Options)
-	}
-	opts := make([]Option, 0, nopts)
+	f := &b.f
+	*f = Form{Questions: b.qs[:len(c.Questions)], TimeoutSeconds: c.TimeoutSeconds, Contract: askusertool.ToolName}
+	opts := b.opts[:0]
 	for i := range c.Questions {
 		wq := &c.Questions[i]
 		q := &f.Questions[i]
@@ -58,6 +68,9 @@ func (askUserDialect) Decode(data []byte, lim Limits) (*Form, error) {
 		}
 		if len(wq.Options) == 0 {
 			continue
+		}
+		if len(opts)+len(wq.Options) > cap(opts) {
+			return nil, fmt.Errorf("askuser: the ask_user decoder returned more options than the contract allows")
 		}
 		start := len(opts)
 		for _, wo := range wq.Options {

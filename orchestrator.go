@@ -231,6 +231,12 @@ func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call
 // register stamps the form and makes it a pending ask — or, for a tool
 // call already finalized or pending, returns that instead. The check and
 // the registration happen under one lock, so one tool call is asked once.
+//
+// register and join are kept out of line: a pending ask parks its caller's
+// goroutine in wait, and inlined they would grow that frame, and so the
+// stack every pending ask holds (BenchmarkPendingAskMemory shows it).
+//
+//go:noinline
 func (o *Orchestrator) register(ctx context.Context, session, toolCallID string, call *Form, d Dialect) (a, other *Ask, replay *Outcome) {
 	key := callKey{session, toolCallID}
 	o.mu.Lock()
@@ -256,8 +262,13 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 		responder:  o.respName,
 		base:       context.WithoutCancel(ctx),
 		endCh:      make(chan struct{}),
-		sealing:    make(chan struct{}, 1),
 		done:       make(chan struct{}),
+	}
+	for i := range call.Questions {
+		if call.Questions[i].Sealed() {
+			a.sealing = make(chan struct{}, 1)
+			break
+		}
 	}
 	o.pending[a.id] = a
 	if toolCallID != "" {
@@ -268,6 +279,7 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 
 // join waits for the pending ask of the same tool call and returns its
 // outcome as a replay; when that ask's caller went away, it asks anew.
+//go:noinline
 func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Form, d Dialect) (*Outcome, error) {
 	select {
 	case <-p.done:
@@ -287,10 +299,7 @@ func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Form, d Dialect) 
 func (o *Orchestrator) wait(ctx context.Context, a *Ask) (*Outcome, error) {
 	rctx, cancel := context.WithDeadline(ctx, a.form.ExpiresAt)
 	o.running.Add(1)
-	go func() {
-		defer o.running.Done()
-		a.run(rctx, o.Responder)
-	}()
+	go a.run(rctx, o.Responder)
 	select {
 	case <-a.endCh:
 	case <-rctx.Done():
@@ -331,9 +340,11 @@ func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool 
 func (o *Orchestrator) Wait() { o.running.Wait() }
 
 // run calls the responder and turns a return without an ending, an error or
-// a panic into a fault.
+// a panic into a fault. It runs in a goroutine of its own and counts in
+// Orchestrator.Wait until it returns.
 func (a *Ask) run(ctx context.Context, r Responder) {
 	var err error
+	defer a.o.running.Done()
 	defer func() {
 		if p := recover(); p != nil {
 			err = &PanicError{Value: p, Stack: debug.Stack()}
@@ -364,13 +375,15 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 	out := a.buildOutcome(time.Now())
 	// A seal still under way finishes first, so that what it stored is
 	// counted (or removed) below.
-	a.sealing <- struct{}{}
-	for _, name := range a.unreferenced(out) {
-		if err := o.store.Delete(a.base, a.session, name); err != nil {
-			o.logger().Error("askuser: deleting an unreferenced secret failed", "ask", a.id, "name", name, "err", err)
+	if a.sealing != nil {
+		a.sealing <- struct{}{}
+		for _, name := range a.unreferenced(out) {
+			if err := o.store.Delete(a.base, a.session, name); err != nil {
+				o.logger().Error("askuser: deleting an unreferenced secret failed", "ask", a.id, "name", name, "err", err)
+			}
 		}
+		<-a.sealing
 	}
-	<-a.sealing
 	res, rec, err := a.dialect.Encode(out, o.Journal != nil)
 	if err != nil {
 		// An encoder failure is a bug in the dialect; the model gets
