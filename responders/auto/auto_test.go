@@ -2,6 +2,7 @@ package auto_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -10,8 +11,15 @@ import (
 	"github.com/askuser-go/askuser/responders/auto"
 )
 
+// TestConformance checks auto's Respond. With auto's presence asked first
+// nothing reaches Respond, which the suite reports; a responder that hands
+// asks to auto without asking its presence does call it, so the suite runs
+// again with presence ignored.
 func TestConformance(t *testing.T) {
-	respondertest.Run(t, func(*testing.T) askuser.Responder { return auto.New() })
+	if err := respondertest.Check(func() askuser.Responder { return auto.New() }, nil); !errors.Is(err, respondertest.ErrNotReached) {
+		t.Errorf("with presence, Check = %v, want ErrNotReached", err)
+	}
+	respondertest.Run(t, func(*testing.T) askuser.Responder { return auto.New() }, &respondertest.Options{IgnorePresence: true, Synctest: true})
 }
 
 // With nobody there, a call of choice questions is answered at once with

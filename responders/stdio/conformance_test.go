@@ -11,7 +11,8 @@ import (
 
 // TestConformanceNobodyAnswers runs the conformance suite with an input
 // nobody writes to: every ask waits for its deadline, or is superseded, or
-// its caller goes.
+// its caller goes. An io.Pipe blocks inside a synctest bubble, so the
+// deadlines pass on the bubble's clock.
 func TestConformanceNobodyAnswers(t *testing.T) {
 	respondertest.Run(t, func(t *testing.T) askuser.Responder {
 		pr, pw := io.Pipe()
@@ -21,17 +22,18 @@ func TestConformanceNobodyAnswers(t *testing.T) {
 			pw.Close()
 		})
 		return r
-	})
+	}, &respondertest.Options{Synctest: true})
 }
 
 // TestConformanceAnswering runs the conformance suite with an input that
-// answers "1" to every question, for ever.
+// answers "1" to every question, for ever. An input that never blocks
+// would stop a synctest bubble's clock, so it runs in real time.
 func TestConformanceAnswering(t *testing.T) {
 	respondertest.Run(t, func(t *testing.T) askuser.Responder {
 		r := stdio.New(ones{}, io.Discard, nil)
 		t.Cleanup(func() { r.Close() })
 		return r
-	})
+	}, nil)
 }
 
 // ones is an endless input of lines holding "1".
