@@ -2,11 +2,13 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
+	"maps"
 	"slices"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/secret"
@@ -19,29 +21,47 @@ var (
 	dismissFields = []string{"on_question"}
 )
 
+// bodyOpts reads a body's strings as encoding/json does: invalid UTF-8 and
+// lone surrogate escapes become U+FFFD. An object naming a member twice is
+// refused, at any depth (jsontext's default).
+var bodyOpts = jsontext.AllowInvalidUTF8(true)
+
 // A bodyError is a body that is not what the route takes; its message is
 // for the front end's author and never echoes what was sent.
 type bodyError struct{ msg string }
 
 func (e *bodyError) Error() string { return e.msg }
 
-// fields splits one JSON object into its members, refusing anything but an
-// object and any member not in allowed. An empty body is {}. The raw values
-// are copies the caller may wipe (see wipe); data itself is not kept.
-func fields(data []byte, allowed []string, what string) (map[string]json.RawMessage, error) {
+// fields splits one JSON object into its members, refusing, in this order,
+// anything that is not JSON, an object naming a member twice, anything but
+// an object, and any member not in allowed. An empty body is {}. The raw
+// values are copies the caller may wipe (see wipe); data itself is not kept.
+func fields(data []byte, allowed []string, what string) (map[string]jsontext.Value, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil || m == nil {
-		wipe(m)
-		return nil, &bodyError{"the body is not " + what + ": it must be a JSON object such as " + shapes[what]}
+	notObject := &bodyError{"the body is not " + what + ": it must be a JSON object such as " + shapes[what]}
+	if !jsontext.Value(data).IsValid(bodyOpts, jsontext.AllowDuplicateNames(true)) {
+		return nil, notObject
 	}
-	for k := range m {
-		if k == "answered_by" {
-			wipe(m)
-			return nil, &bodyError{"an answer does not say who answered (answered_by): the orchestrator records that"}
+	var m map[string]jsontext.Value
+	if err := json.Unmarshal(data, &m, bodyOpts); err != nil || m == nil {
+		wipe(m)
+		var se *jsontext.SyntacticError
+		if errors.As(err, &se) && errors.Is(err, jsontext.ErrDuplicateName) {
+			msg := "the body is not " + what + ": duplicate field " + strconv.Quote(se.JSONPointer.LastToken())
+			if in := se.JSONPointer.Parent(); in != "" {
+				msg += " in " + string(in)
+			}
+			return nil, &bodyError{msg}
 		}
+		return nil, notObject
+	}
+	if _, ok := m["answered_by"]; ok {
+		wipe(m)
+		return nil, &bodyError{"an answer does not say who answered (answered_by): the orchestrator records that"}
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(allowed, k) {
 			wipe(m)
 			return nil, &bodyError{"the body is not " + what + ": it has no field " + strconv.Quote(k) + "; " + what + " is " + shapes[what]}
@@ -51,7 +71,7 @@ func fields(data []byte, allowed []string, what string) (map[string]json.RawMess
 }
 
 // wipe zeroes the raw values of a body.
-func wipe(m map[string]json.RawMessage) {
+func wipe[V ~[]byte](m map[string]V) {
 	for _, v := range m {
 		clear(v)
 	}
@@ -59,12 +79,12 @@ func wipe(m map[string]json.RawMessage) {
 
 // field decodes one member into v; a missing or null member leaves v as it
 // is.
-func field(m map[string]json.RawMessage, name string, v any, what string) error {
+func field(m map[string]jsontext.Value, name string, v any, what string) error {
 	raw, ok := m[name]
-	if !ok {
+	if !ok || raw.Kind() == 'n' {
 		return nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := json.Unmarshal(raw, v, bodyOpts); err != nil {
 		return &bodyError{"the body is not " + what + ": the field " + name + " has the wrong type; " + what + " is " + shapes[what]}
 	}
 	return nil
@@ -78,9 +98,9 @@ var shapes = map[string]string{
 }
 
 // parseAnswer decodes an answer to the question qid from a body. A secret
-// is unquoted straight into a secret.Value, and every copy of it the parser
-// made is wiped; the caller wipes data. A body naming answered_by is
-// refused.
+// is unquoted straight into a secret.Value (see newSecret), and every copy
+// of it the parser made is wiped; the caller wipes data. A body naming
+// answered_by is refused.
 func parseAnswer(qid string, data []byte) (askuser.Answer, error) {
 	m, err := fields(data, answerFields, "an answer")
 	if err != nil {
@@ -100,112 +120,24 @@ func parseAnswer(qid string, data []byte) (askuser.Answer, error) {
 	if other != nil {
 		ans.Other = *other
 	}
-	if raw, ok := m["secret"]; ok && !bytes.Equal(raw, []byte("null")) {
-		v, ok := unquote(raw)
-		if !ok {
+	if raw, ok := m["secret"]; ok && raw.Kind() != 'n' {
+		if raw.Kind() != '"' {
 			return askuser.Answer{}, &bodyError{"the body is not an answer: the field secret must be a string"}
 		}
-		ans.Secret = secret.New(v)
-		clear(v)
+		ans.Secret = newSecret(raw)
 	}
 	return ans, nil
 }
 
-// unquote decodes a JSON string literal into new bytes, which the caller
-// wipes, so that a secret never becomes a Go string. It reports false for
-// anything but one well-formed string literal. Invalid UTF-8 and lone
-// surrogates become U+FFFD, as encoding/json does.
-func unquote(s []byte) ([]byte, bool) {
-	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
-		return nil, false
-	}
-	s = s[1 : len(s)-1]
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(s) {
-				clear(out)
-				return nil, false
-			}
-			switch s[i+1] {
-			case '"', '\\', '/':
-				out = append(out, s[i+1])
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(s[i+2:])
-				if !ok {
-					clear(out)
-					return nil, false
-				}
-				i += 6
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						if v, ok := hex4(s[i+2:]); ok {
-							r2 = v
-						}
-					}
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						i += 6
-						r = d
-					} else {
-						r = utf8.RuneError
-					}
-				}
-				out = utf8.AppendRune(out, r)
-				continue
-			default:
-				clear(out)
-				return nil, false
-			}
-			i += 2
-		case c == '"' || c < 0x20:
-			clear(out)
-			return nil, false
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				out = utf8.AppendRune(out, utf8.RuneError)
-			} else {
-				out = append(out, s[i:i+size]...)
-			}
-			i += size
-		}
-	}
-	return out, true
-}
-
-func hex4(s []byte) (rune, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+// newSecret unquotes the JSON string raw into a buffer it wipes, so that the
+// secret never becomes a Go string. The buffer has room for the worst case
+// (an invalid byte becomes the three bytes of U+FFFD), so that appending
+// never moves it and leaves a copy behind. raw is valid (fields checked it),
+// so the only errors AppendUnquote can report are invalid UTF-8 and lone
+// surrogates, which it has replaced by U+FFFD, as encoding/json does.
+func newSecret(raw jsontext.Value) secret.Value {
+	buf, _ := jsontext.AppendUnquote(make([]byte, 0, 3*len(raw)), raw)
+	v := secret.New(buf)
+	clear(buf)
+	return v
 }
