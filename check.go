@@ -8,10 +8,11 @@ import (
 	"github.com/askuser-go/askuser/secret"
 )
 
-// CheckAnswer checks one answer against the call it answers, as the
-// orchestrator does when a responder reports it (SPEC §3.2). A responder may
-// call it first to re-prompt before reporting. It returns nil or an
-// *AnswerError whose Reason a person can read:
+// CheckAnswer checks one answer against the form it answers, as the
+// orchestrator does when a responder reports it (Ask.Report, Ask.Draft). A
+// responder may call it first to re-prompt before reporting. It returns nil
+// or an *AnswerError whose Reason a person can read (docs/ask_user.md lists
+// every reason):
 //   - the question was asked;
 //   - each selected value was offered, exactly, once, and a single-select
 //     carries at most one;
@@ -24,6 +25,7 @@ import (
 //     Question.ChoiceSecret), and no other answer carries one;
 //   - where the question has OtherExclusive, picked options and free text
 //     do not come together;
+//   - notes on options (OptionNotes) are on selected options only;
 //   - free text and notes that look like a credential are refused, naming
 //     the look-alike, never echoing it (sealed answers are exempt).
 func (c *Form) CheckAnswer(a Answer) error {

@@ -1,91 +1,217 @@
 /*
 Package askuser lets an AI agent stop guessing and ask a person.
 
-The agent calls one tool, ask_user, with one to four structured questions:
-choices with a recommended option, free text, or a credential. askuser
-validates the call, shows it to a person through a pluggable [Responder]
-(a terminal, a web page, an MCP client, a chat), waits with a deadline, and
-returns a result that says who decided: the person ("user"), the deadline
-("timeout", which applies the recommended options), or nobody
-("unattended"). Credentials never reach the model: they are sealed and the
-model gets a reference such as "session:GITHUB_TOKEN".
+The agent calls one tool with one to four structured questions: choices with
+a recommended option, free text, or a credential. askuser checks the call,
+puts it in front of a person through a pluggable [Responder] (a terminal, a
+web page, an MCP client, a chat), waits until a deadline, and returns a
+result that says who decided: the person ("user"), the deadline ("timeout",
+which applies the recommended options), or nobody ("unattended").
+Credentials never reach the model: they are sealed, and the model gets a
+reference such as "session:GITHUB_TOKEN".
 
 # Overview
 
 An [Orchestrator] is the front end. Give it a responder and hand it each
-tool call:
+tool call as a [Request]:
 
 	o := &askuser.Orchestrator{Responder: stdio.New(os.Stdin, os.Stderr, nil)}
-	out, err := o.Handle(ctx, askuser.Request{Session: sess, ToolCallID: id, Arguments: args})
-	// err is a *CallError for an invalid call (send its message back to
-	// the model), or ctx's error when the caller stopped; otherwise
-	// out.Result is the JSON the model reads.
+	out, err := o.Handle(ctx, askuser.Request{
+		Session:    sessionID,   // owns the ask and its secrets
+		ToolCallID: toolCall.ID, // a finalized tool call is never asked twice
+		Arguments:  toolCall.Arguments,
+	})
 
-The zero Orchestrator works: with no responder every ask is unattended
-(choice questions get their declared defaults at once; text and secret
-questions are declined), the ceiling on a call's wait is 300 seconds, calls
-are capped at 64 KiB, and secrets go to an in-memory store.
+An invalid call returns a *[CallError] and nobody is asked: its Message (or
+its Result, where the contract has one) goes back to the model, which can fix
+its call from it. When ctx ends before the ask does, Handle returns ctx's
+error and no outcome. Otherwise the [Outcome] is final: [Outcome.Result] is
+what the model reads, and the rest — Status, AnsweredBy, Reason, the Answers
+with their provenance, AskID — is for the embedding program.
 
-The orchestrator enforces the whole contract whatever the responder does:
-the ordered validation of SPEC §1.1 (with the exact messages a model can
-fix its call from), normalization, the deadline (the responder's context
-ends at the call's expires_at, and the orchestrator does not wait for a
-responder that ignores it), the checks on every answer, the outcome rules
-(declared defaults, declines, answers kept), replay of a finalized tool
-call, and containment of responder errors and panics, which go to the
-embedding program (the log and [Outcome].Fault) and never to the model as
-an answer.
+A Request carries either the call a model sent, in Arguments, in the
+contract its Dialect names (nil: [AskUser]), or a [Form] built in Go, in
+Form, which [Normalize] checks and normalizes instead. [Decode] checks and
+normalizes a model's call without asking anyone.
+
+The zero Orchestrator works: with no responder every ask is unattended (for
+ask_user, choice questions get their declared defaults at once and a call
+with a text or secret question is declined), a call waits at most 300
+seconds, calls are capped at 64 KiB, problems are logged to slog.Default,
+and secrets go to an in-memory store.
+
+The orchestrator keeps the contract whatever its responder does: it
+validates and normalizes the call, stamps the deadlines, checks every
+answer, finalizes at the first ending or at the deadline (the deadline wins
+a tie, and does not wait for a responder that ignores it), applies the
+outcome rules (declared defaults, declines, answers kept), seals secrets,
+records the ask in the journal, and contains responder errors and panics,
+which reach the embedding program (the log and [Outcome.Fault]) and never
+the model as an answer.
+
+A tool call is asked once. A request whose ToolCallID was already finalized
+in its session gets the same outcome again, marked [Outcome.Replayed],
+without anyone being asked (the arguments are not looked at): from memory,
+for the last [Orchestrator.ReplayLimit] tool calls (10,000 by default), or
+across restarts with a journal that implements [ResultFinder]. A request for
+a tool call still pending joins it.
+
+[Orchestrator.Supersede] ends a session's pending asks when the person writes
+a chat message instead; [Orchestrator.Pending] lists them.
 
 # Responders
 
-A [Responder] has one method, Respond, which gets the normalized call and a
-handle, [*Ask], to report through: [Ask.Report] as the person answers (each
-answer is checked on arrival with [Form.CheckAnswer]; a refused one comes
-back as an [*AnswerError] a person can read), then one ending —
-[Ask.Submit], [Ask.Decline], [Ask.Cancel] or [Ask.Unreachable]. Reports after
-the end return [ErrClosed]. [ResponderFunc] adapts a function; [FirstReachable]
-hands each ask to the first responder that can reach the person.
+A [Responder] has one method. Respond gets a context that ends at the
+form's deadline and an [*Ask]: the normalized form ([Ask.Form]), its
+correlation data, and the handle to report through. It reports each answer
+with [Ask.Report] as the person gives it — every answer is checked on
+arrival (see [Form.CheckAnswer]), and a refused one returns an
+*[AnswerError] whose Reason a person can read, so the responder can ask
+again — and then ends the ask once: [Ask.Submit], [Ask.Decline],
+[Ask.Cancel] or [Ask.Unreachable]. Once ctx is done it returns promptly;
+every report after the end returns [ErrClosed]. The Responder interface's
+comment is the whole contract. Validation, deadlines, defaults, sealing,
+provenance and the journal are the orchestrator's, so a responder cannot get
+them wrong.
 
-A responder may implement optional interfaces, detected by type assertion:
+[ResponderFunc] adapts a function. [FirstReachable] hands each ask to the
+first of several responders that can reach the person, and reports the ask
+unattended when none can.
 
-  - [Presence]: whether anybody is there for a session; when not, the
+A responder may implement optional interfaces, which the orchestrator finds
+by type assertion on the responder and then down the chain of
+[Wrapper.Unwrap], so that wrapping hides no capability:
+
+  - [Presence]: whether anybody is there for a session; when nobody is, the
     unattended rules apply at once and Respond is not called.
-  - [SecretCapable]: whether it can collect a credential safely; when not,
-    a call with a secret question is unattended.
-  - [Named]: its name in the journal and the outcome.
-  - [Wrapper]: what it wraps, so that wrapping hides no capability.
+  - [SecretCapable]: whether it can collect a credential safely; when it
+    cannot, a form with a secret or sensitive question is unattended.
+  - [Named]: its name in the journal and on [Outcome.Responder].
 
-The responders that ship are responders/auto (nobody is there) and
-responders/stdio (a line-based terminal). responder/scripted replays answers
-and endings for tests, and responder/respondertest is the conformance suite
-a responder author runs against their own responder.
+Handle returns as soon as an outcome is final, which may be before the
+responder's Respond has returned. [Orchestrator.Wait] waits for every
+Respond the orchestrator started, before a test reads a responder's state
+or a program shuts down.
+
+The responders that ship are responders/auto (nobody is there),
+responders/stdio (a line-based terminal) and responders/web (a web card
+and a JSON API, as an http.Handler). responder/scripted replays answers and
+endings for tests, and responder/respondertest is the conformance suite a
+responder author runs against their own responder.
+
+# Dialects
+
+Every tool contract askuser speaks is a [Dialect]: a decoder from the
+arguments a model sends to a normalized [Form], and an encoder from an
+[Outcome] to the result the model reads. ask_user, askuser's own contract,
+is the default ([AskUser]); the pi-ask and pi contracts are piask.Dialect()
+and pi.Dialect(), in packages dialect/piask and dialect/pi. The orchestrator
+and the responders are the same for every dialect, and so are deadlines,
+answer checks, provenance, sealing, replay and the journal: a new contract
+is a new Dialect, never a change to the orchestrator or a responder.
+
+A dialect keeps what its encoder needs (which of its call shapes a call came
+in, say) in [Form.DialectData], which the orchestrator, the responders and
+the journal never read. What its Encode returns besides the result travels
+in the ask's journal record as [Outcome.ContractRecord]. A dialect that can
+write a Form back as its own call implements [FormMarshaler].
+
+The model's own rules hold for every dialect's output: the Form a Dialect
+decodes is checked as [Normalize] checks one built in Go before any
+responder sees it. A Form that breaks them is a bug in the dialect; it is
+logged, and the caller gets a *[CallError] saying so, never an ask.
+
+Each contract has a page in the module's docs directory, with everything a
+model may send and read back: docs/ask_user.md, docs/pi-ask.md and
+docs/pi.md, indexed by docs/README.md. Package dialect/askusertool holds the
+ask_user wire format, the tool's description and the guidance text for the
+model's system prompt; package schema renders the tool definition for each
+model API.
 
 # Secrets
 
-A secret question's answer, and a sensitive question's, is handed over as a
-secret.Value, which never prints, marshals or logs its content. The
-orchestrator seals it into its [SecretStore] under (session, secret name)
-when it accepts it, wipes the bytes, and puts only the reference
-"session:NAME" in the result. Tools resolve the reference through the
-store, for the session that owns it. A secret question is never resolved by
-default: with nobody to ask, it is declined.
+A question is sealed ([Question.Sealed]) when it is a secret question
+([KindSecret]) or marked Sensitive. A responder hands its answer over as a
+secret.Value in [Answer.Secret]; a secret.Value never prints, marshals or
+logs its content. When the orchestrator accepts the answer, it seals the
+value into its store under the session and [Question.SealName], wipes the
+bytes, and the outcome carries only the reference "session:NAME"
+([FinalAnswer.SecretRef]).
+
+The store is [Orchestrator.Secrets], a [secretstore.Store]: nil means a
+secretstore.Memory with a key made up for the life of the process, and
+secretstore.Dir keeps sealed records across restarts. A tool turns a
+reference back into the value through [Orchestrator.SecretStore] with
+[secretstore.ResolveFor] (or [secretstore.Resolve], the session in the
+context), only for the session that owns it. A later answer under the same
+name replaces the record; a value the final outcome does not carry (the
+person declined the call, say) is deleted. A secret question is never
+resolved by default: nothing is filled in for it at the deadline or with
+nobody to ask, and an ask_user call that holds one is then declined.
+
+# Journal
+
+With [Orchestrator.Journal] set, the orchestrator appends one [Record] per
+finalized ask: exactly once, after the outcome is final and before Handle
+returns; never for a provisional answer or a replayed tool call. The record
+holds the normalized questions, how the ask ended, every answer with its
+provenance, the result the model was given and the contract's own record,
+and no secret value. A failed Append is logged and reported on
+[Outcome.JournalErr], never dropped in silence. A Journal that also
+implements [ResultFinder] lets the orchestrator replay a finalized tool
+call across restarts.
+
+Package journal provides one: a file of JSON lines, one per ask, written
+durably with group commit, rotated by size and read back with journal.Read.
+The command's "askuser journal FILE" lists it.
 
 # Security
 
-Nothing in a result grants permission: choice questions auto-resolve, so a
-destructive, irreversible or outward-facing action needs an approval that
-does not. The tool description ([ToolDescription]) and the system-prompt
-guidance ([Guidance]) say so. Free text and notes that look like a
-credential are refused before they can reach the model. No library type
-renders a secret value in fmt, JSON or log output, and no error carries one.
+Nothing in a result grants permission. Choice questions resolve by
+themselves when the deadline passes or nobody is there, so a destructive,
+irreversible or outward-facing action needs an approval that does not; the
+ask_user tool description and guidance tell the model so, and every result
+says who decided.
+
+Free text and notes that look like a credential are refused before they
+can reach the model; the reason names the kind of credential and never
+echoes it. No library type renders a secret value in fmt, JSON or log
+output, no error carries one, and no answer is logged. A responder's fault
+reaches the embedding program only. Ask ids are 128 random bits.
+
+# Validation
+
+An ask_user call is read once, front to back, with go-json-experiment's
+jsontext (github.com/go-json-experiment/json/jsontext), and checked in a
+fixed order: the size cap, then the shape (syntax, types, unknown and
+duplicate fields), then the contract's rules. The first problem is
+reported, in one exact message written for the model and, for a shape
+problem, the JSON path it is at ("questions[1].kind").
+
+askuser deliberately does not use a struct-tag validator such as
+github.com/go-playground/validator/v10, which its first design named: its
+tag errors come after decoding, per Go struct field, in the validator's
+order and words, and cannot give that ordered pass with exact, model-facing
+messages and JSON paths. The declarative bounds that remain (four
+questions, six options, a 16-character header, a 255-character secret
+name) are few, and live as constants in package dialect/askusertool, next
+to the rules whose messages state them.
 
 # Compatibility
 
-The model underneath ([Form], [Question], [Option], [Answer], [Outcome]) is a
-superset of every tool contract askuser speaks; the ask_user JSON is one
-encoding of it, chosen by a [Dialect] ([AskUser] is the default). A new
-contract is a new Dialect, never a change to the orchestrator or a
-responder. The JSON of results and validation messages is part of the
-contract and changes only with it.
+The model underneath ([Form], [Question], [Option], [Answer], [Outcome]) is
+a superset of every contract askuser speaks. What a model sends and reads —
+each contract's calls, its validation messages and its results — is part of
+that contract, documented on its page in docs/, and changes only with it.
+Journal records carry a format version ([RecordVersion]), and package
+journal reads the older one too.
+
+The module needs Go 1.25 or newer. Beyond the standard library, the root
+package's import graph holds only golang.org/x/crypto (with the
+golang.org/x/sys it uses), for sealing, and
+github.com/go-json-experiment/json, for reading and writing calls. A
+package that needs a heavy dependency (a browser driver, an SDK, a
+terminal UI framework) keeps it out of that graph, so a program that
+imports askuser and one responder builds none of it.
 */
 package askuser

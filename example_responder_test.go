@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/askuser-go/askuser"
 )
@@ -41,6 +42,10 @@ func (r chatResponder) Respond(ctx context.Context, a *askuser.Ask) error {
 	return a.Submit()
 }
 
+// ResponderName names the responder in the journal and on the Outcome (the
+// optional interface askuser.Named).
+func (chatResponder) ResponderName() string { return "chat" }
+
 // A responder author writes one method; the orchestrator does the rest.
 func Example_customResponder() {
 	o := &askuser.Orchestrator{Responder: chatResponder{replies: map[string]string{"Env": "production"}}}
@@ -52,21 +57,74 @@ func Example_customResponder() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(out.Status, out.AnsweredBy)
+	fmt.Println(out.Status, out.AnsweredBy, out.Responder)
 	fmt.Println(string(out.Result))
 	// Output:
-	// answered user
+	// answered user chat
 	// {"status":"answered","answered_by":"user","answers":[{"id":"question_1","selected":["production"],"other_text":null}]}
+}
+
+// A function is a responder too. This one shows each question with its
+// options, the recommended ones marked, reports what the person picks (a
+// fixed reply stands in for them) and submits. The orchestrator checks each
+// answer, holds the deadline and encodes the result.
+func ExampleResponderFunc() {
+	reply := map[string][]int{"env": {1}, "checks": {0, 2}} // option indexes the person picks
+	r := askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
+		for _, q := range a.Form().Questions {
+			fmt.Println(q.Header + ": " + q.Text)
+			recommended := q.DeclaredDefaults()
+			for _, opt := range q.Options {
+				mark := " "
+				if slices.Contains(recommended, opt.Value) {
+					mark = "*"
+				}
+				fmt.Printf("  %s %s\n", mark, opt.Label)
+			}
+			var picked []string
+			for _, i := range reply[q.ID] {
+				picked = append(picked, q.Options[i].Value)
+			}
+			if err := a.Report(askuser.Answer{QuestionID: q.ID, Selected: picked}); err != nil {
+				return err // an *AnswerError would be shown to the person
+			}
+		}
+		return a.Submit()
+	})
+	o := &askuser.Orchestrator{Responder: r}
+	args := []byte(`{"questions":[
+		{"id":"env","header":"Env","question":"Which environment first?","options":[
+			{"label":"staging","description":"Smoke tests first","default":true},
+			{"label":"production","description":"Straight to users"}]},
+		{"id":"checks","header":"Checks","question":"Which checks?","multi_select":true,"options":[
+			{"label":"unit","description":"Two minutes"},
+			{"label":"integration","description":"Ten minutes"},
+			{"label":"load","description":"An hour"}]}]}`)
+
+	out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call_2", Arguments: args})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(out.Result))
+	// Output:
+	// Env: Which environment first?
+	//   * staging
+	//     production
+	// Checks: Which checks?
+	//   * unit
+	//     integration
+	//     load
+	// {"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["production"],"other_text":null},{"id":"checks","selected":["unit","load"],"other_text":null}]}
 }
 
 // A responder can check an answer before it reports it, and re-prompt with
 // the reason.
 func ExampleForm_CheckAnswer() {
-	call := &askuser.Form{Questions: []askuser.Question{{
+	form := &askuser.Form{Questions: []askuser.Question{{
 		ID: "env", Kind: askuser.KindChoice, Header: "Env", Text: "Which?",
 		Options: []askuser.Option{{Value: "staging", Label: "staging"}, {Value: "production", Label: "production"}},
 	}}}
-	err := call.CheckAnswer(askuser.Answer{QuestionID: "env", Selected: []string{"staging", "production"}})
+	err := form.CheckAnswer(askuser.Answer{QuestionID: "env", Selected: []string{"staging", "production"}})
 	var refused *askuser.AnswerError
 	if errors.As(err, &refused) {
 		fmt.Println(refused.Reason)

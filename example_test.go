@@ -6,13 +6,13 @@ import (
 	"fmt"
 
 	"github.com/askuser-go/askuser"
-	"github.com/askuser-go/askuser/responders/auto"
 )
 
-// With nobody to ask, choice questions get their declared defaults at once,
-// and the result says so.
+// An orchestrator with no responder asks nobody: every ask is unattended.
+// Choice questions get their declared defaults at once (the option marked
+// default, else the first), and the result says nobody was there.
 func ExampleOrchestrator_Handle() {
-	o := &askuser.Orchestrator{Responder: auto.New()}
+	var o askuser.Orchestrator // the zero value works
 	args := []byte(`{"questions":[{"header":"Env","question":"Which environment first?","options":[
 		{"label":"staging","description":"Smoke tests first","default":true},
 		{"label":"production","description":"Straight to users"}]}]}`)
@@ -21,8 +21,10 @@ func ExampleOrchestrator_Handle() {
 	if err != nil {
 		panic(err)
 	}
+	fmt.Println(out.Status, out.AnsweredBy, out.Reason)
 	fmt.Println(string(out.Result))
 	// Output:
+	// answered unattended unattended
 	// {"status":"answered","answered_by":"unattended","answers":[{"id":"question_1","selected":["staging"],"other_text":null}]}
 }
 

@@ -1,6 +1,7 @@
 // Package journal keeps askuser's decision journal in a file: one JSON line
-// per finalized ask (an askuser.Record, SPEC §5), written durably with group
-// commit. A *File is an askuser.Journal and an askuser.ResultFinder, so an
+// per finalized ask (an askuser.Record: the questions, how the ask ended,
+// every answer with who decided it, and the result the model was given),
+// written durably with group commit. A *File is an askuser.Journal and an askuser.ResultFinder, so an
 // Orchestrator that uses one records every ask and replays a finalized tool
 // call across restarts:
 //

@@ -15,7 +15,7 @@ const dialectNames = "ask_user, pi-ask, pi"
 
 // dialectFlag adds --dialect to a command's flags.
 func dialectFlag(fs *flag.FlagSet) *string {
-	return fs.String("dialect", "ask_user", "the tool `contract` of the call and the result: "+dialectNames)
+	return fs.String("dialect", "ask_user", "the tool contract of the call, the result and the tool definition: `ask_user|pi-ask|pi`")
 }
 
 // dialectNamed returns the contract --dialect names.

@@ -5,13 +5,14 @@
 // Usage:
 //
 //	askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]
-//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE]
-//	askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
+//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--store DIR [--key-file FILE]]
+//	askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
 //	askuser journal [--session ID] [--json] FILE
-//	askuser secret exec --store DIR --session ID --env NAME=session:SECRET [...] -- COMMAND ARGS…
+//	askuser secret exec --store DIR --session ID [--key-file FILE] --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 //
 // validate reads a call (standard input when no FILE is given) and prints the
-// normalized call, or the model-facing message on standard error.
+// normalized call, or the model-facing message on standard error. --now
+// stamps the deadlines from a fixed time instead of the clock.
 //
 // ask validates the call, asks it, and prints the result JSON on one line.
 // It exits 0 for every result; an invalid call behaves as in validate. The
@@ -23,6 +24,20 @@
 // With --responder web the card is served on --listen (by default a free
 // port on 127.0.0.1) and its URL, carrying a random access token, is
 // printed on standard error; the result still goes to standard output.
+// --session and --tool-call are the correlation data of the ask (the
+// session owns its secrets). --journal FILE appends the ask's decision
+// record to a journal file (JSON lines). --store DIR keeps sealed secrets in
+// files under DIR, with the keys from --key-file FILE or $ASKUSER_SECRET_KEY
+// (<key-id>:<base64 of 32 bytes>, comma-separated, newest first); without
+// --store they live in memory and are gone when the command exits.
+//
+// schema prints the tool definition for one model API (--format; json by
+// default), with --max-timeout-seconds N as the ceiling on timeout_seconds
+// (0: the default, 300). The pi-ask and pi contracts have one definition
+// each, their own, printed with the default --format.
+//
+// journal lists the records of a journal file as a table, or with --json
+// one JSON object a line; --session ID keeps one session's records.
 //
 // secret exec runs COMMAND with each named secret in its environment and
 // prints nothing of its own; a reference from another session, or to a name
@@ -32,7 +47,7 @@
 // --dialect picks the tool contract (ask_user, the default; pi-ask; pi): of
 // the call and the result on validate and ask, of the tool definition on
 // schema. validate prints a pi-ask or pi call in askuser's own form (the
-// JSON of askuser.Call). Where a contract answers an invalid call with a
+// JSON of askuser.Form). Where a contract answers an invalid call with a
 // tool result of its own (pi-ask, pi), ask prints that result on standard
 // output and the message on standard error, and exits 2.
 //
@@ -65,15 +80,15 @@ func main() {
 
 const usage = `usage:
   askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]
-  askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE]
-  askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result]
+  askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--store DIR [--key-file FILE]]
+  askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
   askuser journal [--session ID] [--json] FILE
-  askuser secret exec --store DIR --session ID --env NAME=session:SECRET [...] -- COMMAND ARGS...
+  askuser secret exec --store DIR --session ID [--key-file FILE] --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 
 'ask --journal FILE' appends the decision record to a journal FILE.
 'ask --store DIR' keeps sealed secrets under DIR; the keys come from --key-file FILE
 or $ASKUSER_SECRET_KEY (<key-id>:<base64 of 32 bytes>, comma-separated, newest first).
-Run 'askuser COMMAND --help' for a command's flags.
+Run 'askuser COMMAND --help' (for secrets, 'askuser secret exec --help') for a command's flags.
 Exit codes: 0 success, 1 failure, 2 usage error or invalid call, 130 a second Ctrl-C.
 `
 
@@ -136,8 +151,8 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 }
 
 func (e env) validate(args []string) int {
-	fs := e.flags("validate", "validate [--now RFC3339] [FILE]")
-	nowFlag := fs.String("now", "", "stamp the deadlines from this `time` (RFC 3339) instead of the clock")
+	fs := e.flags("validate", "validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]")
+	nowFlag := fs.String("now", "", "stamp the deadlines from this time instead of the clock: an `RFC3339` time such as 2026-11-30T09:00:00Z")
 	dialectName := dialectFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
@@ -181,8 +196,8 @@ func (e env) validate(args []string) int {
 }
 
 func (e env) ask(ctx context.Context, args []string) int {
-	fs := e.flags("ask", "ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--store DIR [--key-file FILE]] [--journal FILE]")
-	responder := fs.String("responder", "stdio", "who answers: `stdio` (a person at the terminal: questions on standard error, answers on standard input), auto (nobody: the unattended rules apply), web (a person on a web card: its URL is printed on standard error) or script=FILE (replay a script file)")
+	fs := e.flags("ask", "ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--store DIR [--key-file FILE]]")
+	responder := fs.String("responder", "stdio", "who answers (`stdio|auto|web|script=FILE`): stdio (a person at the terminal: questions on standard error, answers on standard input), auto (nobody: the unattended rules apply), web (a person on a web card: its URL is printed on standard error) or script=FILE (replay a script file)")
 	listen := fs.String("listen", "127.0.0.1:0", "with --responder web, serve the card on `ADDR`")
 	session := fs.String("session", "cli", "the session `ID` that owns the ask and its secrets")
 	toolCall := fs.String("tool-call", "", "the model's tool-call `ID`")

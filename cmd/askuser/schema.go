@@ -13,8 +13,8 @@ import (
 func (e env) schema(args []string) int {
 	synopsis := "schema [--dialect ask_user|pi-ask|pi] [--format " + strings.Join(schema.Formats(), "|") + "] [--max-timeout-seconds N]"
 	fs := e.flags("schema", synopsis)
-	format := fs.String("format", schema.FormatJSON, "the `API` to render for: "+strings.Join(schema.Formats(), ", "))
-	ceiling := fs.Int("max-timeout-seconds", 0, "the ceiling on timeout_seconds the program sets, in `seconds` (0: the default, 300)")
+	format := fs.String("format", schema.FormatJSON, "the API to render the tool definition for: `"+strings.Join(schema.Formats(), "|")+"`")
+	ceiling := fs.Int("max-timeout-seconds", 0, "the ceiling on timeout_seconds the program sets: `N` seconds (0: the default, 300)")
 	dialectName := dialectFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code

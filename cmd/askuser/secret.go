@@ -56,7 +56,7 @@ type envFlag []string
 func (f *envFlag) String() string     { return strings.Join(*f, ",") }
 func (f *envFlag) Set(v string) error { *f = append(*f, v); return nil }
 
-const secretSynopsis = "secret exec --store DIR --session ID [--key-file FILE] --env NAME=session:SECRET [--env …] -- COMMAND [ARG…]"
+const secretSynopsis = "secret exec --store DIR --session ID [--key-file FILE] --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]"
 
 // secretCmd runs 'askuser secret exec': COMMAND runs with each named secret
 // in its environment. askuser itself prints nothing on stdout: a value

@@ -15,8 +15,10 @@
 // # Option questions
 //
 // Each becomes an optional choice question whose options are valued by
-// their labels, with a free-text row "Other (type your own)" that excludes
-// the checked options. The call waits for the longest timeoutMs of its
+// their labels (by their 1-based positions, in a question whose labels
+// repeat, so that two options reading alike stay two), with a free-text row
+// "Other (type your own)" that excludes the checked options. The result
+// names what was picked by label. The call waits for the longest timeoutMs of its
 // questions, rounded up to whole seconds (at most the ceiling), or for the
 // ceiling. At the deadline a single-select question gets its recommended
 // option, else its first; a multi-select keeps what the person had checked
@@ -26,7 +28,8 @@
 // # Rich question
 //
 // One question whose id is QuestionID of its text: a select or
-// multi-select over the given options (and a free-text row), or a text or
+// multi-select over the given options, valued as above (and a free-text
+// row), or a text or
 // editor (multi-line) answer, prefilled from default. A deadline invents
 // nothing. sensitivity "secret" seals the answer (Question.Sensitive): the
 // result and the journal carry only its reference and

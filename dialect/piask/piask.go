@@ -1,11 +1,15 @@
 // Package piask speaks the pi-ask tool contract: a tool named ask_user whose
 // questions offer options with a value distinct from the label, an optional
-// preview, and notes the person adds (DIALECTS.md §A). A team that already
-// prompts a model with that tool keeps its prompts, tool definition and
-// result parsing, and gets askuser's orchestrator underneath:
+// preview, and notes the person adds. A team that already prompts a model
+// with that tool keeps its prompts, tool definition and result parsing, and
+// gets askuser's orchestrator underneath:
 //
 //	o := &askuser.Orchestrator{Responder: r}
 //	out, err := o.Handle(ctx, askuser.Request{Session: s, ToolCallID: id, Arguments: args, Dialect: piask.Dialect()})
+//
+// The whole contract — the call, every validation message, the result for
+// every ending — is docs/pi-ask.md in this module; what follows is how it
+// maps onto askuser.
 //
 // Decode validates a call with the contract's own messages and normalizes it
 // to the model: each question is an optional choice question (required is

@@ -1,7 +1,9 @@
-// Package wire holds the ask_user contract's JSON shapes (SPEC §1 and §2):
-// the call a model sends and the result it reads. The root package decodes
-// into and encodes from these; the schema package reflects on them. They
-// are not the model underneath (askuser.Call holds more than this contract
+// Package wire holds the ask_user contract's JSON shapes, as
+// docs/ask_user.md describes them: the call a model sends and the result it
+// reads. The root package encodes results from these, the schema package
+// reflects on them for the tool definition, and tests read normalized calls
+// back into them; package dialect/askusertool decodes calls itself. They are
+// not the model underneath (askuser.Form holds more than this contract
 // accepts).
 //
 // Pointer fields distinguish an absent (or null) field from a given one,

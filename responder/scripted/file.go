@@ -13,7 +13,8 @@ import (
 	"github.com/askuser-go/askuser/secret"
 )
 
-// File is the script file of the askuser command (SPEC §6):
+// File is the script file that the askuser command replays with
+// ask --responder script=FILE:
 //
 //	{"delay_ms": 0, "end": "submit", "cancel_on": "q2",
 //	 "answers": [{"id": "...", "selected": ["<label>"], "values": ["<value>"],
@@ -28,6 +29,7 @@ import (
 // a secret value, and so is any answer to a sensitive question (its text as
 // typed, or its picks as Question.ChoiceSecret makes them). note is a note
 // on the answer, option_notes notes on selected options by label.
+// end is one of submit, decline, cancel, supersede and unreachable.
 // cancel_on names the question the person was on for an end of cancel
 // (default: the first unanswered).
 type File struct {
