@@ -6,7 +6,7 @@
 // # Overview
 //
 // The definition is generated once, with github.com/invopop/jsonschema,
-// from the ask_user wire types (not from askuser.Call, which holds more than
+// from the ask_user wire types (not from askuser.Form, which holds more than
 // this contract accepts), and then rendered per API:
 //
 //   - JSONSchema: plain JSON Schema 2020-12, every limit one field carries
