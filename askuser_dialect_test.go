@@ -102,7 +102,7 @@ func TestMarshalCallGoBuilt(t *testing.T) {
 	}
 }
 
-// auRoundTrip checks SPEC §1.2's promise for one valid call: the normalized
+// auRoundTrip checks the normalization's promise for one valid call: the normalized
 // call validates again, decoding MarshalCall's output gives the same call
 // apart from the stamps, and MarshalCall's output is a fixed point.
 func auRoundTrip(t testing.TB, data []byte, lim Limits) {

@@ -61,7 +61,7 @@ func auTextQ(id string) Question {
 	return Question{ID: id, Kind: KindText, Header: "H", Text: "Q?", AllowOther: true}
 }
 
-// TestDecodeAskUserNormalize checks SPEC §1.2 without the stamps.
+// TestDecodeAskUserNormalize checks the normalization (docs/ask_user.md) without the stamps.
 func TestDecodeAskUserNormalize(t *testing.T) {
 	ab := []Option{auOpt("a", "da", false), auOpt("b", "db", false)}
 	withID := func(id string) string {

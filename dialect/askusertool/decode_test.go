@@ -45,7 +45,7 @@ func auOptions(n int) string {
 }
 
 // jsonLiteral is s as encoding/json writes it without HTML escaping: what
-// the SPEC means by "written as a JSON string literal".
+// the contract means by "written as a JSON string literal".
 func jsonLiteral(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -98,7 +98,7 @@ func runErrorCases(t *testing.T, cases []auErrorCase) {
 	}
 }
 
-// TestDecodeRuleMessages checks every message of SPEC §1.1, exactly.
+// TestDecodeRuleMessages checks every rule message of docs/ask_user.md, exactly.
 func TestDecodeRuleMessages(t *testing.T) {
 	five := auCall(auChoice, auChoice, auChoice, auChoice, auChoice)
 	q := func(members ...string) string { return auCall(auQuestion(members...)) }
@@ -361,7 +361,7 @@ func auTextQ(id string) Question {
 	return Question{ID: id, Kind: "text", Header: "H", Question: "Q?", AllowOther: true, Options: []Option{}}
 }
 
-// TestDecodeNormalize checks SPEC §1.2 without the stamps.
+// TestDecodeNormalize checks the normalization (docs/ask_user.md) without the stamps.
 func TestDecodeNormalize(t *testing.T) {
 	ab := []Option{auOpt("a", "da", false), auOpt("b", "db", false)}
 	withID := func(id string) string {

@@ -100,7 +100,7 @@ func TestMarshalGoBuilt(t *testing.T) {
 	}
 }
 
-// auRoundTrip checks SPEC §1.2's promise for one valid call: the normalized
+// auRoundTrip checks the normalization's promise for one valid call: the normalized
 // call validates again, decoding Marshal's output gives the same call
 // apart from the stamps, and Marshal's output is a fixed point.
 func auRoundTrip(t testing.TB, data []byte, lim Limits) {

@@ -25,7 +25,7 @@ func q(fields string, opts ...string) string {
 
 func call(qs ...string) string { return `{"questions":[` + strings.Join(qs, ",") + `]}` }
 
-// TestDecodeMessages checks every validation message of DIALECTS.md §A,
+// TestDecodeMessages checks every validation message of docs/pi-ask.md,
 // and the whole invalid-call result against its golden file.
 func TestDecodeMessages(t *testing.T) {
 	ok := q(`"id":"ok","prompt":"P"`)
@@ -90,7 +90,7 @@ func TestDecodeSizeCap(t *testing.T) {
 	}
 }
 
-// TestDecodeNormalizes checks the normalization of DIALECTS.md §A on the
+// TestDecodeNormalizes checks the normalization of docs/pi-ask.md on the
 // model: trimmed fields, labels by position, types, the free-text row,
 // required dropped, nothing ever chosen for the person.
 func TestDecodeNormalizes(t *testing.T) {

@@ -30,7 +30,7 @@ func ans(id string, values ...string) scripted.Step {
 
 func end(e scripted.End) scripted.Step { return scripted.Step{End: e} }
 
-// TestOutcomes drives every ending of DIALECTS.md §A through the real
+// TestOutcomes drives every ending of docs/pi-ask.md through the real
 // orchestrator and a scripted person, and checks each result byte for
 // byte against its golden file.
 func TestOutcomes(t *testing.T) {
