@@ -2,11 +2,12 @@ package askuser
 
 import (
 	"context"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 // An Ask is one pending ask, as a responder sees it: the normalized form,
@@ -23,7 +24,7 @@ type Ask struct {
 	responder  string
 	base       context.Context // the caller's context, without its cancellation
 
-	sealing   chan struct{} // a one-slot semaphore held across a secret store Put; nil without a sealed question
+	sealing   chan struct{} // a one-slot semaphore held across a secret store Stage; nil without a sealed question
 	mu        sync.Mutex
 	accepted  []held // by question index; nil until the first answer
 	drafts    []held
@@ -35,12 +36,13 @@ type Ask struct {
 }
 
 // held is an accepted answer (or a draft). Sealed answers keep only their
-// reference.
+// reference and the id their value is staged under in the secret store.
 type held struct {
 	set   bool
 	ans   Answer
 	ref   string
-	items int // FinalAnswer.SecretItems
+	stage string // the secretstore.Stager id of a sealed answer's value
+	items int    // FinalAnswer.SecretItems
 }
 
 type ending struct {
@@ -99,8 +101,10 @@ func (a *Ask) Accepted() []Answer {
 // Report reports one answer. It is checked (see Form.CheckAnswer) and kept,
 // replacing any earlier answer to the same question; a refused answer
 // returns an *AnswerError and leaves what was accepted before untouched. A
-// sealed answer's secret value is sealed into the secret store and wiped.
-// After the ask has ended, Report returns ErrClosed.
+// sealed answer's secret value is sealed into the secret store and wiped;
+// it replaces the record under its name once the ask's final outcome
+// carries its reference, and never otherwise. After the ask has ended,
+// Report returns ErrClosed.
 func (a *Ask) Report(ans Answer) error {
 	return a.report(ans, false)
 }
@@ -147,32 +151,48 @@ func (a *Ask) report(ans Answer, draft bool) error {
 	a.mu.Unlock()
 
 	// A sealed answer goes to the store outside the ask's lock, so that
-	// neither the deadline nor the other reports wait on the disk. Seals of
-	// one ask are taken one at a time (sealing), so the store and the
-	// accepted answer agree on which value is the latest.
+	// neither the deadline nor the other reports wait on the disk. It is
+	// staged: the record under its name, which an earlier ask's result may
+	// point to, changes only when this ask's outcome carries the reference
+	// (see settleSecrets). Seals of one ask are taken one at a time
+	// (sealing), so the store and the accepted answer agree on which value
+	// is the latest.
 	a.sealing <- struct{}{}
 	defer func() { <-a.sealing }()
-	if err := a.o.secrets().Put(a.base, a.session, q.SealName(), ans.Secret); err != nil {
+	name := q.SealName()
+	id, err := a.o.stager.Stage(a.base, a.session, name, ans.Secret)
+	if err != nil {
 		a.o.logger().Error("askuser: sealing an answer failed", "ask", a.id, "question", q.ID, "err", err)
 		return &AnswerError{QuestionID: q.ID, Reason: "the secret could not be stored safely; try again"}
 	}
-	h.ref = "session:" + q.SealName()
+	h.ref = secretstore.Ref(name)
+	h.stage = id
 	h.items, _ = secretItems(q, ans.Secret)
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if err := a.openLocked(); err != nil {
-		// The ask ended while the value was sealed: the report lost. What it
-		// put goes, unless an answer this ask accepted earlier is stored
-		// under the same name (the outcome decides about that one).
-		if a.accepted == nil || !a.accepted[idx].set || a.accepted[idx].ref == "" {
-			if derr := a.o.secrets().Delete(a.base, a.session, q.SealName()); derr != nil {
-				a.o.logger().Error("askuser: deleting a secret that came too late failed", "ask", a.id, "question", q.ID, "err", derr)
-			}
-		}
+		// The ask ended while the value was sealed: the report lost, and
+		// what it staged goes.
+		a.mu.Unlock()
+		a.discard(q, id)
 		return err
 	}
+	var replaced string
+	if a.accepted != nil {
+		replaced = a.accepted[idx].stage
+	}
 	a.keepLocked(idx, h, false)
+	a.mu.Unlock()
+	if replaced != "" {
+		a.discard(q, replaced)
+	}
 	return nil
+}
+
+// discard removes a value this ask staged and will not hand out.
+func (a *Ask) discard(q *Question, id string) {
+	if err := a.o.stager.Discard(a.base, a.session, q.SealName(), id); err != nil {
+		a.o.logger().Error("askuser: discarding a sealed answer that is not handed out failed", "ask", a.id, "question", q.ID, "err", err)
+	}
 }
 
 // keepLocked keeps an accepted answer, or a draft.
@@ -406,25 +426,26 @@ func (a *Ask) final(i int, h held, by Provenance, src Source) FinalAnswer {
 	}
 }
 
-// unreferenced lists the sealed names this ask stored that the outcome does
-// not carry, so they can be deleted.
-func (a *Ask) unreferenced(o *Outcome) []string {
+// settleSecrets decides about every value this ask staged, once its
+// outcome is final and no seal is under way: a value whose reference the
+// outcome carries becomes the record under its name (replacing what an
+// earlier ask stored there), and any other is discarded, so that the
+// record an earlier result points to stays as it was.
+func (a *Ask) settleSecrets(o *Outcome) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	var names []string
-	for _, h := range a.accepted {
-		if h.ref == "" {
+	accepted := slices.Clone(a.accepted)
+	a.mu.Unlock()
+	for i, h := range accepted {
+		if h.stage == "" {
 			continue
 		}
-		kept := false
-		for _, f := range o.Answers {
-			if f.SecretRef == h.ref {
-				kept = true
-			}
+		q := &a.form.Questions[i]
+		if f := o.Answer(q.ID); f == nil || f.SecretRef != h.ref {
+			a.discard(q, h.stage)
+			continue
 		}
-		if !kept {
-			names = append(names, strings.TrimPrefix(h.ref, "session:"))
+		if err := a.o.stager.Commit(a.base, a.session, q.SealName(), h.stage); err != nil {
+			a.o.logger().Error("askuser: storing a sealed answer failed; its reference does not resolve to it", "ask", a.id, "question", q.ID, "ref", h.ref, "err", err)
 		}
 	}
-	return names
 }

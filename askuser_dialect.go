@@ -33,7 +33,8 @@ var _ FormMarshaler = askUserDialect{}
 func (askUserDialect) Name() string { return askusertool.ToolName }
 
 // Decode reads an ask_user call into a Form: option values are their
-// labels, since the contract has no values of its own.
+// labels, since the contract has no values of its own, and the call's
+// human_intent is the form's HumanIntent.
 func (askUserDialect) Decode(data []byte, lim Limits) (*Form, error) {
 	c, err := askusertool.Decode(data, askusertool.Limits(lim))
 	if err != nil {
@@ -51,7 +52,7 @@ func (askUserDialect) Decode(data []byte, lim Limits) (*Form, error) {
 		return nil, fmt.Errorf("askuser: the ask_user decoder returned %d questions; the contract allows %d", len(c.Questions), len(b.qs))
 	}
 	f := &b.f
-	*f = Form{Questions: b.qs[:len(c.Questions)], TimeoutSeconds: c.TimeoutSeconds, Contract: askusertool.ToolName}
+	*f = Form{Questions: b.qs[:len(c.Questions)], TimeoutSeconds: c.TimeoutSeconds, HumanIntent: c.HumanIntent, Contract: askusertool.ToolName}
 	opts := b.opts[:0]
 	for i := range c.Questions {
 		wq := &c.Questions[i]
@@ -82,9 +83,10 @@ func (askUserDialect) Decode(data []byte, lim Limits) (*Form, error) {
 }
 
 // MarshalForm writes f as an ask_user call. For a normalized form every
-// default is written out; the fields the contract does not carry (Title,
-// OtherLabel, Preview, Sensitive, …) are not written, and an option is
-// written by its label.
+// default is written out; HumanIntent is written as human_intent when it is
+// not empty; the fields the contract does not carry (Title, OtherLabel,
+// Preview, Sensitive, …) are not written, and an option is written by its
+// label.
 func (askUserDialect) MarshalForm(f *Form) ([]byte, error) {
 	if f == nil {
 		return nil, errors.New("askuser: MarshalForm of a nil *Form")
@@ -95,6 +97,7 @@ func (askUserDialect) MarshalForm(f *Form) ([]byte, error) {
 		AskedAt:        f.AskedAt,
 		NudgeAt:        f.NudgeAt,
 		ExpiresAt:      f.ExpiresAt,
+		HumanIntent:    f.HumanIntent,
 	}
 	for i := range f.Questions {
 		q := &f.Questions[i]

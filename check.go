@@ -1,6 +1,7 @@
 package askuser
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -22,7 +23,8 @@ import (
 //     question a note alone will do);
 //   - a secret or sensitive question's answer carries only its secret value
 //     (for a sensitive multi-select, a JSON array of strings: see
-//     Question.ChoiceSecret), and no other answer carries one;
+//     Question.ChoiceSecret), which is not blank (empty after trimming white
+//     space) and holds no NUL byte, and no other answer carries one;
 //   - where the question has OtherExclusive, picked options and free text
 //     do not come together;
 //   - notes on options (OptionNotes) are on selected options only;
@@ -40,8 +42,8 @@ func (c *Form) CheckAnswer(a Answer) error {
 		if len(a.Selected) > 0 || other != "" || strings.TrimSpace(a.Note) != "" || len(a.OptionNotes) > 0 {
 			return refuse("this question takes only the secret value itself; nothing else is accepted with it")
 		}
-		if a.Secret.Empty() {
-			return refuse("the secret is empty; enter the value, or decline the question")
+		if reason := secretValueProblem(a.Secret); reason != "" {
+			return refuse(reason)
 		}
 		if _, ok := secretItems(q, a.Secret); !ok {
 			return refuse("a sensitive multi-select answer is handed over as the JSON array of the picked labels, with at least one item")
@@ -49,7 +51,7 @@ func (c *Form) CheckAnswer(a Answer) error {
 		return nil
 	}
 	if !a.Secret.Empty() {
-		return refuse("only a secret question takes a secret value; answer this one with " + q.accepts())
+		return refuse("only a secret question takes a secret value; " + q.accepts())
 	}
 
 	seen := make(map[string]bool, len(a.Selected))
@@ -96,6 +98,21 @@ func (c *Form) CheckAnswer(a Answer) error {
 		}
 	}
 	return nil
+}
+
+// secretValueProblem says what is wrong with a sealed answer's value, or
+// returns "": a value that is empty after trimming white space, or that
+// holds a NUL byte, is no credential. The reason never echoes the value.
+func secretValueProblem(v secret.Value) string {
+	b := v.Reveal()
+	defer clear(b)
+	switch {
+	case len(bytes.TrimSpace(b)) == 0:
+		return "the secret is empty; enter the value, or decline the question"
+	case bytes.IndexByte(b, 0) >= 0:
+		return "the secret holds a NUL byte, which no credential has; enter the value again, or decline the question"
+	}
+	return ""
 }
 
 func credentialReason(kind, where string) string {

@@ -36,7 +36,7 @@ func TestRefusedOnArrival(t *testing.T) {
 		{"an empty answer", askuser.Answer{QuestionID: "env", Other: "   "},
 			"the answer is empty; pick an option or type your own answer"},
 		{"a secret value on a non-secret question", askuser.Answer{QuestionID: "env", Secret: secret.FromString("s3cr3t-value")},
-			"only a secret question takes a secret value; answer this one with pick an option or type your own answer"},
+			"only a secret question takes a secret value; pick an option or type your own answer"},
 		{"a credential-shaped free text", askuser.Answer{QuestionID: "env", Other: "use ghp_0123456789abcdefABCDEF0123456789abcd"},
 			"the answer looks like a GitHub token; it will not be passed on. Leave the credential out (the agent can ask for one through a secret question)"},
 		{"a credential-shaped note", askuser.Answer{QuestionID: "env", Selected: []string{"staging"}, Note: "key AKIAIOSFODNN7EXAMPLE"},

@@ -63,7 +63,7 @@ type Record struct {
 }
 
 // newRecord returns the journal record of a finalized outcome.
-func NewRecord(o *Outcome) *Record {
+func newRecord(o *Outcome) *Record {
 	r := &Record{
 		Version:        RecordVersion,
 		AskID:          o.AskID,
@@ -103,7 +103,7 @@ func (o *Orchestrator) appendRecord(ctx context.Context, out *Outcome) (err erro
 			err = fmt.Errorf("askuser: the journal panicked: %v", p)
 		}
 	}()
-	return o.Journal.Append(ctx, NewRecord(out))
+	return o.Journal.Append(ctx, newRecord(out))
 }
 
 // journalReplay finds a finalized tool call in the journal.

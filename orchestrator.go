@@ -53,6 +53,7 @@ type Orchestrator struct {
 
 	initOnce sync.Once
 	store    secretstore.Store
+	stager   secretstore.Stager // store, staging sealed answers until their ask is final
 	respName string
 	running  sync.WaitGroup // Respond calls that have not returned
 
@@ -93,6 +94,7 @@ func (o *Orchestrator) init() {
 		if o.store == nil {
 			o.store = secretstore.NewMemory(nil)
 		}
+		o.stager = secretstore.Staging(o.store)
 		o.pending = map[string]*Ask{}
 		o.byCall = map[callKey]*Ask{}
 		o.replay = map[callKey]*Outcome{}
@@ -279,6 +281,7 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 
 // join waits for the pending ask of the same tool call and returns its
 // outcome as a replay; when that ask's caller went away, it asks anew.
+//
 //go:noinline
 func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Form, d Dialect) (*Outcome, error) {
 	select {
@@ -373,15 +376,12 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 // ending.
 func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 	out := a.buildOutcome(time.Now())
-	// A seal still under way finishes first, so that what it stored is
-	// counted (or removed) below.
+	// A seal still under way finishes first, so that what it staged is
+	// settled below: before the result goes out, so that its references
+	// resolve once Handle returns.
 	if a.sealing != nil {
 		a.sealing <- struct{}{}
-		for _, name := range a.unreferenced(out) {
-			if err := o.store.Delete(a.base, a.session, name); err != nil {
-				o.logger().Error("askuser: deleting an unreferenced secret failed", "ask", a.id, "name", name, "err", err)
-			}
-		}
+		a.settleSecrets(out)
 		<-a.sealing
 	}
 	res, rec, err := a.dialect.Encode(out, o.Journal != nil)

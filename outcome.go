@@ -125,8 +125,9 @@ type FinalAnswer struct {
 	// Selected holds option values in the order the person picked them (in
 	// option order for applied defaults). Each contract's encoder orders
 	// them as its contract says: the ask_user result lists labels in option
-	// order.
-	Selected []string `json:"selected"`
+	// order. Nil (nothing selected, as for a sealed answer) leaves
+	// "selected" out of the JSON.
+	Selected []string `json:"selected,omitzero"`
 	// Other is the free text as typed; empty when there is none.
 	Other string `json:"other,omitempty"`
 	// Note is the person's remark on the answer, as typed.

@@ -61,7 +61,7 @@ func mustResult(t *testing.T, out *askuser.Outcome, err error) string {
 	return string(out.Result)
 }
 
-// TestOutcomeTable drives every row of SPEC §2's table.
+// TestOutcomeTable drives every row of the outcome table (docs/ask_user.md).
 func TestOutcomeTable(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -475,7 +475,7 @@ func TestDefaultStoreResolves(t *testing.T) {
 	})
 }
 
-// TestLaterSecretReplacesTheRecord: SPEC §4, a later answer under the same
+// TestLaterSecretReplacesTheRecord: a later answer under the same
 // name replaces the record.
 func TestLaterSecretReplacesTheRecord(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -131,8 +131,9 @@ type Question struct {
 	// OtherLabel is how a responder labels the free-text path; empty means
 	// "Something else".
 	OtherLabel string `json:"other_label,omitempty"`
-	// Options are ordered most-applicable-first.
-	Options []Option `json:"options"`
+	// Options are ordered most-applicable-first. Nil (a text or secret
+	// question) leaves "options" out of the JSON.
+	Options []Option `json:"options,omitzero"`
 	// SecretName names the credential a secret question collects; its
 	// reference is "session:" + SecretName.
 	SecretName string `json:"secret_name,omitempty"`

@@ -21,6 +21,7 @@ import (
 const (
 	crashFileEnv  = "ASKUSER_JOURNAL_CRASH_FILE"
 	crashRoundEnv = "ASKUSER_JOURNAL_CRASH_ROUND"
+	crashBigEnv   = "ASKUSER_JOURNAL_CRASH_BIG" // set: every record is large
 )
 
 // TestHelperJournalWriter is the child of TestCrash: it appends records
@@ -32,6 +33,7 @@ func TestHelperJournalWriter(t *testing.T) {
 		t.Skip("the child process of TestCrash")
 	}
 	round := os.Getenv(crashRoundEnv)
+	big := os.Getenv(crashBigEnv) != ""
 	j, err := journal.Open(path, &journal.Options{MaxWait: time.Minute, Logger: (&logBuffer{}).logger()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -45,7 +47,10 @@ func TestHelperJournalWriter(t *testing.T) {
 				r := record(fmt.Sprintf("%s-%d-%d", round, g, i))
 				// Records of many lengths, some large, so that a kill can land in
 				// the middle of a write.
-				if i%8 == 0 {
+				switch {
+				case big:
+					r.Questions[0].Options[0].Preview = strings.Repeat("diff --git a/x b/x\n", 1000+rand.IntN(2000))
+				case i%8 == 0:
 					r.Questions[0].Options[0].Preview = strings.Repeat("diff --git a/x b/x\n", rand.IntN(4000))
 				}
 				if err := j.Append(context.Background(), r); err != nil {
@@ -75,7 +80,7 @@ func TestCrash(t *testing.T) {
 	var ends []int64 // the file's size after each crash
 	tornTails := 0   // crashes that left the file without its final '\n'
 	for round := range rounds {
-		got := runAndKill(t, path, round)
+		got := runAndKill(t, path, round, nil)
 		for _, id := range got {
 			acked[id] = true
 		}
@@ -142,13 +147,14 @@ func TestCrash(t *testing.T) {
 	t.Logf("%d records acknowledged, %d in the file, %d torn lines from %d crashes", len(acked), len(present), torn, rounds)
 }
 
-// runAndKill starts the child, lets it append for a random while after its
-// first acknowledgment, kills it with SIGKILL and returns the call ids it
-// acknowledged.
-func runAndKill(t *testing.T, path string, round int) []string {
+// runAndKill starts the child (with env added to its environment), lets it
+// append after its first acknowledgment until wait returns (nil: a random
+// while), kills it with SIGKILL and returns the call ids it acknowledged.
+func runAndKill(t *testing.T, path string, round int, wait func(), env ...string) []string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperJournalWriter$", "-test.count=1")
 	cmd.Env = append(os.Environ(), crashFileEnv+"="+path, fmt.Sprintf("%s=%d", crashRoundEnv, round))
+	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +192,10 @@ func runAndKill(t *testing.T, path string, round int) []string {
 		}
 	}()
 	<-first
-	time.Sleep(time.Duration(rand.IntN(80)) * time.Millisecond)
+	if wait == nil {
+		wait = func() { time.Sleep(time.Duration(rand.IntN(80)) * time.Millisecond) }
+	}
+	wait()
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

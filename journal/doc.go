@@ -55,4 +55,15 @@
 // Read and ReadFile iterate over the records of a journal, skip a torn last
 // line, and report each malformed line as a *LineError (its line number
 // and why) without stopping. The command `askuser journal FILE` lists them.
+//
+// # Several writers
+//
+// A torn line can also come from another process appending to the same
+// file and killed in the middle of a record, while this one keeps running.
+// Before each batch a File makes sure the file ends with '\n' (it reads the
+// last byte only when the file's size is not the one it left it at), so a
+// new record never shares a line with what the other process left. The check
+// and the write that follows hold an advisory lock on the file (flock, on
+// the systems that have it) that every File takes for them, so that no other
+// writer's torn record can come in between.
 package journal

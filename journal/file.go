@@ -59,6 +59,10 @@ type Options struct {
 // askuser.ResultFinder. Its methods are safe for concurrent use. Create it
 // with Open and stop it with Close.
 //
+// Before each batch a File makes sure the file ends with '\n', so that a
+// record never follows a torn line another process left (see the package
+// documentation, "Several writers").
+//
 // For FindResult a File keeps in memory the last record of every tool call
 // that has a result, from the files it read on Open and the records it
 // appended since, so its memory grows with the number of such tool calls
@@ -78,7 +82,8 @@ type File struct {
 
 	// Owned by the writer goroutine.
 	f        *os.File
-	buf      []byte
+	end      int64  // the size this writer last left f at
+	buf      []byte // a batch: a spare '\n', then the records
 	closeErr error
 
 	idxMu sync.RWMutex
@@ -270,7 +275,7 @@ func (j *File) run() {
 }
 
 func (j *File) commit(batch []*request) {
-	buf := j.buf[:0]
+	buf := append(j.buf[:0], '\n') // the spare '\n' write may need
 	n := 0
 	for _, r := range batch {
 		if r.state.CompareAndSwap(queued, taken) {
@@ -304,18 +309,39 @@ func (j *File) commit(batch []*request) {
 }
 
 // write appends buf durably to the file at the path, reopening it when it
-// was moved away and rotating it when it would grow past RotateBytes.
+// was moved away and rotating it when it would grow past RotateBytes. buf
+// starts with a spare '\n', written only when the file does not end with
+// one: when another process, killed in the middle of a record, left a torn
+// line.
 func (j *File) write(buf []byte) error {
 	if err := j.current(); err != nil {
 		return err
 	}
-	if err := j.rotateFor(int64(len(buf))); err != nil {
+	if err := j.rotateFor(int64(len(buf) - 1)); err != nil {
 		return err
 	}
-	if _, err := j.f.Write(buf); err != nil {
+	// The check and the write happen under the file's lock, which every
+	// File appending to it takes, so that no other writer can tear a line
+	// in between.
+	unlock := lockFile(j.f)
+	size, whole, err := j.endsLine()
+	if err != nil {
+		unlock()
+		j.drop()
+		return err
+	}
+	if whole {
+		buf = buf[1:]
+	} else {
+		j.log.Warn("journal: the file ends in a torn line that another writer left; ending it so the next record starts a fresh line", "path", j.path)
+	}
+	_, err = j.f.Write(buf)
+	unlock()
+	if err != nil {
 		j.drop()
 		return fmt.Errorf("journal: writing %s: %w", j.path, err)
 	}
+	j.end = size + int64(len(buf))
 	if err := j.f.Sync(); err != nil {
 		// After a failed fsync the state of the written pages is unknown:
 		// start again from a fresh descriptor, on a fresh line.
@@ -323,6 +349,25 @@ func (j *File) write(buf []byte) error {
 		return fmt.Errorf("journal: syncing %s: %w", j.path, err)
 	}
 	return nil
+}
+
+// endsLine returns the size of the open file and whether it is empty or
+// ends with '\n'. It reads the last byte only when the size is not the one
+// this writer left the file at, that is when another writer appended since.
+func (j *File) endsLine() (size int64, whole bool, err error) {
+	fi, err := j.f.Stat()
+	if err != nil {
+		return 0, false, fmt.Errorf("journal: %s: %w", j.path, err)
+	}
+	size = fi.Size()
+	if size == 0 || size == j.end || !fi.Mode().IsRegular() {
+		return size, true, nil
+	}
+	var last [1]byte
+	if _, err := j.f.ReadAt(last[:], size-1); err != nil {
+		return 0, false, fmt.Errorf("journal: reading the end of %s: %w", j.path, err)
+	}
+	return size, last[0] == '\n', nil
 }
 
 // drop closes the file after a failed write; the next batch opens the path
@@ -361,31 +406,30 @@ func (j *File) open() error {
 		_ = f.Close()
 		return fmt.Errorf("journal: opening %s: %w", j.path, err)
 	}
-	if fi.Mode().IsRegular() && fi.Size() > 0 {
-		var last [1]byte
-		if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
-			_ = f.Close()
-			return fmt.Errorf("journal: reading the end of %s: %w", j.path, err)
-		}
-		if last[0] != '\n' {
-			j.log.Warn("journal: the file ends in a torn line (a write cut short by a crash); ending it so the next record starts a fresh line", "path", j.path)
-			if _, err := f.Write([]byte{'\n'}); err != nil {
-				_ = f.Close()
-				return fmt.Errorf("journal: ending the torn last line of %s: %w", j.path, err)
-			}
-			if err := f.Sync(); err != nil {
-				_ = f.Close()
-				return fmt.Errorf("journal: syncing %s: %w", j.path, err)
-			}
-		}
-	}
+	j.f, j.end = f, -1
 	if fi.Mode().IsRegular() {
-		if err := syncDir(filepath.Dir(j.path)); err != nil {
+		unlock := lockFile(f)
+		size, whole, err := j.endsLine()
+		if err == nil && !whole {
+			j.log.Warn("journal: the file ends in a torn line (a write cut short by a crash); ending it so the next record starts a fresh line", "path", j.path)
+			if _, err = f.Write([]byte{'\n'}); err != nil {
+				err = fmt.Errorf("journal: ending the torn last line of %s: %w", j.path, err)
+			} else if err = f.Sync(); err != nil {
+				err = fmt.Errorf("journal: syncing %s: %w", j.path, err)
+			}
+			size++
+		}
+		unlock()
+		if err == nil {
+			err = syncDir(filepath.Dir(j.path))
+		}
+		if err != nil {
+			j.f = nil
 			_ = f.Close()
 			return err
 		}
+		j.end = size
 	}
-	j.f = f
 	return nil
 }
 

@@ -6,60 +6,145 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/askuser-go/askuser/internal/wire"
-
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/pi"
+	"github.com/askuser-go/askuser/internal/wire"
 )
 
-// The differential test judges calls twice: by a JSON Schema validator
-// against JSONSchema(), and by askuser's decoder. They agree wherever the
-// schema can judge. Where they disagree, the disagreement is one of the
-// classes below, each a rule that per-field keywords cannot express (or a
-// property of JSON text a validator never sees); any other disagreement
-// fails the test.
+// The differential test judges each contract's calls by its decoder and by
+// a JSON Schema validator against every rendering of the contract's
+// arguments: the plain JSON Schema (FormatJSON) and the input schema of each
+// model API's rendering (Gemini's OpenAPI subset read back as JSON Schema).
+// They agree wherever a schema can judge. Every disagreement must be
+// explained by a class; any other disagreement fails the test.
 //
-// The schema accepts, the decoder refuses:
-//   - blank: a non-blank field (id, header, question, label, description,
-//     secret_name, purpose) holding only whitespace: minLength 1 counts it
-//     as present; the decoder trims first.
-//   - id-unique: two questions with the same id.
-//   - label-unique: two options of a question with the same label.
-//   - secret-alone: a secret question among others.
-//   - options-by-kind: a choice with fewer than 2 options, or a text or
-//     secret question with options (the schema allows 0–6 to every kind).
-//   - secret-fields: secret_name or purpose missing on a secret, or carried
-//     by another kind.
-//   - one-default: a single-select question marking several defaults.
-//   - duplicate-field: a field written twice in the JSON text; a validator
-//     sees only the decoded object, where the last one won.
-//   - size-cap: a call over the embedding program's byte cap (64 KiB).
+// The plain JSON Schema's disagreements are rules that per-field keywords
+// cannot express (or properties of JSON text a validator never sees). Each
+// contract lists its own classes: ask_user in differential_askuser_test.go,
+// pi-ask and pi in differential_pi*_test.go.
 //
-// The decoder accepts, the schema refuses:
-//   - stamps: asked_at, nudge_at or expires_at given; the decoder accepts
-//     and overwrites them, the schema leaves the read-only stamps out.
-//   - empty-means-absent: secret_name or purpose "" on a non-secret, which
-//     the decoder reads as absent and minLength 1 refuses.
+// A rendering's schema is the plain one changed, step by step, as its
+// renderer changes it (formatSteps). The test judges the call after each
+// step; where a step changes the verdict, the step's class explains the
+// change, and the last step's verdict must be the rendering's own:
+//   - merged-shapes: pi's two call shapes merged into one object accept
+//     what neither shape does (a call of neither shape, {}), or refuse a
+//     field of the other shape that the decoder ignores.
+//   - no-nulls: a rendering without null on optional fields (Anthropic,
+//     Gemini's parametersJsonSchema) refuses the null the decoder reads as
+//     absent.
+//   - strict-required: OpenAI's strict mode requires every field (a strict
+//     client sends null for the ones it leaves out) and refuses a call that
+//     leaves one out.
+//   - closed-objects: strict modes close the objects of a contract that
+//     ignores unknown fields, and refuse those fields.
+//   - open-objects: Gemini's subset has no additionalProperties, and
+//     accepts the unknown fields ask_user's decoder refuses.
+//   - in-words: a limit stated in words, not as a keyword, accepts a call
+//     that breaks it.
 const (
-	classBlank            = "blank"
-	classIDUnique         = "id-unique"
-	classLabelUnique      = "label-unique"
-	classSecretAlone      = "secret-alone"
-	classOptionsByKind    = "options-by-kind"
-	classSecretFields     = "secret-fields"
-	classOneDefault       = "one-default"
-	classDuplicateField   = "duplicate-field"
-	classSizeCap          = "size-cap"
-	classStamps           = "stamps"
-	classEmptyMeansAbsent = "empty-means-absent"
+	classMergedShapes   = "merged-shapes"
+	classNoNulls        = "no-nulls"
+	classStrictRequired = "strict-required"
+	classClosedObjects  = "closed-objects"
+	classOpenObjects    = "open-objects"
+	classInWords        = "in-words"
 )
+
+// A step is one change a renderer makes to the plain JSON Schema, with the
+// class of the disagreements it may cause.
+type step struct {
+	class string
+	apply func(c *contract, t *object)
+}
+
+var (
+	stepMerge = step{classMergedShapes, func(c *contract, t *object) {
+		c.mergeShapes(t)
+		nullableOptionals(t) // the plain schema's optional fields take null; so do the merged ones
+	}}
+	stepNoNulls    = step{classNoNulls, func(_ *contract, t *object) { withoutNullOptionals(t) }}
+	stepRequireAll = step{classStrictRequired, func(_ *contract, t *object) { requireAll(t) }}
+	stepClose      = step{classClosedObjects, func(_ *contract, t *object) { closeObjects(t) }}
+	stepOpen       = step{classOpenObjects, func(_ *contract, t *object) {
+		walkSchemas(t, "", func(_ string, s *object) { s.del("additionalProperties") })
+	}}
+	stepInWords = func(drop func(string, json.Number) bool) step {
+		return step{classInWords, func(_ *contract, t *object) { toWords(t, drop) }}
+	}
+	stepLengthsInWords = stepInWords(dropLengths)
+)
+
+// formatSteps are the steps from the plain JSON Schema to each rendering's
+// input schema, in the renderers' words.
+var formatSteps = map[string][]step{
+	FormatMCP:              {stepMerge},
+	FormatAnthropic:        {stepMerge, stepNoNulls},
+	FormatAnthropicStrict:  {stepMerge, stepNoNulls, stepClose, stepInWords(dropAnthropicStrict)},
+	FormatOpenAI:           {stepMerge, stepRequireAll, stepClose, stepLengthsInWords},
+	FormatGemini:           {stepMerge, stepOpen},
+	FormatGeminiJSONSchema: {stepMerge, stepNoNulls, stepLengthsInWords},
+}
+
+// withoutNullOptionals undoes nullableOptionals.
+func withoutNullOptionals(root *object) {
+	walkSchemas(root, "", func(_ string, s *object) {
+		props := s.child("properties")
+		if props == nil {
+			return
+		}
+		req := stringsOf(s.vals["required"])
+		for _, name := range props.keys {
+			if slices.Contains(req, name) {
+				continue
+			}
+			p := props.child(name)
+			if ty, ok := p.vals["type"].([]any); ok {
+				ty = slices.DeleteFunc(slices.Clone(ty), func(x any) bool { return x == "null" })
+				if len(ty) == 1 {
+					p.set("type", ty[0])
+				} else {
+					p.set("type", ty)
+				}
+			}
+			if e, ok := p.vals["enum"].([]any); ok {
+				p.set("enum", slices.DeleteFunc(slices.Clone(e), func(x any) bool { return x == nil }))
+			}
+			if alts, ok := p.vals["anyOf"].([]any); ok {
+				p.set("anyOf", slices.DeleteFunc(slices.Clone(alts), isNull))
+			}
+		}
+	})
+}
+
+// geminiToJSON reads a schema of Gemini's OpenAPI subset as JSON Schema:
+// lower-case types, nullable as a null type.
+func geminiToJSON(root *object) {
+	walkSchemas(root, "", func(_ string, s *object) {
+		if ty := s.str("type"); ty != "" {
+			s.set("type", strings.ToLower(ty))
+		}
+		if s.str("format") == "enum" {
+			s.del("format")
+		}
+		if n, _ := s.vals["nullable"].(bool); n {
+			s.del("nullable")
+			addNull(s)
+		}
+	})
+}
+
+// ---- JSON values with duplicate fields ----
 
 // member is one field of a generated JSON object; a generated object may
 // hold a field twice, which a Go map cannot.
@@ -120,6 +205,80 @@ func jo(kv ...any) jobj {
 	return o
 }
 
+// override sets (or with absent, removes) fields of o.
+func override(o jobj, kv ...any) jobj {
+	for i := 0; i+1 < len(kv); i += 2 {
+		k, v := kv[i].(string), kv[i+1]
+		o = o.without(func(m member) bool { return m.k != k })
+		if _, skip := v.(absentT); !skip {
+			o = append(o, member{k, v})
+		}
+	}
+	return o
+}
+
+// toJobj reads JSON text into jobjs (the last of a duplicated field wins);
+// nil when the text is not a JSON object.
+func toJobj(text string) jobj {
+	v, err := parse([]byte(text))
+	if err != nil {
+		return nil
+	}
+	o, _ := fromTree(v).(jobj)
+	return o
+}
+
+func fromTree(v any) any {
+	switch t := v.(type) {
+	case *object:
+		o := jobj{}
+		for _, k := range t.keys {
+			o = append(o, member{k, fromTree(t.vals[k])})
+		}
+		return o
+	case []any:
+		a := make([]any, len(t))
+		for i, x := range t {
+			a[i] = fromTree(x)
+		}
+		return a
+	}
+	return v
+}
+
+// strictClient writes a call as a strict-mode client sends it: every field
+// the schema s (a strict rendering's, which requires them all) knows and
+// the call leaves out, as null; skip names fields to leave out anyway.
+func strictClient(v any, s *object, skip ...string) any {
+	if s == nil {
+		return v
+	}
+	switch t := v.(type) {
+	case jobj:
+		props := s.child("properties")
+		if props == nil {
+			return v
+		}
+		out := jobj{}
+		for _, m := range t {
+			out = append(out, member{m.k, strictClient(m.v, props.child(m.k), skip...)})
+		}
+		for _, k := range props.keys {
+			if _, ok := t.get(k); !ok && !slices.Contains(skip, k) {
+				out = append(out, member{k, nil})
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = strictClient(x, s.child("items"), skip...)
+		}
+		return out
+	}
+	return v
+}
+
 // ---- generators ----
 
 // A call is generated at a noise level drawn once per call: each field takes
@@ -129,6 +288,10 @@ func jo(kv ...any) jobj {
 type gen struct {
 	t     *rapid.T
 	noise int
+}
+
+func newGen(t *rapid.T) gen {
+	return gen{t, rapid.SampledFrom([]int{3, 8, 30, 200}).Draw(t, "noise")}
 }
 
 // field draws from valid, or one time in g.noise from edge.
@@ -153,40 +316,6 @@ func (g gen) edge(label string) bool {
 	return rapid.IntRange(0, 2*g.noise).Draw(g.t, label+"Noise") == g.noise
 }
 
-var (
-	headersValid = []any{"Env", "Database", strings.Repeat("é", 16), strings.Repeat("🙂", 16), "Sixteen chars ok"}
-	headersEdge  = []any{
-		absent, nil, "", "   ", "\u00a0\u2003", strings.Repeat("é", 17), strings.Repeat("🙂", 17),
-		strings.Repeat("日", 17), "Seventeen chars!!", 16,
-	}
-	blankish      = []any{"", " ", "\t", "\u00a0"}
-	timeoutsValid = []any{absent, absent, nil, json.Number("1"), json.Number("60"), json.Number("300"),
-		json.Number("10.0"), json.Number("1e1"), json.Number("2e2")}
-	timeoutsEdge = []any{json.Number("0"), json.Number("301"), json.Number("-5"), json.Number("1.5"), "10",
-		json.Number("1e400")}
-)
-
-func (g gen) option(i int, prev []string) any {
-	if g.count("optionShape", []int{0}, []int{1}) == 1 {
-		return rapid.SampledFrom([]any{"not an option", nil}).Draw(g.t, "badOption")
-	}
-	label := any(string(rune('A' + i)))
-	edge := append([]any{"", " ", "A ", absent, nil, 1}, anys(prev)...)
-	label = g.field("label", []any{label}, edge)
-	o := jo(
-		"label", label,
-		"description", g.field("description", []any{"d", "What it means"}, append([]any{absent, nil}, blankish...)),
-		"default", g.field("default", []any{absent, absent, nil, false, false, true}, []any{"yes"}),
-	)
-	switch g.count("optionExtra", []int{0}, []int{1, 2}) {
-	case 1:
-		o = append(o, member{"Label", "x"}) // miscased
-	case 2:
-		o = append(o, member{"value", "x"})
-	}
-	return o
-}
-
 func anys(s []string) []any {
 	out := make([]any, len(s))
 	for i, x := range s {
@@ -195,138 +324,26 @@ func anys(s []string) []any {
 	return out
 }
 
-func (g gen) question() any {
-	if g.count("questionShape", []int{0}, []int{0, 1}) == 1 {
-		return rapid.SampledFrom([]any{nil, "Which one?"}).Draw(g.t, "badQuestion")
-	}
-	kind := g.field("kind", []any{absent, absent, nil, "choice", "choice", "text", "secret"}, []any{"Choice", "select", 3})
-	var options any
-	if kind == "text" || kind == "secret" {
-		options = g.field("options", []any{absent, absent, nil, []any{}}, []any{"A,B", g.options(2)})
-	} else {
-		n := g.count("nOptions", []int{2, 2, 3, 4, 6}, []int{0, 1, 7})
-		options = g.field("options", []any{g.options(n)}, []any{absent, nil, "A,B"})
-	}
-	var sn, pu any = absent, absent
-	if kind == "secret" {
-		sn = g.field("secret_name", []any{"API_KEY", strings.Repeat("k", 255)},
-			append([]any{absent, nil, strings.Repeat("ķ", 256), 7}, blankish...))
-		pu = g.field("purpose", []any{"deploys the site"}, append([]any{absent, nil}, blankish...))
-	} else {
-		sn = g.field("secret_name", []any{absent, absent, nil}, []any{"", " ", "X"})
-		pu = g.field("purpose", []any{absent, absent, nil}, []any{"", " ", "for"})
-	}
-	q := jo(
-		"kind", kind,
-		"id", g.field("id", []any{absent, absent, nil, "env", "db", "question_1", "question_2"}, append([]any{1}, blankish...)),
-		"header", g.field("header", headersValid, headersEdge),
-		"question", g.field("question", []any{"Which one?"}, append([]any{absent, nil, false}, blankish...)),
-		"multi_select", g.field("multi_select", []any{absent, nil, true, false}, []any{"true"}),
-		"allow_other", g.field("allow_other", []any{absent, nil, true, false}, []any{"false"}),
-		"options", options,
-		"secret_name", sn,
-		"purpose", pu,
-	)
-	switch g.count("qExtra", []int{0}, []int{1, 2, 3}) {
-	case 1:
-		q = append(q, member{"Header", "Env"}) // miscased
-	case 2:
-		q = append(q, member{"prompt", "x"})
-	case 3:
-		if len(q) > 0 {
-			q = append(q, q[rapid.IntRange(0, len(q)-1).Draw(g.t, "dup")]) // a field twice
-		}
-	}
-	return q
-}
+// ---- judging ----
 
-func (g gen) options(n int) []any {
-	opts := make([]any, n)
-	var labels []string
-	for i := range opts {
-		opts[i] = g.option(i, labels)
-		if o, ok := opts[i].(jobj); ok {
-			if l, ok := o.get("label"); ok {
-				if s, ok := l.(string); ok {
-					labels = append(labels, s)
-				}
-			}
-		}
-	}
-	return opts
-}
-
-var callGen = rapid.Custom(func(t *rapid.T) jobj {
-	g := gen{t, rapid.SampledFrom([]int{3, 8, 30, 200}).Draw(t, "noise")}
-	var questions any
-	switch g.count("questionsShape", []int{0}, []int{0, 1, 2}) {
-	case 1:
-		questions = absent
-	case 2:
-		questions = nil
-	default:
-		n := g.count("nQuestions", []int{1, 1, 1, 2, 2, 3, 4}, []int{0, 5})
-		qs := make([]any, n)
-		for i := range qs {
-			qs[i] = g.question()
-		}
-		questions = qs
-	}
-	c := jo("questions", questions, "timeout_seconds", g.field("timeout", timeoutsValid, timeoutsEdge))
-	switch g.count("topExtra", []int{0}, []int{1, 2, 3, 4}) {
-	case 1:
-		c = append(c, member{"asked_at", "2026-11-30T09:00:00Z"})
-	case 2:
-		c = append(c, member{"expires_at", nil})
-	case 3:
-		c = append(c, member{"Questions", []any{}})
-	case 4:
-		c = append(c, member{"nudge_at", 5})
-	}
-	return c
-})
-
-// ---- hand-written edge cases ----
-
-func choiceQ(kv ...any) jobj {
-	base := []any{"header", "Env", "question", "Which environment?", "options", []any{
-		jo("label", "staging", "description", "Safe to break", "default", true),
-		jo("label", "production", "description", "Real users"),
-	}}
-	return override(jo(base...), kv...)
-}
-
-func secretQ(kv ...any) jobj {
-	base := []any{"kind", "secret", "header", "Token", "question", "Paste the deploy token",
-		"secret_name", "DEPLOY_TOKEN", "purpose", "deploys the site"}
-	return override(jo(base...), kv...)
-}
-
-// override sets (or with absent, removes) fields of o.
-func override(o jobj, kv ...any) jobj {
-	for i := 0; i+1 < len(kv); i += 2 {
-		k, v := kv[i].(string), kv[i+1]
-		o = o.without(func(m member) bool { return m.k != k })
-		if _, skip := v.(absentT); !skip {
-			o = append(o, member{k, v})
-		}
-	}
-	return o
-}
-
-func call(qs ...any) jobj {
-	if qs == nil {
-		qs = []any{}
-	}
-	return jo("questions", qs)
-}
-
-func opt(label, desc string, def ...bool) jobj {
-	o := jo("label", label, "description", desc)
-	if len(def) > 0 {
-		o = append(o, member{"default", def[0]})
-	}
-	return o
+// A dialectSpec is what the differential test needs of one contract.
+type dialectSpec struct {
+	name   string
+	decode func(data []byte, lim askuser.Limits) (*askuser.Form, error)
+	// refusal names the rules behind a call the plain schema accepts and
+	// the decoder refuses with msg; acceptance, behind a call the plain
+	// schema refuses and the decoder accepts. nil: no class explains it.
+	refusal    func(j *judge, c any, msg string) []string
+	acceptance func(j *judge, c any) []string
+	edges      func() []edgeCase
+	gen        *rapid.Generator[jobj]
+	// strictSkip: fields a strict client leaves out (see strictClient).
+	strictSkip func() []string
+	// classes are the plain schema's classes; steps, the steps' classes
+	// this contract's renderings can cause. The corpus must reach each.
+	classes, steps []string
+	// atLeast is how many calls must be valid, and invalid, to both.
+	atLeast int
 }
 
 type edgeCase struct {
@@ -334,112 +351,101 @@ type edgeCase struct {
 	call any // a jobj, or a string of JSON text
 }
 
-func edgeCases() []edgeCase {
-	return []edgeCase{
-		{"valid choice", call(choiceQ())},
-		{"valid text", call(jo("kind", "text", "header", "Branch", "question", "Which branch?"))},
-		{"valid secret alone", call(secretQ())},
-		{"every optional field null", call(choiceQ("kind", nil, "id", nil, "multi_select", nil, "allow_other", nil,
-			"secret_name", nil, "purpose", nil, "options", []any{
-				jo("label", "a", "description", "x", "default", nil), jo("label", "b", "description", "y", "default", nil)}))},
-		{"timeout null", override(call(choiceQ()), "timeout_seconds", nil)},
-		{"miscased header", call(override(choiceQ(), "header", absent, "Header", "Env"))},
-		{"miscased top field", jo("Questions", []any{choiceQ()})},
-		{"unknown option field", call(choiceQ("options", []any{opt("a", "x"), jo("label", "b", "description", "y", "Default", true)}))},
-		{"header 16 runes, 2 bytes each", call(choiceQ("header", strings.Repeat("é", 16)))},
-		{"header 17 runes, 2 bytes each", call(choiceQ("header", strings.Repeat("é", 17)))},
-		{"header 16 runes, 4 bytes each", call(choiceQ("header", strings.Repeat("🙂", 16)))},
-		{"header 17 runes, 4 bytes each", call(choiceQ("header", strings.Repeat("🙂", 17)))},
-		{"header 17 runes, 3 bytes each", call(choiceQ("header", strings.Repeat("日", 17)))},
-		{"header blank", call(choiceQ("header", "   "))},
-		{"header no-break spaces", call(choiceQ("header", "\u00a0\u00a0"))},
-		{"header empty", call(choiceQ("header", ""))},
-		{"header missing", call(choiceQ("header", absent))},
-		{"question blank", call(choiceQ("question", "\n"))},
-		{"duplicate labels", call(choiceQ("options", []any{opt("a", "x"), opt("a", "y")}))},
-		{"labels differing in case", call(choiceQ("options", []any{opt("a", "x"), opt("A", "y")}))},
-		{"blank label", call(choiceQ("options", []any{opt(" ", "x"), opt("b", "y")}))},
-		{"blank description", call(choiceQ("options", []any{opt("a", "\t"), opt("b", "y")}))},
-		{"one option", call(choiceQ("options", []any{opt("a", "x")}))},
-		{"no options on a choice", call(choiceQ("options", absent))},
-		{"seven options", call(choiceQ("options", []any{opt("a", "x"), opt("b", "x"), opt("c", "x"), opt("d", "x"), opt("e", "x"), opt("f", "x"), opt("g", "x")}))},
-		{"two defaults, single-select", call(choiceQ("options", []any{opt("a", "x", true), opt("b", "y", true)}))},
-		{"two defaults, multi-select", call(choiceQ("multi_select", true, "options", []any{opt("a", "x", true), opt("b", "y", true)}))},
-		{"secret not alone", call(secretQ(), choiceQ())},
-		{"secret second", call(choiceQ("id", "env"), secretQ())},
-		{"secret with options", call(secretQ("options", []any{opt("a", "x"), opt("b", "y")}))},
-		{"secret with empty options", call(secretQ("options", []any{}))},
-		{"secret without secret_name", call(secretQ("secret_name", absent))},
-		{"secret with blank secret_name", call(secretQ("secret_name", "  "))},
-		{"secret_name 255 runes", call(secretQ("secret_name", strings.Repeat("ķ", 255)))},
-		{"secret_name 256 runes", call(secretQ("secret_name", strings.Repeat("ķ", 256)))},
-		{"secret without purpose", call(secretQ("purpose", absent))},
-		{"secret with null purpose", call(secretQ("purpose", nil))},
-		{"choice with secret_name", call(choiceQ("secret_name", "X"))},
-		{"choice with blank purpose", call(choiceQ("purpose", " "))},
-		{"choice with empty secret_name", call(choiceQ("secret_name", ""))},
-		{"text with options", call(jo("kind", "text", "header", "B", "question", "Which?", "options", []any{opt("a", "x"), opt("b", "y")}))},
-		{"text with null options", call(jo("kind", "text", "header", "B", "question", "Which?", "options", nil))},
-		{"kind miscased", call(choiceQ("kind", "Choice"))},
-		{"kind unknown", call(choiceQ("kind", "select"))},
-		{"duplicate ids", call(choiceQ("id", "env"), choiceQ("id", "env"))},
-		{"ids differing in space", call(choiceQ("id", "env"), choiceQ("id", "env "))},
-		{"blank id", call(choiceQ("id", " "))},
-		{"empty id", call(choiceQ("id", ""))},
-		{"generated id taken", call(choiceQ(), choiceQ("id", "question_1"))},
-		{"no questions", call()},
-		{"five questions", call(choiceQ(), choiceQ(), choiceQ(), choiceQ(), choiceQ())},
-		{"questions null", jo("questions", nil)},
-		{"timeout 0", override(call(choiceQ()), "timeout_seconds", 0)},
-		{"timeout 1", override(call(choiceQ()), "timeout_seconds", 1)},
-		{"timeout 300", override(call(choiceQ()), "timeout_seconds", 300)},
-		{"timeout 301", override(call(choiceQ()), "timeout_seconds", 301)},
-		{"timeout 10.0", override(call(choiceQ()), "timeout_seconds", json.Number("10.0"))},
-		{"timeout 1e1", override(call(choiceQ()), "timeout_seconds", json.Number("1e1"))},
-		{"timeout 1.5", override(call(choiceQ()), "timeout_seconds", json.Number("1.5"))},
-		{"timeout string", override(call(choiceQ()), "timeout_seconds", "10")},
-		{"timeout 1e400", override(call(choiceQ()), "timeout_seconds", json.Number("1e400"))},
-		{"stamps given", override(call(choiceQ()), "asked_at", "2026-11-30T09:00:00Z", "nudge_at", nil)},
-		{"stamp of the wrong type", override(call(choiceQ()), "expires_at", 5)},
-		{"duplicate header field", `{"questions":[{"header":"Env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}]}`},
-		{"duplicate field, one null", `{"questions":[{"kind":null,"kind":"text","header":"B","question":"Which?"}]}`},
-		{"over the size cap", call(choiceQ("question", strings.Repeat("Which one? ", 7000)))},
-		{"not an object", `[1,2]`},
-		{"question not an object", jo("questions", []any{"Which?"})},
-		{"option null", call(choiceQ("options", []any{nil, opt("b", "y")}))},
-	}
-}
-
-// ---- judging ----
-
 type verdict struct {
 	schemaOK, decoderOK bool
 	judged              bool   // false when the schema side could not read the text
 	decoderMsg          string // the decoder's message, when it refused
 	classes             []string
+	renderings          map[string]renderingVerdict
 }
 
-type judge struct{ sch *jsonschema.Schema }
+// renderingVerdict is a rendering's judgement of a call, the classes of its
+// disagreement with the decoder, and what is unexplained about it.
+type renderingVerdict struct {
+	ok          bool
+	classes     []string
+	unexplained string
+}
 
-func newJudge(t testing.TB) judge {
+type rendering struct {
+	format string
+	steps  []*jsonschema.Schema // the plain schema after each step
+	own    *jsonschema.Schema   // the rendering's input schema
+}
+
+type judge struct {
+	spec       *dialectSpec
+	plain      *jsonschema.Schema
+	shapes     []*jsonschema.Schema // each call shape alone, for a contract of several
+	strict     *object              // the OpenAI rendering's schema, for strictClient
+	renderings []rendering
+}
+
+func newJudge(t testing.TB, spec *dialectSpec) *judge {
 	t.Helper()
-	sch, err := compile("ask_user.json", JSONSchema())
+	o := Options{Dialect: spec.name}
+	c := contracts()[spec.name]
+	j := &judge{spec: spec, plain: mustCompile(t, spec.name+".json", o.JSONSchema())}
+	plain := parseTree(t, o.JSONSchema())
+	if alts, ok := plain.vals["anyOf"].([]any); ok {
+		for i, a := range alts {
+			j.shapes = append(j.shapes, mustCompile(t, fmt.Sprintf("%s-shape%d.json", spec.name, i), indent(a)))
+		}
+	}
+	j.strict = schemaOf(FormatOpenAI, parseTree(t, o.OpenAI()))
+	for _, f := range Formats() {
+		steps, ok := formatSteps[f]
+		if !ok {
+			continue
+		}
+		r := rendering{format: f}
+		tree := clone(plain).(*object)
+		for i, s := range steps {
+			s.apply(c, tree)
+			r.steps = append(r.steps, mustCompile(t, fmt.Sprintf("%s-%s-step%d.json", spec.name, f, i), indent(tree)))
+		}
+		own := schemaOf(f, parseTree(t, o.must(f)))
+		if f == FormatGemini {
+			geminiToJSON(own)
+		}
+		r.own = mustCompile(t, fmt.Sprintf("%s-%s.json", spec.name, f), indent(own))
+		j.renderings = append(j.renderings, r)
+	}
+	return j
+}
+
+func parseTree(t testing.TB, data []byte) *object {
+	t.Helper()
+	v, err := parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return judge{sch}
+	return v.(*object)
 }
 
-func (j judge) valid(data []byte) (ok, judged bool) {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+func mustCompile(t testing.TB, name string, data []byte) *jsonschema.Schema {
+	t.Helper()
+	s, err := compile(name, data)
 	if err != nil {
-		return false, false
+		t.Fatalf("%s: %v\n%s", name, err, data)
 	}
-	return j.sch.Validate(inst) == nil, true
+	return s
 }
 
-// verdict judges a call both ways, and classifies a disagreement.
-func (j judge) verdict(c any) (data []byte, v verdict) {
+func valid(s *jsonschema.Schema, inst any) bool { return s.Validate(inst) == nil }
+
+// ok reports whether the plain schema accepts a call.
+func (j *judge) ok(c any) bool {
+	data, err := wire.Marshal(c)
+	if err != nil {
+		return false
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	return err == nil && valid(j.plain, inst)
+}
+
+// verdict judges a call every way, and classifies each disagreement.
+func (j *judge) verdict(c any) (data []byte, v verdict) {
 	switch x := c.(type) {
 	case string:
 		data = []byte(x)
@@ -449,8 +455,7 @@ func (j judge) verdict(c any) (data []byte, v verdict) {
 			panic(err)
 		}
 	}
-	v.schemaOK, v.judged = j.valid(data)
-	_, err := askuser.AskUser().Decode(data, askuser.Limits{})
+	_, err := j.spec.decode(data, askuser.Limits{})
 	v.decoderOK = err == nil
 	if err != nil {
 		var ce *askuser.CallError
@@ -459,129 +464,67 @@ func (j judge) verdict(c any) (data []byte, v verdict) {
 		}
 		v.decoderMsg = ce.Message
 	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return data, v
+	}
+	v.judged = true
+	v.schemaOK = valid(j.plain, inst)
 	switch {
-	case !v.judged || v.schemaOK == v.decoderOK:
+	case v.schemaOK == v.decoderOK:
 	case v.schemaOK:
-		v.classes = classifyRefusal(c, v.decoderMsg)
+		v.classes = j.spec.refusal(j, c, v.decoderMsg)
 	default:
-		v.classes = j.classifyAcceptance(c)
+		v.classes = j.spec.acceptance(j, c)
+	}
+	v.renderings = map[string]renderingVerdict{}
+	for _, r := range j.renderings {
+		prev := v.schemaOK
+		var flips []string
+		for i, s := range r.steps {
+			if ok := valid(s, inst); ok != prev {
+				flips = append(flips, formatSteps[r.format][i].class)
+				prev = ok
+			}
+		}
+		rv := renderingVerdict{ok: valid(r.own, inst)}
+		switch {
+		case rv.ok != prev:
+			rv.unexplained = fmt.Sprintf("the rendering says valid %v, its steps %v", rv.ok, prev)
+		case rv.ok == v.decoderOK:
+		default:
+			rv.classes = flips
+			if v.schemaOK != v.decoderOK {
+				if len(v.classes) == 0 {
+					rv.unexplained = "the plain schema's disagreement has no class"
+				}
+				rv.classes = append(rv.classes, v.classes...)
+			}
+		}
+		v.renderings[r.format] = rv
 	}
 	return data, v
 }
 
-// classifyRefusal names the rule the decoder applied to a call the schema
-// accepts. A schema-valid call breaks no keyword, so the decoder's first
-// failure is a rule the keywords cannot express.
-func classifyRefusal(c any, msg string) []string {
-	has := func(s string) bool { return strings.Contains(msg, s) }
-	switch {
-	case has("duplicate field"):
-		return []string{classDuplicateField}
-	case has("bytes are accepted"):
-		return []string{classSizeCap}
-	case has("id must not be empty"), has("header must not be empty"), has("text must not be empty"),
-		has("option labels must not be empty"), has("option descriptions must not be empty"),
-		has("non-whitespace characters"):
-		return []string{classBlank}
-	case has("ids must be unique"):
-		return []string{classIDUnique}
-	case has("labels must be unique"):
-		return []string{classLabelUnique}
-	case has("must be the only question"):
-		return []string{classSecretAlone}
-	case has("must not offer options"), has("options must contain between 2 and 6"):
-		return []string{classOptionsByKind}
-	case has("secret_name is required"), has("must not carry secret_name or purpose"):
-		return []string{classSecretFields}
-	case has("purpose must not be empty"):
-		// blank if given as a non-empty string; otherwise missing
-		if purposeGiven(c, msg) {
-			return []string{classBlank}
+// corpus is a contract's hand-written cases, each also as a strict-mode
+// client sends it.
+func (j *judge) corpus() []edgeCase {
+	var out []edgeCase
+	var skip []string
+	if j.spec.strictSkip != nil {
+		skip = j.spec.strictSkip()
+	}
+	for _, ec := range j.spec.edges() {
+		out = append(out, ec)
+		o, ok := ec.call.(jobj)
+		if s, isText := ec.call.(string); isText {
+			o, ok = toJobj(s), toJobj(s) != nil
 		}
-		return []string{classSecretFields}
-	case has("may mark at most one default"):
-		return []string{classOneDefault}
-	}
-	return nil
-}
-
-func purposeGiven(c any, msg string) bool {
-	o, ok := c.(jobj)
-	if !ok {
-		return false
-	}
-	qs, _ := o.get("questions")
-	list, _ := qs.([]any)
-	var p int
-	if _, err := fmt.Sscanf(msg[strings.Index(msg, "question "):], "question %d", &p); err != nil || p < 1 || p > len(list) {
-		return false
-	}
-	q, _ := list[p-1].(jobj)
-	v, _ := q.get("purpose")
-	s, ok := v.(string)
-	return ok && s != ""
-}
-
-// classifyAcceptance names why the schema refuses a call the decoder
-// accepts: it takes away what the decoder ignores, one class at a time,
-// until the schema accepts.
-func (j judge) classifyAcceptance(c any) []string {
-	o, ok := c.(jobj)
-	if !ok {
-		return nil
-	}
-	var classes []string
-	if s := o.without(func(m member) bool { return !isStamp(m.k) }); len(s) < len(o) {
-		o, classes = s, append(classes, classStamps)
-		if j.ok(o) {
-			return classes
+		if ok {
+			out = append(out, edgeCase{ec.name + " (strict client)", strictClient(o, j.strict, skip...)})
 		}
 	}
-	if s, changed := withoutEmptySecretFields(o); changed {
-		o, classes = s, append(classes, classEmptyMeansAbsent)
-		if j.ok(o) {
-			return classes
-		}
-	}
-	return nil
-}
-
-func (j judge) ok(o jobj) bool {
-	data, err := wire.Marshal(o)
-	if err != nil {
-		return false
-	}
-	ok, _ := j.valid(data)
-	return ok
-}
-
-func isStamp(k string) bool { return k == "asked_at" || k == "nudge_at" || k == "expires_at" }
-
-func withoutEmptySecretFields(o jobj) (jobj, bool) {
-	qs, _ := o.get("questions")
-	list, ok := qs.([]any)
-	if !ok {
-		return o, false
-	}
-	changed := false
-	out := make([]any, len(list))
-	for i, x := range list {
-		out[i] = x
-		q, ok := x.(jobj)
-		if !ok {
-			continue
-		}
-		if k, _ := q.get("kind"); k == "secret" {
-			continue
-		}
-		nq := q.without(func(m member) bool {
-			return !((m.k == "secret_name" || m.k == "purpose") && m.v == "")
-		})
-		if len(nq) < len(q) {
-			out[i], changed = nq, true
-		}
-	}
-	return override(o, "questions", out), changed
+	return out
 }
 
 // ---- the tests ----
@@ -591,19 +534,21 @@ type tally struct {
 	classes                               map[string]int
 }
 
-func (s *tally) add(v verdict) {
+func newTally() *tally { return &tally{classes: map[string]int{}} }
+
+func (s *tally) add(schemaOK bool, v verdict, classes []string) {
 	s.calls++
 	if !v.judged {
 		return
 	}
 	s.judged++
 	switch {
-	case v.schemaOK && v.decoderOK:
+	case schemaOK && v.decoderOK:
 		s.bothValid++
-	case !v.schemaOK && !v.decoderOK:
+	case !schemaOK && !v.decoderOK:
 		s.bothInvalid++
 	default:
-		for _, c := range v.classes {
+		for _, c := range classes {
 			s.classes[c]++
 		}
 	}
@@ -621,151 +566,245 @@ func (s *tally) String() string {
 	return b.String()
 }
 
+// tallies counts verdicts for the plain schema ("" ) and each rendering.
+type tallies map[string]*tally
+
+func (ts tallies) add(v verdict) {
+	if ts[FormatJSON] == nil {
+		ts[FormatJSON] = newTally()
+	}
+	ts[FormatJSON].add(v.schemaOK, v, v.classes)
+	for f, rv := range v.renderings {
+		if ts[f] == nil {
+			ts[f] = newTally()
+		}
+		ts[f].add(rv.ok, v, rv.classes)
+	}
+}
+
+// problemsOf lists what is wrong with a verdict: a disagreement without a
+// class, or a rendering whose verdict its steps do not explain.
+func problemsOf(v verdict) []string {
+	var p []string
+	if v.judged && v.schemaOK != v.decoderOK && len(v.classes) == 0 {
+		p = append(p, fmt.Sprintf("unclassified disagreement: schema valid %v, decoder valid %v (%s)", v.schemaOK, v.decoderOK, v.decoderMsg))
+	}
+	for _, f := range slices.Sorted(maps.Keys(v.renderings)) {
+		rv := v.renderings[f]
+		switch {
+		case rv.unexplained != "":
+			p = append(p, fmt.Sprintf("%s: %s (decoder valid %v: %s)", f, rv.unexplained, v.decoderOK, v.decoderMsg))
+		case rv.ok != v.decoderOK && len(rv.classes) == 0:
+			p = append(p, fmt.Sprintf("%s: unclassified disagreement: rendering valid %v, decoder valid %v (%s)", f, rv.ok, v.decoderOK, v.decoderMsg))
+		}
+	}
+	return p
+}
+
 func checkVerdict(t testing.TB, name string, data []byte, v verdict) {
 	t.Helper()
-	if v.judged && v.schemaOK != v.decoderOK && len(v.classes) == 0 {
-		t.Errorf("%s: unclassified disagreement: schema valid %v, decoder valid %v (%s)\n%s",
-			name, v.schemaOK, v.decoderOK, v.decoderMsg, data)
+	for _, p := range problemsOf(v) {
+		t.Errorf("%s: %s\n%s", name, p, data)
 	}
 }
 
-// TestDifferential judges 600 generated calls and the hand-written edge
-// cases both ways (see the classes above).
+var specs = []*dialectSpec{askUserSpec, piAskSpec, piSpec}
+
+// TestDifferential judges, for every contract, its hand-written cases (each
+// also as a strict client sends it) and 600 generated calls, by its decoder
+// and by every rendering of its arguments (see the classes above).
 func TestDifferential(t *testing.T) {
-	j := newJudge(t)
-	s := &tally{classes: map[string]int{}}
-	for _, ec := range edgeCases() {
-		data, v := j.verdict(ec.call)
-		s.add(v)
-		checkVerdict(t, ec.name, data, v)
-	}
-	for i := range 600 {
-		data, v := j.verdict(callGen.Example(i))
-		s.add(v)
-		checkVerdict(t, fmt.Sprintf("generated call %d", i), data, v)
-	}
-	t.Log(s)
-	if s.calls < 500 {
-		t.Errorf("judged %d calls; want at least 500", s.calls)
-	}
-	// The generator is useful only if it reaches both verdicts and every
-	// class often enough to be checked.
-	if s.bothValid < 50 || s.bothInvalid < 50 {
-		t.Errorf("too few calls valid (%d) or invalid (%d) to both", s.bothValid, s.bothInvalid)
-	}
-	for _, c := range []string{classBlank, classIDUnique, classLabelUnique, classSecretAlone, classOptionsByKind,
-		classSecretFields, classOneDefault, classDuplicateField, classSizeCap, classStamps, classEmptyMeansAbsent} {
-		if s.classes[c] == 0 {
-			t.Errorf("no call exercised the class %s", c)
-		}
-	}
-}
-
-// TestDifferentialEdgeCases pins what both judges say of each hand-written
-// case.
-func TestDifferentialEdgeCases(t *testing.T) {
-	j := newJudge(t)
-	want := map[string]struct {
-		schemaOK, decoderOK bool
-		class               string
-	}{
-		"valid choice":                  {true, true, ""},
-		"every optional field null":     {true, true, ""},
-		"miscased header":               {false, false, ""},
-		"header 16 runes, 4 bytes each": {true, true, ""},
-		"header 17 runes, 2 bytes each": {false, false, ""},
-		"header 17 runes, 4 bytes each": {false, false, ""},
-		"header blank":                  {true, false, classBlank},
-		"duplicate labels":              {true, false, classLabelUnique},
-		"secret not alone":              {true, false, classSecretAlone},
-		"two defaults, single-select":   {true, false, classOneDefault},
-		"two defaults, multi-select":    {true, true, ""},
-		"duplicate ids":                 {true, false, classIDUnique},
-		"one option":                    {true, false, classOptionsByKind},
-		"seven options":                 {false, false, ""},
-		"timeout 10.0":                  {true, true, ""},
-		"timeout 1.5":                   {false, false, ""},
-		"timeout 301":                   {false, false, ""},
-		"stamps given":                  {false, true, classStamps},
-		"choice with empty secret_name": {false, true, classEmptyMeansAbsent},
-		"duplicate header field":        {true, false, classDuplicateField},
-		"over the size cap":             {true, false, classSizeCap},
-		"secret without purpose":        {true, false, classSecretFields},
-		"secret with blank secret_name": {true, false, classBlank},
-		"secret_name 256 runes":         {false, false, ""},
-		"text with null options":        {true, true, ""},
-		"choice with blank purpose":     {true, false, classSecretFields},
-		"kind miscased":                 {false, false, ""},
-		"header no-break spaces":        {true, false, classBlank},
-		"ids differing in space":        {true, true, ""},
-		"generated id taken":            {true, true, ""},
-		"duplicate field, one null":     {true, false, classDuplicateField},
-		"question not an object":        {false, false, ""},
-		"secret with empty options":     {true, true, ""},
-		"labels differing in case":      {true, true, ""},
-		"unknown option field":          {false, false, ""},
-		"timeout 1e400":                 {false, false, ""},
-		"stamp of the wrong type":       {false, false, ""},
-		"header 17 runes, 3 bytes each": {false, false, ""},
-		"secret_name 255 runes":         {true, true, ""},
-		"valid secret alone":            {true, true, ""},
-		"no options on a choice":        {true, false, classOptionsByKind},
-		"secret with options":           {true, false, classOptionsByKind},
-		"text with options":             {true, false, classOptionsByKind},
-		"blank description":             {true, false, classBlank},
-		"questions null":                {false, false, ""},
-		"choice with secret_name":       {true, false, classSecretFields},
-		"secret without secret_name":    {true, false, classSecretFields},
-		"five questions":                {false, false, ""},
-		"header missing":                {false, false, ""},
-		"timeout string":                {false, false, ""},
-		"timeout 1e1":                   {true, true, ""},
-		"blank id":                      {true, false, classBlank},
-		"empty id":                      {false, false, ""},
-		"secret with null purpose":      {true, false, classSecretFields},
-		"option null":                   {false, false, ""},
-		"timeout null":                  {true, true, ""},
-		"miscased top field":            {false, false, ""},
-		"header 16 runes, 2 bytes each": {true, true, ""},
-		"timeout 0":                     {false, false, ""},
-		"timeout 300":                   {true, true, ""},
-		"question blank":                {true, false, classBlank},
-		"header empty":                  {false, false, ""},
-		"blank label":                   {true, false, classBlank},
-		"no questions":                  {false, false, ""},
-		"kind unknown":                  {false, false, ""},
-		"secret second":                 {true, false, classSecretAlone},
-		"valid text":                    {true, true, ""},
-		"timeout 1":                     {true, true, ""},
-		"not an object":                 {false, false, ""},
-	}
-	for _, ec := range edgeCases() {
-		w, ok := want[ec.name]
-		if !ok {
-			t.Errorf("%s: no expectation", ec.name)
-			continue
-		}
-		_, v := j.verdict(ec.call)
-		class := strings.Join(v.classes, ",")
-		got := struct {
-			schemaOK, decoderOK bool
-			class               string
-		}{v.schemaOK, v.decoderOK, class}
-		if got != w {
-			t.Errorf("%s: (schema valid, decoder valid, class) = %v; want %v (decoder: %s)", ec.name, got, w, v.decoderMsg)
-		}
+	for _, spec := range specs {
+		t.Run(spec.name, func(t *testing.T) {
+			j := newJudge(t, spec)
+			ts := tallies{}
+			for _, ec := range j.corpus() {
+				data, v := j.verdict(ec.call)
+				ts.add(v)
+				checkVerdict(t, ec.name, data, v)
+			}
+			for i := range 600 {
+				data, v := j.verdict(spec.gen.Example(i))
+				ts.add(v)
+				checkVerdict(t, fmt.Sprintf("generated call %d", i), data, v)
+			}
+			plain := ts[FormatJSON]
+			t.Logf("plain JSON Schema: %s", plain)
+			for _, f := range Formats() {
+				if ts[f] != nil && f != FormatJSON {
+					t.Logf("%s: %s", f, ts[f])
+				}
+			}
+			if plain.calls < 500 {
+				t.Errorf("judged %d calls; want at least 500", plain.calls)
+			}
+			// The generator is useful only if it reaches both verdicts and every
+			// class often enough to be checked.
+			if plain.bothValid < spec.atLeast || plain.bothInvalid < spec.atLeast {
+				t.Errorf("too few calls valid (%d) or invalid (%d) to both; want %d", plain.bothValid, plain.bothInvalid, spec.atLeast)
+			}
+			for _, c := range spec.classes {
+				if plain.classes[c] == 0 {
+					t.Errorf("no call exercised the class %s", c)
+				}
+			}
+			for _, c := range spec.steps {
+				n := 0
+				for _, tl := range ts {
+					n += tl.classes[c]
+				}
+				if n == 0 {
+					t.Errorf("no call exercised the class %s in any rendering", c)
+				}
+			}
+		})
 	}
 }
 
 // TestDifferentialRapid explores further with rapid, which shrinks a call
 // that disagrees without a class to a small one.
 func TestDifferentialRapid(t *testing.T) {
-	j := newJudge(t)
-	rapid.Check(t, func(rt *rapid.T) {
-		data, v := j.verdict(callGen.Draw(rt, "call"))
-		if v.judged && v.schemaOK != v.decoderOK && len(v.classes) == 0 {
-			rt.Fatalf("unclassified disagreement: schema valid %v, decoder valid %v (%s)\n%s",
-				v.schemaOK, v.decoderOK, v.decoderMsg, data)
+	for _, spec := range specs {
+		t.Run(spec.name, func(t *testing.T) {
+			j := newJudge(t, spec)
+			rapid.Check(t, func(rt *rapid.T) {
+				data, v := j.verdict(spec.gen.Draw(rt, "call"))
+				if p := problemsOf(v); len(p) > 0 {
+					rt.Fatalf("%s\n%s", strings.Join(p, "\n"), data)
+				}
+			})
+		})
+	}
+}
+
+// edgeWant is what the plain schema and the decoder say of a hand-written
+// case, and the class of their disagreement; renderings pins what some
+// renderings say, and why.
+type edgeWant struct {
+	schemaOK, decoderOK bool
+	class               string
+	renderings          map[string]renderingWant
+}
+
+type renderingWant struct {
+	ok    bool
+	class string
+}
+
+// checkEdgeCases pins, for one contract, what the judges say of each
+// hand-written case: every case must have an expectation.
+func checkEdgeCases(t *testing.T, spec *dialectSpec, want map[string]edgeWant) {
+	t.Helper()
+	j := newJudge(t, spec)
+	seen := map[string]bool{}
+	for _, ec := range j.corpus() {
+		w, ok := want[ec.name]
+		if !ok {
+			if !strings.HasSuffix(ec.name, " (strict client)") {
+				t.Errorf("%s: no expectation", ec.name)
+			}
+			continue
 		}
-	})
+		seen[ec.name] = true
+		_, v := j.verdict(ec.call)
+		got := edgeWant{v.schemaOK, v.decoderOK, strings.Join(v.classes, ","), nil}
+		if got.schemaOK != w.schemaOK || got.decoderOK != w.decoderOK || got.class != w.class {
+			t.Errorf("%s: (schema valid, decoder valid, class) = (%v, %v, %q); want (%v, %v, %q) (decoder: %s)",
+				ec.name, got.schemaOK, got.decoderOK, got.class, w.schemaOK, w.decoderOK, w.class, v.decoderMsg)
+		}
+		for f, rw := range w.renderings {
+			rv := v.renderings[f]
+			if g := (renderingWant{rv.ok, strings.Join(rv.classes, ",")}); g != rw {
+				t.Errorf("%s: %s (valid, class) = %v; want %v (decoder valid %v: %s)", ec.name, f, g, rw, v.decoderOK, v.decoderMsg)
+			}
+		}
+	}
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("%s: expected, but not a case", name)
+		}
+	}
+}
+
+// ---- results ----
+
+// TestGoldenResults validates every golden tool result of pi-ask and pi
+// (their outcomes, and their answers to invalid calls) against the
+// contract's ResultSchema and the MCP outputSchema, and shows the schema is
+// not vacuous: each result with a field changed to an unknown value fails.
+func TestGoldenResults(t *testing.T) {
+	for _, tt := range []struct {
+		dialect string
+		globs   []string
+		atLeast int
+	}{
+		{"pi", []string{"../dialect/pi/testdata/outcome/*/*.golden", "../dialect/pi/testdata/decode/*.golden"}, 50},
+		{"pi-ask", []string{"../dialect/piask/testdata/outcome/*.golden", "../dialect/piask/testdata/decode/*.golden"}, 40},
+	} {
+		t.Run(tt.dialect, func(t *testing.T) {
+			o := Options{Dialect: tt.dialect}
+			result := mustCompile(t, "result.json", o.ResultSchema())
+			out := mustCompile(t, "outputSchema.json", indent(parseTree(t, o.MCP()).child("outputSchema")))
+			var files []string
+			for _, g := range tt.globs {
+				m, err := filepath.Glob(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, slices.DeleteFunc(m, func(f string) bool { return strings.HasSuffix(f, ".decisions.golden") })...)
+			}
+			if len(files) < tt.atLeast {
+				t.Fatalf("found %d golden results, want at least %d", len(files), tt.atLeast)
+			}
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+				if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				for name, s := range map[string]*jsonschema.Schema{"ResultSchema": result, "outputSchema": out} {
+					if err := s.Validate(inst); err != nil {
+						t.Errorf("%s does not meet the %s: %v", f, name, err)
+					}
+				}
+				var broken map[string]any
+				if err := json.Unmarshal(data, &broken); err != nil {
+					t.Fatal(err)
+				}
+				broken["details"].(map[string]any)["unknown"] = true
+				if valid(result, broken) {
+					t.Errorf("%s with an unknown field in details meets the ResultSchema", f)
+				}
+			}
+		})
+	}
+}
+
+// TestDifferentialCatches shows the judging is not vacuous: a disagreement
+// no class explains, and a rendering that differs from its steps, are
+// reported.
+func TestDifferentialCatches(t *testing.T) {
+	noClass := *piAskSpec
+	noClass.refusal = func(*judge, any, string) []string { return nil }
+	_, v := newJudge(t, &noClass).verdict(pcall(pq(`"id":"  ","prompt":"P"`)))
+	if p := strings.Join(problemsOf(v), "\n"); !strings.Contains(p, "unclassified disagreement: schema valid true, decoder valid false") {
+		t.Errorf("a blank id without its class: problems %q", p)
+	}
+
+	j := newJudge(t, piSpec)
+	broken := schemaOf(FormatOpenAI, parseTree(t, Options{Dialect: pi.Name}.OpenAI()))
+	broken.child("properties").child("timeoutMs").del("maximum") // lost, and not in words
+	for i, r := range j.renderings {
+		if r.format == FormatOpenAI {
+			j.renderings[i].own = mustCompile(t, "broken.json", indent(broken))
+		}
+	}
+	c := strictClient(toJobj(`{"question":"Q?","kind":"select","timeoutMs":300001}`), j.strict)
+	_, v = j.verdict(c)
+	if p := strings.Join(problemsOf(v), "\n"); !strings.Contains(p, "openai: the rendering says valid true, its steps false") {
+		t.Errorf("a rendering that lost a limit: problems %q", p)
+	}
 }

@@ -1,13 +1,15 @@
-// Package schema renders the ask_user tool definition for each LLM API, so
-// that a program putting askuser into its own model calls can hand the API
-// a definition it accepts as is, and route the model's tool calls back
-// through an askuser.Orchestrator.
+// Package schema renders the tool definition of each contract askuser
+// speaks (ask_user, and the pi-ask and pi contracts) for each LLM API, so
+// that a program putting askuser into its own model calls can hand the API a
+// definition it accepts as is, and route the model's tool calls back through
+// an askuser.Orchestrator.
 //
 // # Overview
 //
-// The definition is generated once, with github.com/invopop/jsonschema,
-// from the ask_user wire types (not from askuser.Form, which holds more than
-// this contract accepts), and then rendered per API:
+// ask_user's definition is generated once, with github.com/invopop/jsonschema,
+// from its wire types (not from askuser.Form, which holds more than this
+// contract accepts); pi-ask's and pi's come from their own tool.json
+// (piask.Tool, pi.Tool). Each is then rendered per API:
 //
 //   - JSONSchema: plain JSON Schema 2020-12, every limit one field carries
 //     as a keyword.
@@ -20,16 +22,34 @@
 //     annotations.
 //
 // A limit a rendering cannot carry as a keyword is stated in words in the
-// field's description; rules that span fields (unique ids and labels,
-// non-blank after trimming, what each kind allows, a secret alone, at most
-// one default on a single-select) are stated in words everywhere. The
-// decoder enforces every rule either way: a schema only helps the model get
-// the call right the first time. The read-only stamps (asked_at, nudge_at,
-// expires_at) are in no rendering.
+// field's description; rules that span fields (for ask_user: unique ids and
+// labels, non-blank after trimming, what each kind allows, a secret alone,
+// at most one default on a single-select) are stated in words everywhere.
+// The decoder enforces every rule either way: a schema only helps the model
+// get the call right the first time. ask_user's read-only stamps (asked_at,
+// nudge_at, expires_at) are in no rendering.
 //
 // The timeout ceiling is the embedding program's: render with
 // Options{MaxTimeoutSeconds: o.MaxTimeoutSeconds} to match an Orchestrator
 // that changes it.
+//
+// # Contracts
+//
+// Options.Dialect names the contract, as the Name of its askuser.Dialect:
+//
+//	schema.Options{Dialect: pi.Name, MaxTimeoutSeconds: o.MaxTimeoutSeconds}.OpenAI()
+//
+// The zero value is ask_user, and the package functions (JSONSchema,
+// OpenAI, …) render it. pi-ask and pi ignore unknown fields, so their
+// objects stay open, except in the strict renderings, which close every
+// object as strict modes require. pi's call has two shapes, option questions
+// and one rich question; JSONSchema keeps them as a union (anyOf), and every
+// other rendering merges them into one object, since model APIs refuse a
+// union at the top of a tool's parameters: the properties of both shapes,
+// none required, each description saying which shape the field belongs to,
+// and the decoder tells the shapes apart by whether questions is present.
+// ResultSchema of pi-ask and pi is the schema of their tool result,
+// {content: [{type, text}], details, isError?}.
 //
 // # Tool calls and results
 //

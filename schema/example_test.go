@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/schema"
 )
@@ -72,6 +73,29 @@ func ExampleOptions() {
 	}
 	fmt.Println(s.Properties.Timeout.Maximum)
 	// Output: 120
+}
+
+// A program whose model calls pi's ask tool renders that contract: here for
+// OpenAI, with pi's two call shapes merged into one object and timeoutMs
+// bounded by the orchestrator's ceiling, in milliseconds.
+func ExampleOptions_dialect() {
+	o := &askuser.Orchestrator{MaxTimeoutSeconds: 120}
+	var tool struct {
+		Name       string `json:"name"`
+		Parameters struct {
+			Properties map[string]struct {
+				Maximum int `json:"maximum"`
+			} `json:"properties"`
+		} `json:"parameters"`
+	}
+	opts := schema.Options{Dialect: pi.Dialect().Name(), MaxTimeoutSeconds: o.MaxTimeoutSeconds}
+	if err := json.Unmarshal(opts.OpenAI(), &tool); err != nil {
+		panic(err)
+	}
+	_, options := tool.Parameters.Properties["questions"]
+	_, rich := tool.Parameters.Properties["question"]
+	fmt.Println(tool.Name, options, rich, tool.Parameters.Properties["timeoutMs"].Maximum)
+	// Output: ask true true 120000
 }
 
 // The MCP tool carries annotations a client shows and acts on.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -12,7 +11,6 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/askusertool"
-	"github.com/askuser-go/askuser/internal/wire"
 )
 
 // Draft is the JSON Schema dialect of JSONSchema and ResultSchema.
@@ -22,14 +20,30 @@ const Draft = "https://json-schema.org/draft/2020-12/schema"
 // one (MCP).
 const Title = "Ask the user"
 
-// Options set what the renderings say about the limits the embedding
-// program configures. The zero Options renders the defaults; the package
-// functions (JSONSchema, OpenAI, …) use it.
+// Options set which contract the renderings are of and what they say about
+// the limits the embedding program configures. The zero Options renders
+// ask_user with the defaults; the package functions (JSONSchema, OpenAI, …)
+// use it.
 type Options struct {
-	// MaxTimeoutSeconds is the ceiling on timeout_seconds (zero:
-	// askuser.DefaultMaxTimeoutSeconds). Give it the Orchestrator's value,
-	// so the schema and the decoder agree.
+	// Dialect names the tool contract, as the Name of its askuser.Dialect
+	// (one of Dialects()): "ask_user" (or empty), "pi-ask" (piask.Name) or
+	// "pi" (pi.Name). Give it the Dialect the orchestrator decodes the
+	// calls with.
+	Dialect string
+
+	// MaxTimeoutSeconds is the ceiling on a call's wait (zero:
+	// askuser.DefaultMaxTimeoutSeconds): the maximum of ask_user's
+	// timeout_seconds, and of pi's timeoutMs in milliseconds (at most the
+	// contract's own 300000). pi-ask has no timeout field. Give it the
+	// Orchestrator's value, so the schema and the decoder agree.
 	MaxTimeoutSeconds int
+}
+
+func (o Options) dialect() string {
+	if o.Dialect == "" {
+		return askusertool.ToolName
+	}
+	return o.Dialect
 }
 
 func (o Options) ceiling() int {
@@ -60,7 +74,9 @@ func Formats() []string {
 	}
 }
 
-var renderers = map[string]func(c *object) *object{
+// A renderer makes one format of a contract from a clone of its call's
+// schema, t.
+var renderers = map[string]func(c *contract, t *object) *object{
 	FormatJSON:             renderJSON,
 	FormatOpenAI:           renderOpenAI,
 	FormatAnthropic:        renderAnthropic,
@@ -68,49 +84,68 @@ var renderers = map[string]func(c *object) *object{
 	FormatGemini:           renderGemini,
 	FormatGeminiJSONSchema: renderGeminiJSONSchema,
 	FormatMCP:              renderMCP,
-	FormatResult:           func(*object) *object { return renderResult() },
+	FormatResult:           func(c *contract, _ *object) *object { return renderResult(c) },
 }
 
 type cacheKey struct {
+	dialect string
 	ceiling int
 	format  string
 }
 
 var rendered sync.Map // cacheKey → []byte
 
-// Render returns the rendering named by format (one of Formats()) as
-// indented JSON, computed once per format and ceiling.
+// Render returns the rendering named by format (one of Formats()) of the
+// contract o.Dialect names, as indented JSON, computed once per contract,
+// format and ceiling.
 func (o Options) Render(format string) ([]byte, error) {
+	c, ok := contracts()[o.dialect()]
+	if !ok {
+		return nil, fmt.Errorf("schema: unknown dialect %q; known: %s", o.Dialect, strings.Join(Dialects(), ", "))
+	}
 	r, ok := renderers[format]
 	if !ok {
 		return nil, fmt.Errorf("schema: unknown format %q; known: %s", format, strings.Join(Formats(), ", "))
 	}
-	key := cacheKey{o.ceiling(), format}
+	key := cacheKey{o.dialect(), o.ceiling(), format}
 	if b, ok := rendered.Load(key); ok {
 		return slices.Clone(b.([]byte)), nil
 	}
-	b := indent(r(callTree(key.ceiling)))
+	b := indent(r(c, c.callTree(key.ceiling)))
 	rendered.Store(key, b)
 	return slices.Clone(b), nil
 }
 
+// must is Render for the methods that return bytes alone: they panic on a
+// Dialect that is not one of Dialects(), where Render returns the error.
 func (o Options) must(format string) []byte {
 	b, err := o.Render(format)
 	if err != nil {
-		panic(err) // format is one of ours
+		panic(err)
 	}
 	return b
 }
 
-// JSONSchema returns the ask_user arguments as a plain JSON Schema 2020-12
-// document: every limit that one field can carry is a keyword
-// (minItems/maxItems, minLength/maxLength counted in code points as the
-// decoder counts runes, enum, integer minimum/maximum), additionalProperties
-// is false on every object, and an optional field also accepts null, which
-// the decoder reads as absent. Rules across fields (unique ids and labels,
+// JSONSchema returns the contract's arguments as a plain JSON Schema
+// 2020-12 document: every limit that one field can carry is a keyword
+// (minItems/maxItems, minLength/maxLength counted in code points, enum,
+// integer minimum/maximum), and an optional field also accepts null, which
+// every decoder reads as absent.
+//
+// For ask_user, additionalProperties is false on every object (the decoder
+// refuses unknown fields); lengths are counted in code points as the
+// decoder counts runes; rules across fields (unique ids and labels,
 // non-blank after trimming, what each kind allows, a secret alone, one
-// default on a single-select) are stated in the descriptions; the decoder
-// enforces them. The read-only stamps are left out.
+// default on a single-select) are stated in the descriptions, and the
+// decoder enforces them; the read-only stamps are left out. For pi-ask and
+// pi it is the schema of the contract's own tool.json, with objects left
+// open as the contract ignores unknown fields; pi's two call shapes stay
+// a union (anyOf), which every other rendering merges into one object, and
+// pi's decoder counts lengths in UTF-16 code units, so it refuses a string
+// of astral characters that maxLength lets through.
+//
+// It panics if o.Dialect is not one of Dialects(), as do the other methods
+// returning bytes; Render returns the error instead.
 func (o Options) JSONSchema() []byte { return o.must(FormatJSON) }
 
 // OpenAI returns the tool for OpenAI function calling with strict mode, in
@@ -146,12 +181,15 @@ func (o Options) Gemini() []byte { return o.must(FormatGemini) }
 func (o Options) GeminiJSONSchema() []byte { return o.must(FormatGeminiJSONSchema) }
 
 // MCP returns the MCP tool definition: name, title, description,
-// inputSchema (JSONSchema without $schema: MCP's default dialect is 2020-12),
+// inputSchema (JSONSchema without $schema: MCP's default dialect is 2020-12;
+// pi's shapes merged, since clients hand inputSchema on to model APIs),
 // outputSchema (ResultSchema, likewise) and annotations (read-only, not
 // destructive, not open-world).
 func (o Options) MCP() []byte { return o.must(FormatMCP) }
 
-// ResultSchema returns the JSON Schema 2020-12 of the result the model reads.
+// ResultSchema returns the JSON Schema 2020-12 of the result the model
+// reads: for pi-ask and pi, the tool result {content: [{type, text}],
+// details, isError?} with the details of every ending the contract has.
 func (o Options) ResultSchema() []byte { return o.must(FormatResult) }
 
 // JSONSchema is Options{}.JSONSchema.
@@ -178,20 +216,7 @@ func MCP() []byte { return Options{}.MCP() }
 // ResultSchema is Options{}.ResultSchema.
 func ResultSchema() []byte { return Options{}.ResultSchema() }
 
-// ---- reflection, once ----
-
-var (
-	reflectOnce          sync.Once
-	baseCall, baseResult *object
-)
-
-func bases() (call, result *object) {
-	reflectOnce.Do(func() {
-		baseCall = reflectTree(&wire.Call{})
-		baseResult = reflectTree(&wire.Result{})
-	})
-	return baseCall, baseResult
-}
+// ---- reflection ----
 
 // reflectTree reflects a wire type with invopop/jsonschema into an ordered
 // tree: the whole structure inline, additionalProperties false on every
@@ -233,7 +258,8 @@ func collapseNullable(s *object) {
 	addNull(s)
 }
 
-// addNull lets s also be null.
+// addNull lets s also be null: in its type, its enum, or as one more
+// alternative of a typeless anyOf.
 func addNull(s *object) {
 	switch t := s.vals["type"].(type) {
 	case string:
@@ -242,21 +268,20 @@ func addNull(s *object) {
 		if !slices.Contains(t, any("null")) {
 			s.set("type", append(t, "null"))
 		}
+	case nil:
+		if alts, ok := s.vals["anyOf"].([]any); ok && !slices.ContainsFunc(alts, isNull) {
+			s.set("anyOf", append(alts, obj("type", "null")))
+		}
 	}
 	if e, ok := s.vals["enum"].([]any); ok && !slices.Contains(e, nil) {
 		s.set("enum", append(e, nil))
 	}
 }
 
-// callTree is the call's schema for a ceiling: optional fields not
-// nullable, every limit a keyword.
-func callTree(ceiling int) *object {
-	c, _ := bases()
-	t := clone(c).(*object)
-	ts := t.child("properties").child("timeout_seconds")
-	ts.set("minimum", json.Number("1"))
-	ts.set("maximum", json.Number(strconv.Itoa(ceiling)))
-	return t
+// isNull reports whether a schema is {"type": "null"}.
+func isNull(v any) bool {
+	s, ok := v.(*object)
+	return ok && len(s.keys) == 1 && s.str("type") == "null"
 }
 
 // ---- transformations ----
@@ -274,6 +299,17 @@ func nullableOptionals(root *object) {
 			if !slices.Contains(req, name) {
 				addNull(props.child(name))
 			}
+		}
+	})
+}
+
+// closeObjects sets additionalProperties false on every object that has
+// none, as strict modes require; the decoder of an open contract ignores
+// the fields a model can then no longer send.
+func closeObjects(root *object) {
+	walkSchemas(root, "", func(_ string, s *object) {
+		if s.has("properties") && !s.has("additionalProperties") {
+			s.set("additionalProperties", false)
 		}
 	})
 }
@@ -386,80 +422,99 @@ func sortAll(root *object) {
 
 // ---- renderings ----
 
-func renderJSON(c *object) *object {
-	nullableOptionals(c)
-	sortAll(c)
-	c.set("$schema", Draft)
-	c.sortKeys(keyOrder)
-	return c
-}
-
-func renderOpenAI(c *object) *object {
-	nullableOptionals(c)
-	requireAll(c)
-	// Strict mode supports pattern and format on strings, not lengths.
-	toWords(c, func(k string, _ json.Number) bool { return k == "minLength" || k == "maxLength" })
-	sortAll(c)
-	return obj("type", "function", "name", askusertool.ToolName, "description", askusertool.Description,
-		"strict", true, "parameters", c)
-}
-
-func renderAnthropic(c *object) *object {
-	sortAll(c)
-	return obj("name", askusertool.ToolName, "description", askusertool.Description, "input_schema", c)
-}
-
-func renderAnthropicStrict(c *object) *object {
-	toWords(c, func(k string, v json.Number) bool {
+// The limits each rendering states in words instead of keywords.
+var (
+	// dropLengths: OpenAI's strict mode and Gemini's parametersJsonSchema
+	// support pattern and format on strings, not lengths.
+	dropLengths = func(k string, _ json.Number) bool { return k == "minLength" || k == "maxLength" }
+	// dropAnthropicStrict: Anthropic's strict mode keeps only minItems 0
+	// and 1.
+	dropAnthropicStrict = func(k string, v json.Number) bool {
 		if k == "minItems" {
 			return v != "0" && v != "1"
 		}
 		return true // lengths, maxItems, numeric bounds
-	})
-	sortAll(c)
-	return obj("name", askusertool.ToolName, "description", askusertool.Description, "strict", true, "input_schema", c)
+	}
+)
+
+func renderJSON(_ *contract, t *object) *object {
+	nullableOptionals(t)
+	sortAll(t)
+	t.set("$schema", Draft)
+	t.sortKeys(keyOrder)
+	return t
 }
 
-func renderGemini(c *object) *object {
-	nullableOptionals(c)
-	walkSchemas(c, "", func(_ string, s *object) {
+func renderOpenAI(c *contract, t *object) *object {
+	c.mergeShapes(t)
+	nullableOptionals(t)
+	requireAll(t)
+	closeObjects(t)
+	toWords(t, dropLengths)
+	sortAll(t)
+	return obj("type", "function", "name", c.tool, "description", c.description, "strict", true, "parameters", t)
+}
+
+func renderAnthropic(c *contract, t *object) *object {
+	c.mergeShapes(t)
+	sortAll(t)
+	return obj("name", c.tool, "description", c.description, "input_schema", t)
+}
+
+func renderAnthropicStrict(c *contract, t *object) *object {
+	c.mergeShapes(t)
+	closeObjects(t)
+	toWords(t, dropAnthropicStrict)
+	sortAll(t)
+	return obj("name", c.tool, "description", c.description, "strict", true, "input_schema", t)
+}
+
+func renderGemini(c *contract, t *object) *object {
+	c.mergeShapes(t)
+	nullableOptionals(t)
+	walkSchemas(t, "", func(_ string, s *object) {
 		s.del("additionalProperties")
-		if t, ok := s.vals["type"].([]any); ok {
-			s.set("type", t[0])
+		if ty, ok := s.vals["type"].([]any); ok {
+			s.set("type", ty[0])
 			s.set("nullable", true)
 		}
-		if t := s.str("type"); t != "" {
-			s.set("type", strings.ToUpper(t))
+		if alts, ok := s.vals["anyOf"].([]any); ok && slices.ContainsFunc(alts, isNull) {
+			s.set("anyOf", slices.DeleteFunc(alts, isNull))
+			s.set("nullable", true)
+		}
+		if ty := s.str("type"); ty != "" {
+			s.set("type", strings.ToUpper(ty))
 		}
 		if e, ok := s.vals["enum"].([]any); ok {
 			s.set("enum", slices.DeleteFunc(e, func(x any) bool { return x == nil }))
 			s.set("format", "enum")
 		}
 	})
-	sortAll(c)
-	return obj("name", askusertool.ToolName, "description", askusertool.Description, "parameters", c)
+	sortAll(t)
+	return obj("name", c.tool, "description", c.description, "parameters", t)
 }
 
-func renderGeminiJSONSchema(c *object) *object {
-	toWords(c, func(k string, _ json.Number) bool { return k == "minLength" || k == "maxLength" })
-	sortAll(c)
-	return obj("name", askusertool.ToolName, "description", askusertool.Description, "parametersJsonSchema", c)
+func renderGeminiJSONSchema(c *contract, t *object) *object {
+	c.mergeShapes(t)
+	toWords(t, dropLengths)
+	sortAll(t)
+	return obj("name", c.tool, "description", c.description, "parametersJsonSchema", t)
 }
 
-func renderMCP(c *object) *object {
-	in := renderJSON(c)
+func renderMCP(c *contract, t *object) *object {
+	c.mergeShapes(t)
+	in := renderJSON(c, t)
 	in.del("$schema")
-	out := renderResult()
+	out := renderResult(c)
 	out.del("$schema")
-	return obj("name", askusertool.ToolName, "title", Title, "description", askusertool.Description,
+	return obj("name", c.tool, "title", Title, "description", c.description,
 		"inputSchema", in, "outputSchema", out,
 		"annotations", obj("title", Title, "readOnlyHint", true, "destructiveHint", false,
 			"idempotentHint", false, "openWorldHint", false))
 }
 
-func renderResult() *object {
-	_, r := bases()
-	t := clone(r).(*object)
+func renderResult(c *contract) *object {
+	t := clone(c.result).(*object)
 	sortAll(t)
 	t.set("$schema", Draft)
 	t.sortKeys(keyOrder)

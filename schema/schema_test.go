@@ -13,32 +13,53 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/askuser-go/askuser/dialect/pi"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// TestGolden pins every rendering; refresh with go test ./schema -update.
+// TestGolden pins every rendering of every contract, in
+// testdata/<dialect>/<format>.golden; refresh with go test ./schema -update.
 func TestGolden(t *testing.T) {
-	for _, f := range Formats() {
-		t.Run(f, func(t *testing.T) {
-			got, err := Options{}.Render(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join("testdata", f+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
+	for _, d := range Dialects() {
+		for _, f := range Formats() {
+			t.Run(d+"/"+f, func(t *testing.T) {
+				got, err := Options{Dialect: d}.Render(f)
+				if err != nil {
 					t.Fatal(err)
 				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./schema -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s (-want +got):\n%s\nRun go test ./schema -update if the change is intended.", path, diff)
-			}
-		})
+				path := filepath.Join("testdata", d, f+".golden")
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test ./schema -update to create it)", err)
+				}
+				if diff := cmp.Diff(string(want), string(got)); diff != "" {
+					t.Errorf("%s (-want +got):\n%s\nRun go test ./schema -update if the change is intended.", path, diff)
+				}
+			})
+		}
+	}
+}
+
+// TestDefaultDialect: the zero Options is ask_user, and so are the package
+// functions.
+func TestDefaultDialect(t *testing.T) {
+	for _, f := range Formats() {
+		if !bytes.Equal(Options{}.must(f), Options{Dialect: "ask_user"}.must(f)) {
+			t.Errorf("%s: Options{} and Options{Dialect: \"ask_user\"} differ", f)
+		}
+	}
+	if !bytes.Equal(OpenAI(), Options{Dialect: "ask_user"}.OpenAI()) {
+		t.Error("OpenAI() is not ask_user's")
 	}
 }
 
@@ -46,6 +67,19 @@ func TestRenderUnknownFormat(t *testing.T) {
 	if _, err := (Options{}).Render("yaml"); err == nil || !strings.Contains(err.Error(), "openai") {
 		t.Errorf("Render(yaml) = %v; want an error listing the formats", err)
 	}
+}
+
+func TestRenderUnknownDialect(t *testing.T) {
+	_, err := Options{Dialect: "mcp"}.Render(FormatJSON)
+	if err == nil || !strings.Contains(err.Error(), `unknown dialect "mcp"; known: ask_user, pi-ask, pi`) {
+		t.Errorf("Render with dialect mcp = %v; want an error listing the dialects", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("JSONSchema with dialect mcp did not panic")
+		}
+	}()
+	Options{Dialect: "mcp"}.JSONSchema()
 }
 
 // TestRenderReturnsCopies: a caller that changes the bytes it got does not
@@ -116,6 +150,11 @@ var draft2020 = []string{
 //     (JSON Schema objects with type "object"; 2020-12 when $schema is
 //     absent), annotations (title, readOnlyHint, destructiveHint,
 //     idempotentHint, openWorldHint), icons, _meta.
+//   - Anthropic's Messages API refuses an input_schema with anyOf, oneOf or
+//     allOf at the top level ("input_schema does not support oneOf, allOf,
+//     or anyOf at the top level", anthropics/claude-code#5319), and MCP
+//     clients hand inputSchema on to it. Our own rule extends this to every
+//     model API's rendering (OpenAI's strict mode refuses a root anyOf too).
 var rules = map[string]apiRules{
 	FormatJSON: {
 		schemaAt: []string{""},
@@ -136,13 +175,13 @@ var rules = map[string]apiRules{
 			"exclusiveMinimum", "minItems", "maxItems",
 		},
 		check: func(path string, s *object) []string {
-			p := rootObject(path, s)
-			if path == "" && s.has("anyOf") {
-				p = append(p, "the root is anyOf")
-			}
+			p := append(rootObject(path, s), rootUnion(path, s)...)
 			if isObjectSchema(s) {
 				p = append(p, closedObject(path, s)...)
 				props := s.child("properties")
+				if props == nil {
+					props = newObject()
+				}
 				req := stringsOf(s.vals["required"])
 				for _, name := range props.keys {
 					if !slices.Contains(req, name) {
@@ -157,7 +196,7 @@ var rules = map[string]apiRules{
 		schemaAt: []string{"input_schema"},
 		toolKeys: []string{"name", "description", "input_schema"},
 		keywords: slices.DeleteFunc(slices.Clone(draft2020), func(k string) bool { return k == "$schema" }),
-		check:    rootObject,
+		check:    rootObjectNoUnion,
 	},
 	FormatAnthropicStrict: {
 		schemaAt: []string{"input_schema"},
@@ -168,7 +207,7 @@ var rules = map[string]apiRules{
 			"pattern",
 		},
 		check: func(path string, s *object) []string {
-			p := rootObject(path, s)
+			p := rootObjectNoUnion(path, s)
 			if n, ok := s.vals["minItems"].(json.Number); ok && n != "0" && n != "1" {
 				p = append(p, fmt.Sprintf("%s: minItems %s (only 0 and 1 are supported)", path, n))
 			}
@@ -187,9 +226,10 @@ var rules = map[string]apiRules{
 			"pattern", "example", "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum",
 		},
 		check: func(path string, s *object) []string {
-			var p []string
+			p := rootUnion(path, s)
 			t, _ := s.vals["type"].(string)
-			if !slices.Contains([]string{"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}, t) {
+			if !slices.Contains([]string{"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}, t) &&
+				(s.has("type") || !s.has("anyOf")) { // a union's type is its alternatives'
 				p = append(p, fmt.Sprintf("%s: type %v is not a Gemini Type", path, s.vals["type"]))
 			}
 			if path == "" && t != "OBJECT" {
@@ -217,7 +257,7 @@ var rules = map[string]apiRules{
 			"additionalProperties", "required", "propertyOrdering",
 		},
 		check: func(path string, s *object) []string {
-			p := rootObject(path, s)
+			p := rootObjectNoUnion(path, s)
 			if e, ok := s.vals["enum"].([]any); ok {
 				for _, x := range e {
 					switch x.(type) {
@@ -234,7 +274,7 @@ var rules = map[string]apiRules{
 		schemaAt: []string{"inputSchema", "outputSchema"},
 		toolKeys: []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "_meta"},
 		keywords: slices.DeleteFunc(slices.Clone(draft2020), func(k string) bool { return k == "$schema" }),
-		check:    rootObject,
+		check:    rootObjectNoUnion,
 	},
 }
 
@@ -243,6 +283,20 @@ func rootObject(path string, s *object) []string {
 		return []string{fmt.Sprintf("the root's type is %v, not object", s.vals["type"])}
 	}
 	return nil
+}
+
+func rootUnion(path string, s *object) []string {
+	var p []string
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		if path == "" && s.has(k) {
+			p = append(p, fmt.Sprintf("the root is a union (%s)", k))
+		}
+	}
+	return p
+}
+
+func rootObjectNoUnion(path string, s *object) []string {
+	return append(rootObject(path, s), rootUnion(path, s)...)
 }
 
 func isObjectSchema(s *object) bool { return s.vals["type"] == "object" }
@@ -309,16 +363,36 @@ func parseRendering(t *testing.T, data []byte) *object {
 	return v.(*object)
 }
 
-// TestKeywordsEachAPIAccepts walks each rendering's whole schema tree and
-// fails on a keyword (or a tool key, or a shape) its API rejects.
+// TestKeywordsEachAPIAccepts walks each rendering's whole schema tree, for
+// every contract, and fails on a keyword (or a tool key, or a shape) its API
+// rejects.
 func TestKeywordsEachAPIAccepts(t *testing.T) {
+	for _, d := range Dialects() {
+		for _, f := range Formats() {
+			t.Run(d+"/"+f, func(t *testing.T) {
+				doc := parseRendering(t, Options{Dialect: d}.must(f))
+				if p := problems(rules[f], doc); len(p) > 0 {
+					t.Errorf("%s holds what its API rejects:\n%s", f, strings.Join(p, "\n"))
+				}
+			})
+		}
+	}
+}
+
+// TestRootUnionCaught: pi's union, as the contract's own tool.json writes
+// it, fails every model API's rules; merged, it passes (above).
+func TestRootUnionCaught(t *testing.T) {
+	union := contracts()[pi.Name].callTree(300)
 	for _, f := range Formats() {
-		t.Run(f, func(t *testing.T) {
-			doc := parseRendering(t, Options{}.must(f))
-			if p := problems(rules[f], doc); len(p) > 0 {
-				t.Errorf("%s holds what its API rejects:\n%s", f, strings.Join(p, "\n"))
-			}
-		})
+		if f == FormatJSON || f == FormatResult {
+			continue
+		}
+		doc := parseRendering(t, Options{Dialect: pi.Name}.must(f))
+		at := schemaAt(f)
+		doc.set(at, clone(union))
+		if p := strings.Join(problems(rules[f], doc), "\n"); !strings.Contains(p, "the root is a union (anyOf)") {
+			t.Errorf("%s with pi's union: problems = %q; want the root union", f, p)
+		}
 	}
 }
 
@@ -351,68 +425,83 @@ func TestKeywordCheckCatches(t *testing.T) {
 	}
 }
 
+// schemaAt is the key of a rendering's tool object that holds the call's
+// schema; "" for the document itself.
+func schemaAt(f string) string {
+	switch f {
+	case FormatOpenAI, FormatGemini:
+		return "parameters"
+	case FormatAnthropic, FormatAnthropicStrict:
+		return "input_schema"
+	case FormatGeminiJSONSchema:
+		return "parametersJsonSchema"
+	case FormatMCP:
+		return "inputSchema"
+	}
+	return ""
+}
+
 // schemaOf returns the call's schema inside a rendering.
 func schemaOf(f string, doc *object) *object {
-	switch f {
-	case FormatJSON:
-		return doc
-	case FormatOpenAI, FormatGemini:
-		return doc.child("parameters")
-	case FormatAnthropic, FormatAnthropicStrict:
-		return doc.child("input_schema")
-	case FormatGeminiJSONSchema:
-		return doc.child("parametersJsonSchema")
-	case FormatMCP:
-		return doc.child("inputSchema")
+	if at := schemaAt(f); at != "" {
+		return doc.child(at)
 	}
-	return nil
+	return doc
 }
 
 // TestNoLimitLost: every limit keyword of the full schema is, in each
-// rendering, either the same keyword at the same place or stated in that
-// place's description.
+// rendering of each contract, either the same keyword at the same place or
+// stated in that place's description. (pi's places are those of its merged
+// shape, except in the plain JSON Schema, which keeps the union.)
 func TestNoLimitLost(t *testing.T) {
-	full := callTree(Options{}.ceiling())
-	limits := map[string]map[string]json.Number{} // path → keyword → value
-	walkSchemas(full, "", func(path string, s *object) {
-		for _, b := range bounds {
-			for _, k := range []string{b.min, b.max} {
-				if v, ok := s.vals[k].(json.Number); ok {
-					if limits[path] == nil {
-						limits[path] = map[string]json.Number{}
-					}
-					limits[path][k] = v
-				}
+	atLeast := map[string]int{"ask_user": 9, "pi-ask": 2, "pi": 7}
+	for _, d := range Dialects() {
+		c := contracts()[d]
+		for _, f := range Formats() {
+			if f == FormatResult {
+				continue
 			}
-		}
-	})
-	if len(limits) < 8 {
-		t.Fatalf("found limits at %d places; the reflection lost its tags?", len(limits))
-	}
-	for _, f := range Formats() {
-		if f == FormatResult {
-			continue
-		}
-		t.Run(f, func(t *testing.T) {
-			s := schemaOf(f, parseRendering(t, Options{}.must(f)))
-			seen := map[string]*object{}
-			walkSchemas(s, "", func(path string, n *object) { seen[path] = n })
-			for path, kv := range limits {
-				n := seen[path]
-				if n == nil {
-					t.Errorf("%s: missing", path)
-					continue
+			t.Run(d+"/"+f, func(t *testing.T) {
+				full := c.callTree(Options{}.ceiling())
+				if f != FormatJSON {
+					c.mergeShapes(full)
 				}
-				for k, v := range kv {
-					if got, ok := n.vals[k].(json.Number); ok && got == v {
+				limits := map[string]map[string]json.Number{} // path → keyword → value
+				walkSchemas(full, "", func(path string, s *object) {
+					for _, b := range bounds {
+						for _, k := range []string{b.min, b.max} {
+							if v, ok := s.vals[k].(json.Number); ok {
+								if limits[path] == nil {
+									limits[path] = map[string]json.Number{}
+								}
+								limits[path][k] = v
+							}
+						}
+					}
+				})
+				if len(limits) < atLeast[d] {
+					t.Fatalf("found limits at %d places, want %d; the reflection lost its tags?", len(limits), atLeast[d])
+				}
+				s := schemaOf(f, parseRendering(t, Options{Dialect: d}.must(f)))
+				seen := map[string]*object{}
+				walkSchemas(s, "", func(path string, n *object) { seen[path] = n })
+				for path, kv := range limits {
+					n := seen[path]
+					if n == nil {
+						t.Errorf("%s: missing", path)
 						continue
 					}
-					if !describes(n.str("description"), k, v) {
-						t.Errorf("%s: %s %s is neither a keyword nor in the description %q", path, k, v, n.str("description"))
+					for k, v := range kv {
+						if got, ok := n.vals[k].(json.Number); ok && got == v {
+							continue
+						}
+						if !describes(n.str("description"), k, v) {
+							t.Errorf("%s: %s %s is neither a keyword nor in the description %q", path, k, v, n.str("description"))
+						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -428,40 +517,135 @@ func TestStampsLeftOut(t *testing.T) {
 }
 
 // TestCeiling: the timeout's maximum is the ceiling the program sets, in
-// keywords where the API has them and in words where it has not.
+// keywords where the API has them and in words where it has not: ask_user's
+// timeout_seconds, and pi's timeoutMs (both shapes) in milliseconds, up to
+// the contract's own 300000. pi-ask has no timeout.
 func TestCeiling(t *testing.T) {
-	o := Options{MaxTimeoutSeconds: 120}
 	tests := []struct {
-		format string
-		want   string
+		dialect    string
+		ceiling    int
+		format     string
+		want, gone string
+		count      int // how many times want appears
 	}{
-		{FormatJSON, `"maximum": 120`},
-		{FormatOpenAI, `"maximum": 120`},
-		{FormatGemini, `"maximum": 120`},
-		{FormatAnthropicStrict, `From 1 to 120.`},
+		{"ask_user", 120, FormatJSON, `"maximum": 120`, "300", 1},
+		{"ask_user", 120, FormatOpenAI, `"maximum": 120`, "300", 1},
+		{"ask_user", 120, FormatGemini, `"maximum": 120`, "300", 1},
+		{"ask_user", 120, FormatAnthropicStrict, `From 1 to 120.`, "300", 1},
+		{"pi", 120, FormatJSON, `"maximum": 120000`, "300000", 2},
+		{"pi", 120, FormatOpenAI, `"maximum": 120000`, "300000", 2},
+		{"pi", 120, FormatGemini, `"maximum": 120000`, "300000", 2},
+		{"pi", 120, FormatAnthropicStrict, `From 1000 to 120000.`, "300000", 2},
+		{"pi", 600, FormatJSON, `"maximum": 300000`, "600000", 2},
 	}
 	for _, tt := range tests {
-		got := string(o.must(tt.format))
-		if !strings.Contains(got, tt.want) {
-			t.Errorf("%s with a 120 s ceiling lacks %s", tt.format, tt.want)
+		got := string(Options{Dialect: tt.dialect, MaxTimeoutSeconds: tt.ceiling}.must(tt.format))
+		if n := strings.Count(got, tt.want); n != tt.count {
+			t.Errorf("%s %s with a %d s ceiling has %s %d times, want %d", tt.dialect, tt.format, tt.ceiling, tt.want, n, tt.count)
 		}
-		if strings.Contains(got, "300") {
-			t.Errorf("%s with a 120 s ceiling still says 300", tt.format)
+		if strings.Contains(got, tt.gone) {
+			t.Errorf("%s %s with a %d s ceiling says %s", tt.dialect, tt.format, tt.ceiling, tt.gone)
+		}
+	}
+	for _, f := range Formats() {
+		if !bytes.Equal(Options{Dialect: "pi-ask", MaxTimeoutSeconds: 120}.must(f), Options{Dialect: "pi-ask"}.must(f)) {
+			t.Errorf("pi-ask %s depends on the ceiling", f)
 		}
 	}
 }
 
-// TestSchemasCompile: the JSON Schema documents are valid 2020-12 schemas
-// (the validator checks them against the meta-schema).
+// TestSchemasCompile: the JSON Schema documents of every contract are valid
+// 2020-12 schemas (the validator checks them against the meta-schema).
 func TestSchemasCompile(t *testing.T) {
-	docs := map[string][]byte{"call.json": JSONSchema(), "result.json": ResultSchema()}
-	mcp := parseRendering(t, MCP())
-	for _, k := range []string{"inputSchema", "outputSchema"} {
-		docs["mcp-"+k+".json"] = indent(mcp.child(k))
+	for _, d := range Dialects() {
+		o := Options{Dialect: d}
+		docs := map[string][]byte{"call.json": o.JSONSchema(), "result.json": o.ResultSchema()}
+		mcp := parseRendering(t, o.MCP())
+		for _, k := range []string{"inputSchema", "outputSchema"} {
+			docs["mcp-"+k+".json"] = indent(mcp.child(k))
+		}
+		for name, data := range docs {
+			if _, err := compile(name, data); err != nil {
+				t.Errorf("%s %s: %v", d, name, err)
+			}
+		}
 	}
-	for name, data := range docs {
-		if _, err := compile(name, data); err != nil {
-			t.Errorf("%s: %v", name, err)
+}
+
+// wireHumanIntent is the field internal/wire.Call is to carry, with the tag
+// reflection reads; until it does, withHumanIntent supplies the property.
+type wireHumanIntent struct {
+	HumanIntent *string `json:"human_intent,omitempty" jsonschema:"maxLength=120" jsonschema_description:"Optional: one line, at most 120 characters, saying what you are doing and why you ask (\"Deploying the login fix\"); shown to the person above the questions."`
+}
+
+// TestHumanIntent: ask_user's optional human_intent is in every rendering,
+// as reflecting the field's line will make it, so that the renderings do not
+// change when internal/wire.Call gains it.
+func TestHumanIntent(t *testing.T) {
+	want := reflectTree(&wireHumanIntent{}).child("properties").child("human_intent")
+	sortAll(want)
+	got := clone(contracts()["ask_user"].call.child("properties").child("human_intent")).(*object)
+	sortAll(got)
+	if diff := cmp.Diff(string(indent(want)), string(indent(got))); diff != "" {
+		t.Errorf("human_intent differs from the wire field's reflection (-want +got):\n%s", diff)
+	}
+	if got.str("description") != humanIntentDescription {
+		t.Errorf("description = %q", got.str("description"))
+	}
+	if req := stringsOf(contracts()["ask_user"].call.vals["required"]); slices.Contains(req, "human_intent") {
+		t.Error("human_intent is required")
+	}
+}
+
+// TestMergedShape: every model API gets pi's two shapes as one object with
+// the properties of both, none required, each saying its shape.
+func TestMergedShape(t *testing.T) {
+	var tool struct {
+		Parameters struct {
+			AnyOf []struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+				Required   []string                   `json:"required"`
+			} `json:"anyOf"`
+		} `json:"parameters"`
+	}
+	if err := json.Unmarshal(pi.Tool(), &tool); err != nil {
+		t.Fatal(err)
+	}
+	if len(tool.Parameters.AnyOf) != 2 {
+		t.Fatalf("pi's tool.json has %d shapes, want 2", len(tool.Parameters.AnyOf))
+	}
+	for _, f := range Formats() {
+		if f == FormatJSON || f == FormatResult {
+			continue
+		}
+		s := schemaOf(f, parseRendering(t, Options{Dialect: pi.Name}.must(f)))
+		if !strings.Contains(s.str("description"), "by whether questions is present") {
+			t.Errorf("%s: the root's description %q does not say how the shapes are told apart", f, s.str("description"))
+		}
+		props := s.child("properties")
+		var names []string
+		for i, shape := range tool.Parameters.AnyOf {
+			prefix := []string{"Option questions only", "One rich question only"}[i]
+			for name := range shape.Properties {
+				names = append(names, name)
+				p := props.child(name)
+				if p == nil {
+					t.Errorf("%s: %s is missing", f, name)
+					continue
+				}
+				if d := p.str("description"); !strings.HasPrefix(d, prefix) ||
+					strings.Contains(d, "required there") != slices.Contains(shape.Required, name) {
+					t.Errorf("%s: %s's description %q does not say its shape and whether it is required there", f, name, d)
+				}
+			}
+		}
+		slices.Sort(names)
+		got := slices.Sorted(slices.Values(props.keys))
+		if diff := cmp.Diff(names, got); diff != "" {
+			t.Errorf("%s: properties (-want +got):\n%s", f, diff)
+		}
+		if req := stringsOf(s.vals["required"]); f != FormatOpenAI && len(req) > 0 {
+			t.Errorf("%s: required %v; the shapes share no field", f, req)
 		}
 	}
 }

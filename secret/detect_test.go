@@ -1,6 +1,9 @@
 package secret
 
 import (
+	"bufio"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +16,7 @@ import (
 var kinds = []string{
 	KindOpenAI, KindAnthropic, KindGitHub, KindGitLab, KindSlack,
 	KindAWS, KindPEM, KindJWT, KindURLPassword,
+	KindStripe, KindGoogle, KindNPM, KindPyPI, KindHuggingFace, KindVault, KindDoppler,
 }
 
 // Fake credentials, assembled so that no whole token sits in the source.
@@ -166,6 +170,17 @@ func TestDetectLinear(t *testing.T) {
 		"aws":            strings.Repeat("AKIA ", n/5),
 		"slack":          strings.Repeat("xoxb-", n/5),
 		"key characters": strings.Repeat("a", n),
+		"hf_ prefixes":   strings.Repeat(" hf_", n/4),
+		"hf_ letters":    "hf_" + strings.Repeat("a", n),
+		"npm_ prefixes":  strings.Repeat(".npm_", n/5),
+		"google":         strings.Repeat("AIza ", n/5),
+		"pypi":           strings.Repeat("pypi-AgE.", n/9),
+		"vault dots":     strings.Repeat("hvs.", n/4),
+		"vault long":     "hvs." + strings.Repeat("ab", n/2),
+		"doppler dots":   strings.Repeat("dp.st.", n/6),
+		"doppler slugs":  strings.Repeat("dp.st.aaaa.", n/11),
+		"stripe":         strings.Repeat("sk_live_", n/8),
+		"solid runs":     strings.Repeat("glpat-abababababababababab ", n/27),
 	}
 	for name, in := range inputs {
 		start := time.Now()
@@ -190,6 +205,8 @@ func FuzzDetect(f *testing.F) {
 	for _, s := range []string{
 		"", "sk-", openai, anthro, ghp, pat, glpat, slack, aws, awsTemp, jwtToken, pem,
 		"postgres://a:b@c", "task-" + body20, "-----BEGIN ", "eyJ.eyJ.", "a://b:c@",
+		glpatLower, legacyLower, stripe, google, npmToken, pypiToken, hfToken, fakeVault, fakeDoppler,
+		dopplerService, "dp.st.dev.", "hvs.", "hf_", "npm_", "AIza", "pypi-AgE", "sk_live_",
 	} {
 		f.Add(s)
 	}
@@ -216,4 +233,249 @@ func BenchmarkDetect(b *testing.B) {
 	for b.Loop() {
 		Detect(in)
 	}
+}
+
+// cycle returns n characters taken in turn from alphabet: a fake body of
+// any length, varied enough to pass for a key.
+func cycle(alphabet string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteByte(alphabet[i%len(alphabet)])
+	}
+	return b.String()
+}
+
+const (
+	lower   = "abcdefghijklmnopqrstuvwxyz"
+	letters = "aBcDeFgHiJkLmNoPqRsTuVwXyZ"
+	alnum   = "A1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvWxYz"
+	b64url  = "Ab3-Cd5_Ef7Gh9Ij0Kl2Mn4Op6Qr8St"
+)
+
+// Fakes of the shapes added after the first set, assembled so that no whole
+// token sits in the source.
+var (
+	glpatLower     = "glpat" + "-" + "abcdefghijklmnopqrst" // a GitLab token, lower-case body
+	legacyLower    = "sk-" + cycle(lower, 38)               // the legacy OpenAI shape, lower-case
+	projLower      = "sk-" + "proj-" + cycle(lower, 48)     // an OpenAI project key, lower-case
+	patLower       = "github" + "_pat_" + cycle(lower, 22) + "_" + cycle(lower, 59)
+	stripe         = "sk" + "_live_" + cycle(alnum, 24)      // a Stripe secret key
+	google         = "AI" + "za" + "SyD" + cycle(b64url, 32) // a Google API key: 35 after AIza
+	npmToken       = "npm" + "_" + cycle(alnum, 36)          // an npm token
+	pypiToken      = "pypi" + "-" + "AgEIcHlwaS5vcmc" + cycle(b64url, 150)
+	hfToken        = "hf" + "_" + cycle(letters, 34)           // a Hugging Face token
+	fakeVault      = "hvs" + "." + "CAESI" + cycle(b64url, 90) // a Vault service token
+	fakeDoppler    = "dp" + ".pt." + cycle(alnum, 43)          // a Doppler personal token
+	dopplerService = "dp" + ".st." + "prd." + cycle(alnum, 40) // a Doppler service token with its environment
+)
+
+// TestDetectMoreShapes checks the credential shapes Detect learned after the
+// first set (docs/ask_user.md lists them all), and bodies that no longer
+// need to look random when they are long and unbroken, against tricky
+// ordinary text.
+func TestDetectMoreShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string // "" when nothing is to be found
+	}{
+		// GitLab.
+		{"gitlab lower-case body", glpatLower, KindGitLab},
+		{"gitlab routable", "glpat" + "-" + cycle(alnum, 27) + ".01.0" + cycle(lower, 8), KindGitLab},
+		{"gitlab deploy token", "gldt" + "-" + cycle(alnum, 20), KindGitLab},
+		{"gitlab runner token", "glrt" + "-" + cycle(alnum, 20), KindGitLab},
+		{"gitlab trigger token", "glptt" + "-" + cycle("0123456789abcdef", 40), KindGitLab},
+		{"gitlab oauth secret", "gloas" + "-" + cycle(alnum, 64), KindGitLab},
+		{"gitlab lower-case in a sentence", "the token is " + glpatLower + ".", KindGitLab},
+
+		// OpenAI and Anthropic.
+		{"openai legacy lower-case", legacyLower, KindOpenAI},
+		{"openai legacy 48 letters and digits", "sk-" + cycle(alnum, 48), KindOpenAI},
+		{"openai project lower-case", projLower, KindOpenAI},
+		{"openai project real shape", "sk-" + "proj-" + cycle(b64url, 74) + "T3Blbk" + "FJ" + cycle(b64url, 74), KindOpenAI},
+		{"openai service account", "sk-" + "svcacct-" + cycle(b64url, 74), KindOpenAI},
+		{"openai admin key", "sk-" + "admin-" + cycle(b64url, 58), KindOpenAI},
+		{"openai project separated lower-case", "sk-" + "proj-" + cycle(lower, 24) + "_" + cycle(lower, 24), KindOpenAI},
+		{"anthropic lower-case", "sk-" + "ant-" + "api-" + cycle(lower, 40), KindAnthropic},
+
+		// GitHub.
+		{"github fine-grained lower-case", patLower, KindGitHub},
+		{"github classic lower-case", "ghp" + "_" + cycle(lower, 36), KindGitHub},
+
+		// Stripe.
+		{"stripe live secret", stripe, KindStripe},
+		{"stripe live restricted", "rk" + "_live_" + cycle(alnum, 24), KindStripe},
+		{"stripe test secret", "sk" + "_test_" + cycle(alnum, 24), KindStripe},
+		{"stripe long key", "sk" + "_live_" + "51" + cycle(alnum, 97), KindStripe},
+		{"stripe in an env line", "STRIPE_SECRET_KEY=" + stripe, KindStripe},
+
+		// Google.
+		{"google api key", google, KindGoogle},
+		{"google api key in json", `{"key": "` + google + `"}`, KindGoogle},
+		{"google api key in a url", "https://maps.googleapis.com/maps/api?key=" + google + "&q=1", KindGoogle},
+
+		// npm.
+		{"npm token", npmToken, KindNPM},
+		{"npm token in .npmrc", "//registry.npmjs.org/:_authToken=" + npmToken, KindNPM},
+
+		// PyPI.
+		{"pypi token", pypiToken, KindPyPI},
+		{"test pypi token", "pypi" + "-" + "AgENdGVzdC5weXBpLm9yZw" + cycle(b64url, 150), KindPyPI},
+		{"pypi token shortest", "pypi" + "-" + "AgE" + cycle(b64url, 61), KindPyPI},
+
+		// Hugging Face.
+		{"hugging face token", hfToken, KindHuggingFace},
+		{"hugging face lower-case", "hf" + "_" + cycle(lower, 34), KindHuggingFace},
+		{"hugging face after =", "HF_TOKEN=" + hfToken, KindHuggingFace},
+
+		// Vault.
+		{"vault service token", fakeVault, KindVault},
+		{"vault batch token", "hvb" + "." + cycle(b64url, 138), KindVault},
+		{"vault recovery token", "hvr" + "." + cycle(b64url, 30), KindVault},
+		{"vault token shortest", "hvs" + "." + cycle(alnum, 24), KindVault},
+		{"vault lower-case run", "hvs" + "." + cycle(lower, 24), KindVault},
+		{"vault in a command", "vault login " + fakeVault, KindVault},
+
+		// Doppler.
+		{"doppler personal", fakeDoppler, KindDoppler},
+		{"doppler personal lower-case", "dp" + ".pt." + cycle(lower+"0123456789", 43), KindDoppler},
+		{"doppler cli", "dp" + ".ct." + cycle(alnum, 43), KindDoppler},
+		{"doppler service account", "dp" + ".sa." + cycle(alnum, 44), KindDoppler},
+		{"doppler scim", "dp" + ".scim." + cycle(alnum, 40), KindDoppler},
+		{"doppler audit", "dp" + ".audit." + cycle(alnum, 43), KindDoppler},
+		{"doppler service with environment", dopplerService, KindDoppler},
+		{"doppler service without environment", "dp" + ".st." + cycle(alnum, 44), KindDoppler},
+		{"doppler in an env line", "DOPPLER_TOKEN=" + fakeDoppler, KindDoppler},
+
+		// Tricky ordinary text.
+		{"sk-learn", "pip install sk-learn", ""},
+		{"task-force", "the task-force meets on Monday", ""},
+		{"hf_ alone", "the hf_ prefix marks Hugging Face tokens", ""},
+		{"hf_ identifier", "call hf_hub_download(repo_id, filename)", ""},
+		{"hf_ 33 letters", "hf" + "_" + cycle(letters, 33), ""},
+		{"hf_ 35 letters", "hf" + "_" + cycle(letters, 35), ""},
+		{"hf_ 34 letters and a digit", "hf" + "_" + cycle(letters, 34) + "1", ""},
+		{"hf_ placeholder", "hf" + "_" + strings.Repeat("x", 34), ""},
+		{"npm_config", "set npm_config_registry in the environment", ""},
+		{"npm_config alone", "npm_config", ""},
+		{"npm_ 35", "npm" + "_" + cycle(alnum, 35), ""},
+		{"npm_ 37", "npm" + "_" + cycle(alnum, 37), ""},
+		{"npm_ placeholder", "npm" + "_" + strings.Repeat("X", 36), ""},
+		{"AIzaXXX too short", "AIzaXXX", ""},
+		{"AIza 34", "AIza" + cycle(b64url, 34), ""},
+		{"AIza 36", "AIza" + cycle(b64url, 36), ""},
+		{"AIza placeholder", "AIza" + strings.Repeat("X", 35), ""},
+		{"AIza inside a word", "xAIza" + cycle(b64url, 35), ""},
+		{"pypi- word", "publish with a pypi-token from your account", ""},
+		{"pypi- without the macaroon", "pypi" + "-" + cycle(b64url, 100), ""},
+		{"pypi- macaroon too short", "pypi" + "-" + "AgE" + cycle(b64url, 60), ""},
+		{"sk_live_ word", "the sk_live_mode flag", ""},
+		{"sk_live_ 23", "sk" + "_live_" + cycle(alnum, 23), ""},
+		{"sk_live_ placeholder", "sk" + "_live_" + strings.Repeat("x", 24), ""},
+		{"rk_live alone", "rk_live", ""},
+		{"hvs. file name", "see hvs.config and hvs.example.com", ""},
+		{"hvs. placeholder", "hvs" + "." + strings.Repeat("x", 95), ""},
+		{"hvs. short", "hvs" + "." + cycle(alnum, 23), ""},
+		{"dp.pt. alone", "the dp.pt. prefix", ""},
+		{"dp.pt. 39", "dp" + ".pt." + cycle(alnum, 39), ""},
+		{"dp.pt. 45", "dp" + ".pt." + cycle(alnum, 45), ""},
+		{"dp.pt. placeholder", "dp" + ".pt." + strings.Repeat("x", 43), ""},
+		{"dp.st. environment only", "dp.st.dev.", ""},
+		{"dp.st. environment too long", "dp" + ".st." + cycle(lower, 36) + "." + cycle(alnum, 40), ""},
+		{"dp.pt. inside a word", "xdp" + ".pt." + cycle(alnum, 43), ""},
+		{"glpat- placeholder", "glpat" + "-" + strings.Repeat("x", 20), ""},
+		{"glpat- 19 letters", "glpat" + "-" + cycle(lower, 19), ""},
+		{"ghp_ 19 letters", "ghp" + "_" + cycle(lower, 19), ""},
+		{"sk- 31 letters", "sk-" + cycle(lower, 31), ""},
+		{"sk- long kebab case", "sk-this-is-not-a-key-only-a-very-long-kebab-case-name", ""},
+		{"sk- long snake case", "sk-" + "some_rather_long_snake_case_identifier_name", ""},
+		{"sk-proj- words", "sk-proj-template-for-new-services", ""},
+		{"github_pat_ words", "github_pat_tokens_replace_classic_personal_tokens", ""},
+		{"xoxb- words", "xoxb-tokens-are-issued-to-slack-bots", ""},
+		{"long word after a dash", "pre-internationalization", ""},
+		{"long word", "internationalization and localization", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kind, found := Detect(tt.in)
+			if found != (tt.want != "") || kind != tt.want {
+				t.Errorf("Detect(%q) = %q, %v; want %q", tt.in, kind, found, tt.want)
+			}
+			if tt.want == "" {
+				return
+			}
+			// Found also amid prose, and never the value echoed in the kind.
+			if k, f := Detect("Here it is: " + tt.in + " (thanks)"); !f || k != tt.want {
+				t.Errorf("Detect in a sentence = %q, %v; want %q", k, f, tt.want)
+			}
+			if !slices.Contains(kinds, kind) {
+				t.Errorf("kind %q is not a known kind", kind)
+			}
+		})
+	}
+}
+
+// TestDetectNoFalsePositivesInProse runs Detect over every line of the
+// project's README.md and docs/*.md, and of the seed documents beside the
+// module when they are there: ordinary prose and examples must never be
+// taken for a credential. The lines listed in allowed show a credential's
+// shape on purpose.
+func TestDetectNoFalsePositivesInProse(t *testing.T) {
+	root := ".."
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found: %v", err)
+	}
+	allowed := []struct {
+		file, contains, kind string
+	}{
+		// The look-alike table of docs/ask_user.md shows the URL shape.
+		{"docs/ask_user.md", "`scheme://user:password@host`", KindURLPassword},
+	}
+	used := make([]bool, len(allowed))
+	files := []string{filepath.Join(root, "README.md")}
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	files = append(files, docs...)
+	seeds, _ := filepath.Glob(filepath.Join(root, "..", "shared", "seeds", "*.txt"))
+	files = append(files, seeds...)
+	lines := 0
+	for _, name := range files {
+		rel, _ := filepath.Rel(root, name)
+		rel = filepath.ToSlash(rel)
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 16<<20)
+		for n := 1; sc.Scan(); n++ {
+			lines++
+			line := sc.Text()
+			kind, found := Detect(line)
+			if !found {
+				continue
+			}
+			ok := false
+			for i, a := range allowed {
+				if rel == a.file && strings.Contains(line, a.contains) && kind == a.kind {
+					ok, used[i] = true, true
+				}
+			}
+			if !ok {
+				t.Errorf("%s:%d is taken for %s:\n%s", rel, n, kind, line)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		f.Close()
+	}
+	for i, a := range allowed {
+		if !used[i] {
+			t.Errorf("allowed line %q of %s no longer found as %s; remove it from the list", a.contains, a.file, a.kind)
+		}
+	}
+	t.Logf("%d lines of %d files", lines, len(files))
 }

@@ -20,8 +20,8 @@ import (
 	"golang.org/x/crypto/nacl/secretbox"
 )
 
-// Dir is a [Store] that keeps each sealed record in its own file under a
-// directory, so records outlive the process.
+// Dir is a [Store] and a [Stager] that keeps each sealed record in its own
+// file under a directory, so records outlive the process.
 //
 // The layout is an implementation detail: each session has a subdirectory
 // named by a SHA-256 hash of its id, and each record a file named by a
@@ -37,6 +37,13 @@ import (
 // the way, in one step, and then removes it; a removal cut short leaves a
 // ".del-" directory that the next OpenDir removes. A process killed during a
 // Put may leave a ".tmp-" file holding a sealed record; it is never read.
+//
+// A Stage writes and syncs a ".stg-" file beside the record, which Get never
+// reads; Commit renames it over the record and syncs the directory, so a
+// commit is one atomic step, durable once it returns, and a Commit in one
+// process may use up what a Stage in another put aside. A process killed
+// between a Stage and its Commit or Discard leaves the ".stg-" file; it is
+// never read, and DeleteSession removes it with the session.
 type Dir struct {
 	root string
 	ring *KeyRing
@@ -47,13 +54,14 @@ type Dir struct {
 	locks [64]sync.RWMutex
 }
 
-var _ Store = (*Dir)(nil)
+var _ Stager = (*Dir)(nil)
 
 const (
-	tombPrefix = ".del-"
-	tmpPrefix  = ".tmp-"
-	recSuffix  = ".rec"
-	putTries   = 10 // a Put racing another process's DeleteSession retries this often
+	tombPrefix  = ".del-"
+	tmpPrefix   = ".tmp-"
+	stagePrefix = ".stg-"
+	recSuffix   = ".rec"
+	putTries    = 10 // a Put racing another process's DeleteSession retries this often
 )
 
 // maxRecordLen is the longest record Seal makes.
@@ -189,6 +197,131 @@ func (d *Dir) write(sdir, path string, rec []byte) (err error) {
 		return err
 	}
 	return syncDir(sdir)
+}
+
+// Stage implements [Stager].
+func (d *Dir) Stage(ctx context.Context, session, name string, v secret.Value) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	pt := v.Reveal()
+	rec, err := Seal(d.ring, session, name, pt)
+	clear(pt)
+	if err != nil {
+		return "", err
+	}
+	sdir, lock := d.session(session)
+	prefix := stagePrefix + strings.TrimSuffix(filepath.Base(d.recordPath(session, name)), recSuffix) + "-"
+	lock.RLock()
+	defer lock.RUnlock()
+	for try := 0; ; try++ {
+		id := prefix + newStageID()
+		err := d.writeStaged(sdir, filepath.Join(sdir, id), rec)
+		if err == nil {
+			return id, nil
+		}
+		// ENOENT: a DeleteSession moved the session directory away
+		// between our mkdir and our create; start again.
+		if !errors.Is(err, fs.ErrNotExist) || try == putTries-1 {
+			return "", fmt.Errorf("secretstore: staging a record (session %q, name %q): %w", session, name, err)
+		}
+	}
+}
+
+// writeStaged writes rec to a new file at path and syncs it. The directory
+// entry becomes durable when Commit renames the file and syncs the
+// directory.
+func (d *Dir) writeStaged(sdir, path string, rec []byte) (err error) {
+	if err := os.Mkdir(sdir, 0o700); err == nil {
+		if err := syncDir(d.root); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(path)
+		}
+	}()
+	if _, err := f.Write(rec); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// stagedPath returns the path of what Stage kept aside under id for the
+// record at path, or false when id is not such a name.
+func stagedPath(path, id string) (string, bool) {
+	prefix := stagePrefix + strings.TrimSuffix(filepath.Base(path), recSuffix) + "-"
+	rnd, ok := strings.CutPrefix(id, prefix)
+	if !ok || len(rnd) != 32 {
+		return "", false
+	}
+	if _, err := hex.DecodeString(rnd); err != nil {
+		return "", false
+	}
+	return filepath.Join(filepath.Dir(path), id), true
+}
+
+// Commit implements [Stager].
+func (d *Dir) Commit(ctx context.Context, session, name, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkNames(session, name); err != nil {
+		return err
+	}
+	path := d.recordPath(session, name)
+	staged, ok := stagedPath(path, id)
+	if !ok {
+		return notStaged(session, name)
+	}
+	sdir, lock := d.session(session)
+	lock.RLock()
+	defer lock.RUnlock()
+	if err := os.Rename(staged, path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return notStaged(session, name)
+		}
+		return fmt.Errorf("secretstore: committing a staged record (session %q, name %q): %w", session, name, err)
+	}
+	if err := syncDir(sdir); err != nil {
+		return fmt.Errorf("secretstore: committing a staged record (session %q, name %q): %w", session, name, err)
+	}
+	return nil
+}
+
+// Discard implements [Stager].
+func (d *Dir) Discard(ctx context.Context, session, name, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkNames(session, name); err != nil {
+		return err
+	}
+	staged, ok := stagedPath(d.recordPath(session, name), id)
+	if !ok {
+		return nil
+	}
+	if err := os.Remove(staged); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("secretstore: discarding a staged record (session %q, name %q): %w", session, name, err)
+	}
+	if err := syncDir(filepath.Dir(staged)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("secretstore: discarding a staged record (session %q, name %q): %w", session, name, err)
+	}
+	return nil
 }
 
 // Get implements [Store].

@@ -18,9 +18,9 @@ import (
 	"github.com/askuser-go/askuser/secret"
 )
 
-// TestDirConcurrent has 64 goroutines put, get, replace and delete records
-// in one Dir, some under names they share, while others delete a session;
-// run it with -race.
+// TestDirConcurrent has 64 goroutines put, stage, commit, get, replace and
+// delete records in one Dir, some under names they share, while others
+// delete a session; run it with -race.
 func TestDirConcurrent(t *testing.T) {
 	const workers, rounds = 64, 8
 	ctx := context.Background()
@@ -29,7 +29,7 @@ func TestDirConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
-	errs := make(chan error, workers*rounds*4)
+	errs := make(chan error, workers*rounds*8)
 	for w := range workers {
 		wg.Go(func() {
 			own := fmt.Sprintf("worker-%d", w)
@@ -67,6 +67,23 @@ func TestDirConcurrent(t *testing.T) {
 				if _, err := d.Get(ctx, "churn", own); err != nil && !errors.Is(err, ErrNotFound) {
 					errs <- fmt.Errorf("worker %d reading the churned session: %w", w, err)
 				}
+				// Staged values, committed into the shared record and into
+				// the churned session (where a DeleteSession may drop them
+				// first), or discarded.
+				if id, err := d.Stage(ctx, "shared", "staged", secret.FromString(val)); err != nil {
+					errs <- err
+				} else if r%2 == 0 {
+					if err := d.Commit(ctx, "shared", "staged", id); err != nil {
+						errs <- fmt.Errorf("worker %d committing: %w", w, err)
+					}
+				} else if err := d.Discard(ctx, "shared", "staged", id); err != nil {
+					errs <- err
+				}
+				if id, err := d.Stage(ctx, "churn", "staged", secret.FromString(val)); err != nil {
+					errs <- err
+				} else if err := d.Commit(ctx, "churn", "staged", id); err != nil && !errors.Is(err, ErrNotFound) {
+					errs <- fmt.Errorf("worker %d committing into the churned session: %w", w, err)
+				}
 			}
 		})
 	}
@@ -81,11 +98,19 @@ func TestDirConcurrent(t *testing.T) {
 			t.Errorf("worker %d's last record (-want +got):\n%s", w, diff)
 		}
 	}
-	// No temporary files are left behind by Puts that returned.
+	if got := mustGet(t, d, "shared", "staged"); !strings.Contains(got, "/") {
+		t.Errorf("the shared staged record holds %q; want a whole value", got)
+	}
+	// No temporary or staged files are left behind by calls that returned.
 	tmps, err := filepath.Glob(filepath.Join(d.Path(), "*", tmpPrefix+"*"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	staged, err := filepath.Glob(filepath.Join(d.Path(), "*", stagePrefix+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmps = append(tmps, staged...)
 	if diff := cmp.Diff([]string(nil), tmps); diff != "" {
 		t.Errorf("temporary files left (-want +got):\n%s", diff)
 	}
@@ -127,14 +152,29 @@ func TestHelperProcess(t *testing.T) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
+		// And through Stage and Commit (or Discard), so that a kill can
+		// land in the middle of those.
+		for _, commit := range []bool{false, true} {
+			id, err := d.Stage(context.Background(), "killed", "committed", secret.FromString("value of "+name))
+			if err == nil && commit {
+				err = d.Commit(context.Background(), "killed", "committed", id)
+			} else if err == nil {
+				err = d.Discard(context.Background(), "killed", "committed", id)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+		}
 		fmt.Println(name)
 	}
 }
 
 // TestPutSurvivesKill runs two child processes that write records into one
-// directory, each acknowledging its records and both replacing one shared
-// record, kills them with SIGKILL after a few acknowledgements, and checks
-// that every acknowledged record opens and the shared one is whole.
+// directory, each acknowledging its records and both replacing two shared
+// records (one by Put, one by Stage and Commit), kills them with SIGKILL
+// after a few acknowledgements, and checks that every acknowledged record
+// opens and the shared ones are whole.
 func TestPutSurvivesKill(t *testing.T) {
 	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" || runtime.GOOS == "ios" || runtime.GOOS == "android" {
 		t.Skipf("cannot run a child process on %s", runtime.GOOS)
@@ -191,8 +231,10 @@ func TestPutSurvivesKill(t *testing.T) {
 			}
 		}
 	}
-	// The record both replaced at every step holds one whole value.
-	if got := mustGet(t, d, "killed", "replaced"); !strings.HasPrefix(got, "value of c") {
-		t.Errorf("the replaced record holds %q; want a whole value", got)
+	// The records both replaced at every step hold one whole value.
+	for _, name := range []string{"replaced", "committed"} {
+		if got := mustGet(t, d, "killed", name); !strings.HasPrefix(got, "value of c") {
+			t.Errorf("the %s record holds %q; want a whole value", name, got)
+		}
 	}
 }

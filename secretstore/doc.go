@@ -11,4 +11,13 @@
 // a directory of files that survives restarts and is safe to share between
 // goroutines and processes. Secret content never appears in an error,
 // a log line or a fmt rendering of any type in this package.
+//
+// Both are also a [Stager], which keeps a value aside until it is committed
+// as the record under its name, or discarded. The askuser orchestrator
+// relies on it for the rule its references follow: a record is replaced only
+// by an ask whose final result hands the reference out, and never deleted
+// while a finalized result still refers to it. So when a later ask in the
+// same session collects a value under the same name and is then declined,
+// expires or fails, the earlier result's "session:<name>" still resolves to
+// the earlier value. [Staging] gives any Store the same behaviour.
 package secretstore

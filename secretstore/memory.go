@@ -21,16 +21,24 @@ var processRing = sync.OnceValue(func() *KeyRing {
 	return r
 })
 
-// Memory is a [Store] that keeps sealed records in memory, for the life of
-// the process. Only sealed records are held; a value is in clear only during
-// a Put or a Get. A Memory is safe for concurrent use.
+// Memory is a [Store] and a [Stager] that keeps sealed records in memory,
+// for the life of the process. Only sealed records are held; a value is in
+// clear only during a Put, a Stage or a Get. A Memory is safe for concurrent
+// use.
 type Memory struct {
-	ring *KeyRing
-	mu   sync.RWMutex
-	recs map[string]map[string][]byte // session → name → record
+	ring   *KeyRing
+	mu     sync.RWMutex
+	recs   map[string]map[string][]byte // session → name → record
+	staged map[string]stagedRecord      // by id
 }
 
-var _ Store = (*Memory)(nil)
+// stagedRecord is a value a Memory keeps aside until Commit or Discard.
+type stagedRecord struct {
+	session, name string
+	rec           []byte
+}
+
+var _ Stager = (*Memory)(nil)
 
 // NewMemory returns an empty in-memory store that seals with ring. With a nil
 // ring it uses a random key made for the life of the process, which is what
@@ -39,7 +47,7 @@ func NewMemory(ring *KeyRing) *Memory {
 	if ring == nil {
 		ring = processRing()
 	}
-	return &Memory{ring: ring, recs: make(map[string]map[string][]byte)}
+	return &Memory{ring: ring, recs: make(map[string]map[string][]byte), staged: make(map[string]stagedRecord)}
 }
 
 // Put implements [Store].
@@ -55,12 +63,69 @@ func (m *Memory) Put(ctx context.Context, session, name string, v secret.Value) 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.putLocked(session, name, rec)
+	return nil
+}
+
+func (m *Memory) putLocked(session, name string, rec []byte) {
 	names := m.recs[session]
 	if names == nil {
 		names = make(map[string][]byte)
 		m.recs[session] = names
 	}
 	names[name] = rec
+}
+
+// Stage implements [Stager].
+func (m *Memory) Stage(ctx context.Context, session, name string, v secret.Value) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	pt := v.Reveal()
+	rec, err := Seal(m.ring, session, name, pt)
+	clear(pt)
+	if err != nil {
+		return "", err
+	}
+	id := newStageID()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.staged[id] = stagedRecord{session: session, name: name, rec: rec}
+	return id, nil
+}
+
+// Commit implements [Stager].
+func (m *Memory) Commit(ctx context.Context, session, name, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkNames(session, name); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.staged[id]
+	if !ok || st.session != session || st.name != name {
+		return notStaged(session, name)
+	}
+	delete(m.staged, id)
+	m.putLocked(session, name, st.rec)
+	return nil
+}
+
+// Discard implements [Stager].
+func (m *Memory) Discard(ctx context.Context, session, name, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkNames(session, name); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st, ok := m.staged[id]; ok && st.session == session && st.name == name {
+		delete(m.staged, id)
+	}
 	return nil
 }
 
@@ -113,5 +178,10 @@ func (m *Memory) DeleteSession(ctx context.Context, session string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.recs, session)
+	for id, st := range m.staged {
+		if st.session == session {
+			delete(m.staged, id)
+		}
+	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 
@@ -31,23 +30,14 @@ func dialectNamed(name string) (askuser.Dialect, error) {
 	return nil, fmt.Errorf("--dialect %q is not a contract; allowed: %s", name, dialectNames)
 }
 
-// marshalNormalized writes a normalized call as validate prints it: the
-// ask_user call for ask_user, askuser's own form of the model (the Form's
-// JSON) for the other contracts.
+// marshalNormalized writes a normalized call as validate prints it: in its
+// contract's own call form (askuser.FormMarshaler), so that validating the
+// output again with the same dialect gives the same call back (the stamps
+// aside: only the ask_user form carries them).
 func marshalNormalized(d askuser.Dialect, c *askuser.Form) ([]byte, error) {
-	if d == askuser.AskUser() {
-		return d.(askuser.FormMarshaler).MarshalForm(c)
+	m, ok := d.(askuser.FormMarshaler)
+	if !ok {
+		return nil, fmt.Errorf("the %s contract cannot write a call back", d.Name())
 	}
-	return json.Marshal(c)
-}
-
-// toolDefinition is the tool definition of a contract other than ask_user.
-func toolDefinition(d askuser.Dialect) []byte {
-	switch d {
-	case piask.Dialect():
-		return piask.Tool()
-	case pi.Dialect():
-		return pi.Tool()
-	}
-	return nil
+	return m.MarshalForm(c)
 }

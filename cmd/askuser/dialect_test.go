@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -16,18 +15,54 @@ const (
 )
 
 func TestValidateDialect(t *testing.T) {
-	for _, tt := range []struct{ dialect, call string }{{"pi-ask", piAskCall}, {"pi", piCall}} {
+	for _, tt := range []struct {
+		dialect, call string
+		decode        func([]byte, askuser.Limits) (*askuser.Form, error)
+	}{{"pi-ask", piAskCall, piask.Dialect().Decode}, {"pi", piCall, pi.Dialect().Decode}} {
 		code, out, errs := cli(t, tt.call, "validate", "--dialect", tt.dialect, "--now", "2026-11-30T09:00:00Z")
 		if code != 0 || errs != "" {
 			t.Fatalf("%s: exit %d, stderr %q", tt.dialect, code, errs)
 		}
-		var c askuser.Form
-		if err := json.Unmarshal([]byte(out), &c); err != nil {
-			t.Fatalf("%s: stdout is not askuser's form of a call: %v\n%s", tt.dialect, err, out)
+		c, err := tt.decode([]byte(out), askuser.Limits{})
+		if err != nil {
+			t.Fatalf("%s: stdout is not a %s call: %v\n%s", tt.dialect, tt.dialect, err, out)
 		}
-		if c.Contract != tt.dialect || c.AskedAt.Format("2006-01-02T15:04:05Z") != "2026-11-30T09:00:00Z" || c.TimeoutSeconds != 300 {
+		if c.Contract != tt.dialect || c.TimeoutSeconds != 300 {
 			t.Errorf("%s: normalized call %+v", tt.dialect, c)
 		}
+	}
+}
+
+// TestValidateRoundTrip checks that validate prints a call in its
+// contract's own form, so that validating the output again with the same
+// dialect gives it back unchanged.
+func TestValidateRoundTrip(t *testing.T) {
+	for _, tt := range []struct{ name, dialect, call string }{
+		{"ask_user", "ask_user", `{"questions":[{"header":"Env","question":"Which?","options":[{"label":"a","description":"A","default":true},{"label":"b","description":"B"}],"multi_select":true},{"kind":"text","header":"Why","question":"Why?"}],"timeout_seconds":120}`},
+		{"ask_user secret", "ask_user", `{"questions":[{"kind":"secret","header":"Token","question":"Token?","secret_name":"TOKEN","purpose":"to deploy"}]}`},
+		{"ask_user minimal", "ask_user", `{"questions":[{"kind":"text","header":"H","question":"Q?"}]}`},
+		{"pi-ask", "pi-ask", piAskCall},
+		{"pi-ask multi", "pi-ask", `{"questions":[{"id":"langs","label":"Langs","prompt":"Which languages?","type":"multi","options":[{"value":"go","label":"Go","description":"fast"},{"value":"rs","label":"Rust"}]}]}`},
+		{"pi options", "pi", piCall},
+		{"pi options with timeout", "pi", `{"questions":[{"id":"a","question":"A?","options":[{"label":"x"},{"label":"y"}],"multi":true,"timeoutMs":90000}]}`},
+		{"pi rich select", "pi", `{"question":"Which tier?","kind":"select","options":["free","pro"],"default":["pro","free"],"timeoutMs":90500,"reason":"billing differs"}`},
+		{"pi rich text", "pi", `{"question":"Why?","kind":"text"}`},
+		{"pi rich editor", "pi", `{"question":"Notes?","kind":"editor","sensitivity":"secret"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			validate := func(call string) string {
+				t.Helper()
+				code, out, errs := cli(t, call, "validate", "--dialect", tt.dialect, "--now", "2026-11-30T09:00:00Z")
+				if code != 0 || errs != "" {
+					t.Fatalf("validate %s: exit %d, stderr %q", call, code, errs)
+				}
+				return out
+			}
+			once := validate(tt.call)
+			if twice := validate(once); twice != once {
+				t.Errorf("validate(validate(x)) != validate(x):\n%s\n%s", once, twice)
+			}
+		})
 	}
 }
 
@@ -69,17 +104,13 @@ func TestAskDialectInvalid(t *testing.T) {
 	}
 }
 
-func TestSchemaDialect(t *testing.T) {
-	for name, want := range map[string][]byte{"pi-ask": piask.Tool(), "pi": pi.Tool()} {
-		code, out, errs := cli(t, "", "schema", "--dialect", name)
-		if code != 0 || errs != "" || out != string(want) {
-			t.Errorf("%s: exit %d, stderr %q", name, code, errs)
+// TestUnknownDialect checks the refusal of a contract askuser does not
+// speak. (schema's own dialects are checked in schema_test.go.)
+func TestUnknownDialect(t *testing.T) {
+	for _, cmd := range []string{"validate", "ask"} {
+		want := "askuser " + cmd + ": --dialect \"mcp\" is not a contract; allowed: ask_user, pi-ask, pi\n"
+		if code, _, errs := cli(t, "", cmd, "--dialect", "mcp"); code != 2 || errs != want {
+			t.Errorf("%s: exit %d, stderr %q", cmd, code, errs)
 		}
-	}
-	if code, _, errs := cli(t, "", "schema", "--dialect", "pi", "--format", "openai"); code != 2 || !strings.Contains(errs, "--dialect pi has one tool definition") {
-		t.Errorf("pi with --format openai: exit %d, stderr %q", code, errs)
-	}
-	if code, _, errs := cli(t, "", "validate", "--dialect", "mcp"); code != 2 || errs != "askuser validate: --dialect \"mcp\" is not a contract; allowed: ask_user, pi-ask, pi\n" {
-		t.Errorf("unknown dialect: exit %d, stderr %q", code, errs)
 	}
 }

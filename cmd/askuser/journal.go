@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/journal"
 )
 
@@ -49,7 +50,7 @@ func (e env) journal(args []string) int {
 			fmt.Fprintf(e.stderr, "askuser journal: %s:%d: skipped an incomplete record left by a crash\n", name, le.Line)
 			continue
 		case errors.As(err, &le):
-			fmt.Fprintf(e.stderr, "askuser journal: %s:%d: %s\n", name, le.Line, le.Reason)
+			fmt.Fprintf(e.stderr, "askuser journal: %s:%d: %s\n", name, le.Line, inert.Line(le.Reason))
 			code = exitFailure
 			continue
 		case err != nil:
@@ -87,17 +88,15 @@ func (e env) journal(args []string) int {
 	return code
 }
 
-// cell makes s fit one table cell: "-" when empty, control characters
-// (which would break the columns) quoted.
+// cell makes s, read from the file, fit one table cell and safe to show on
+// a terminal: "-" when empty, and made inert (a tab, a newline, an escape
+// sequence, a C1 or bidi control shown as an escape such as \t or \x1b),
+// so that it can neither break the columns nor act on the terminal.
 func cell(s string) string {
 	if s == "" {
 		return "-"
 	}
-	if strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		q := fmt.Sprintf("%q", s)
-		return q[1 : len(q)-1]
-	}
-	return s
+	return inert.Line(s)
 }
 
 // openJournal opens the journal at path for ask --journal and sets it on o.

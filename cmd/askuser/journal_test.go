@@ -143,3 +143,58 @@ func TestAskJournalCannotOpen(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and the failure to open the journal", code, stderr.String())
 	}
 }
+
+// TestJournalTableIsInert: what the table shows from the file is made
+// inert: a field holding an escape sequence, a carriage return, a C1
+// control or a bidi control is shown as escapes, and nothing in the
+// table can act on a terminal.
+func TestJournalTableIsInert(t *testing.T) {
+	at := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name, raw, shown string
+	}{
+		{"CSI cursor moves", "\x1b[2A\x1b[2K", `\x1b[2A\x1b[2K`},
+		{"OSC 52 ended by BEL", "\x1b]52;c;cm0gLXJmIH4=\x07", `\x1b]52;c;cm0gLXJmIH4=\a`},
+		{"OSC 52 ended by ST", "\x1b]52;c;cm0gLXJmIH4=\x1b\\", `\x1b]52;c;cm0gLXJmIH4=\x1b\`},
+		{"CR overwrite", "s1\rs2", `s1\rs2`},
+		{"backspaces", "s1\b\bs2", `s1\b\bs2`},
+		{"DEL", "a\x7fb", `a\x7fb`},
+		{"C1 CSI", "\u009b2A", `\u009b2A`},
+		{"right-to-left override", "\u202eexe.txt", `\u202eexe.txt`},
+		{"a newline", "a\nb", `a\nb`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &askuser.Record{Version: askuser.RecordVersion, AskID: "c1",
+				Session: "S" + tt.raw, ToolCallID: "T" + tt.raw, Contract: "C" + tt.raw, Responder: "R" + tt.raw,
+				Status: askuser.Status("st" + tt.raw), AnsweredBy: askuser.Provenance("by" + tt.raw), Reason: askuser.Reason("why" + tt.raw), FinalizedAt: at}
+			data, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "j.jsonl")
+			if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := cli(t, "", "journal", path)
+			if code != exitOK || errs != "" {
+				t.Fatalf("exit %d, stderr %q", code, errs)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("the table has %d lines, want 2: %q", len(lines), out)
+			}
+			want := []string{"2026-01-02T15:04:05Z", "S" + tt.shown, "T" + tt.shown, "C" + tt.shown,
+				"st" + tt.shown, "by" + tt.shown, "why" + tt.shown, "R" + tt.shown}
+			if diff := cmp.Diff(want, strings.Fields(lines[1])); diff != "" {
+				t.Errorf("the row's cells (-want +got):\n%s", diff)
+			}
+			for i, r := range out {
+				if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x202e {
+					t.Errorf("the table holds U+%04X at byte %d: %q", r, i, out)
+					break
+				}
+			}
+		})
+	}
+}

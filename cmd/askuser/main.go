@@ -4,15 +4,22 @@
 //
 // Usage:
 //
-//	askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]
-//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--store DIR [--key-file FILE]]
+//	askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [--max-timeout-seconds N] [FILE]
+//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
 //	askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
 //	askuser journal [--session ID] [--json] FILE
-//	askuser secret exec --store DIR --session ID [--key-file FILE] --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
+//	askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 //
-// validate reads a call (standard input when no FILE is given) and prints the
-// normalized call, or the model-facing message on standard error. --now
-// stamps the deadlines from a fixed time instead of the clock.
+// Flags may come before or after a command's arguments (askuser validate
+// FILE --now T); after "--" every argument is an argument. secret exec is
+// the exception: everything from COMMAND on is the command's, flags
+// included.
+//
+// validate reads a call (standard input when no FILE is given, or FILE is
+// "-") and prints the normalized call in its contract's own form, or the
+// model-facing message on standard error. --now stamps the deadlines from a
+// fixed time instead of the clock (the ask_user form prints the stamps; the
+// pi contracts have none).
 //
 // ask validates the call, asks it, and prints the result JSON on one line.
 // It exits 0 for every result; an invalid call behaves as in validate. The
@@ -26,15 +33,17 @@
 // printed on standard error; the result still goes to standard output.
 // --session and --tool-call are the correlation data of the ask (the
 // session owns its secrets). --journal FILE appends the ask's decision
-// record to a journal file (JSON lines). --store DIR keeps sealed secrets in
-// files under DIR, with the keys from --key-file FILE or $ASKUSER_SECRET_KEY
-// (<key-id>:<base64 of 32 bytes>, comma-separated, newest first); without
-// --store they live in memory and are gone when the command exits.
+// record to a journal file (JSON lines). A secret answer is sealed into a
+// store (see Secrets below) and ask says on standard error, in one line
+// without the value, where it went.
+//
+// --max-timeout-seconds N, on validate, ask and schema, is the ceiling on
+// timeout_seconds that the embedding program sets, and the wait of a call
+// that gives none (0: the default, 300).
 //
 // schema prints the tool definition for one model API (--format; json by
-// default), with --max-timeout-seconds N as the ceiling on timeout_seconds
-// (0: the default, 300). The pi-ask and pi contracts have one definition
-// each, their own, printed with the default --format.
+// default). The pi-ask and pi contracts have one definition each, their
+// own, printed with the default --format.
 //
 // journal lists the records of a journal file as a table, or with --json
 // one JSON object a line; --session ID keeps one session's records.
@@ -46,14 +55,50 @@
 //
 // --dialect picks the tool contract (ask_user, the default; pi-ask; pi): of
 // the call and the result on validate and ask, of the tool definition on
-// schema. validate prints a pi-ask or pi call in askuser's own form (the
-// JSON of askuser.Form). Where a contract answers an invalid call with a
-// tool result of its own (pi-ask, pi), ask prints that result on standard
-// output and the message on standard error, and exits 2.
+// schema. validate prints the normalized call in that contract's own form,
+// so that validating its output again with the same dialect gives it back
+// unchanged (the stamps aside). Where a contract answers an invalid call
+// with a tool result of its own (pi-ask, pi), ask prints that result on
+// standard output and the message on standard error, and exits 2.
 //
 // Exit codes: 0 success; 1 a failure outside the call (a file that cannot be
-// read, a responder that cannot start); 2 a usage error or an invalid call;
-// 130 a second Ctrl-C.
+// read or is refused, a store that cannot be opened, a responder that
+// cannot start); 2 a usage error or an invalid call; 130 a second Ctrl-C.
+//
+// # Secrets
+//
+// ask seals a secret answer into a store that outlives the command, and the
+// result carries only its reference (session:NAME); secret exec resolves
+// references in the same store. Without --store that is the default store,
+// under the user's state directory: $XDG_STATE_HOME/askuser (when
+// XDG_STATE_HOME is an absolute path), else ~/.local/state/askuser, made
+// with mode 0700. Its records are in store/ there and its key in the file
+// key, which ask makes (mode 0600, atomically) the first time it seals a
+// secret; an ask without a secret question makes nothing. --store DIR keeps
+// the records under DIR instead, and needs a key: --key-file FILE, or
+// $ASKUSER_SECRET_KEY (<key-id>:<base64 of 32 bytes>, comma-separated,
+// newest first, for rotation). Either also stands in for the default key
+// file when --store is not given. A key file that group or others may read
+// or write is refused (chmod 600 it).
+//
+// COMMAND, run by secret exec, inherits askuser's environment without
+// askuser's key material: ASKUSER_SECRET_KEY is removed. askuser reads its
+// key from no other variable (the key file is named by --key-file or found
+// in the state directory), so no other variable is removed. COMMAND runs as
+// the same user: this keeps the key out of the tool's environment, and of
+// whatever the tool logs or passes on, not out of its reach. A tool that
+// must not read the key file has to run as another user.
+//
+// # Files
+//
+// Every FILE (a call, a script, a key file, a journal) must be a regular
+// file. A symbolic link is followed, and the file it names must be a
+// regular file (for a key file, its mode is the one checked). A FIFO, a
+// device or a socket is refused at once (exit 1) instead of blocking the
+// command or reading without end: pipe a call into standard input instead.
+// What is read is capped: a call at 64 KiB (read to one byte more, so that
+// the call's own message about its cap is the one printed), a script at
+// 1 MiB, a key file at 64 KiB.
 package main
 
 import (
@@ -79,15 +124,21 @@ func main() {
 }
 
 const usage = `usage:
-  askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]
-  askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--store DIR [--key-file FILE]]
+  askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [--max-timeout-seconds N] [FILE]
+  askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
   askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
   askuser journal [--session ID] [--json] FILE
-  askuser secret exec --store DIR --session ID [--key-file FILE] --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
+  askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 
+Flags may follow a command's arguments; after '--' all are arguments (secret exec: from COMMAND on).
 'ask --journal FILE' appends the decision record to a journal FILE.
-'ask --store DIR' keeps sealed secrets under DIR; the keys come from --key-file FILE
-or $ASKUSER_SECRET_KEY (<key-id>:<base64 of 32 bytes>, comma-separated, newest first).
+Secrets go to a store that outlives the command: without --store, $XDG_STATE_HOME/askuser/store
+(else ~/.local/state/askuser/store), with its key file askuser/key made on first use (mode 0600).
+'--store DIR' keeps them under DIR; the key then comes from --key-file FILE or $ASKUSER_SECRET_KEY
+(<key-id>:<base64 of 32 bytes>, comma-separated, newest first), which also replace the default key.
+'secret exec' runs COMMAND without $ASKUSER_SECRET_KEY in its environment.
+Every FILE must be a regular file (a symbolic link to one is followed); a FIFO or device is refused.
+Caps: a call 64 KiB, a script 1 MiB, a key file 64 KiB.
 Run 'askuser COMMAND --help' (for secrets, 'askuser secret exec --help') for a command's flags.
 Exit codes: 0 success, 1 failure, 2 usage error or invalid call, 130 a second Ctrl-C.
 `
@@ -139,8 +190,49 @@ func (e env) flags(name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses flags; it returns an exit code when the command should stop.
+// parse parses a command's flags, which may come before, between and after
+// its arguments, up to a "--" after which every argument is an argument. It
+// returns an exit code when the command should stop. fs.Args() are the
+// arguments, in order.
 func parse(fs *flag.FlagSet, args []string) (int, bool) {
+	var flags, positional []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		// A flag, as the flag package reads one: -name, --name, -name=value,
+		// or -name value for a flag that is not boolean.
+		flags = append(flags, a)
+		name := strings.TrimPrefix(a[1:], "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // Parse reports it (or gives help for -h)
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 == len(args) {
+			return parseUntilCommand(fs, flags) // "flag needs an argument"
+		}
+		i++
+		flags = append(flags, args[i])
+	}
+	return parseUntilCommand(fs, append(append(flags, "--"), positional...))
+}
+
+// parseUntilCommand parses flags up to the first argument, as the flag
+// package does: for secret exec, whose arguments from COMMAND on are the
+// command's. It returns an exit code when the command should stop.
+func parseUntilCommand(fs *flag.FlagSet, args []string) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK, true
@@ -150,9 +242,26 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 	return 0, false
 }
 
+// ceilingFlag adds --max-timeout-seconds to a command's flags.
+func ceilingFlag(fs *flag.FlagSet) *int {
+	return fs.Int("max-timeout-seconds", 0, "the ceiling on timeout_seconds the program sets, and the wait of a call that gives none: `N` seconds (0: the default, 300)")
+}
+
+// checkCeiling refuses a negative --max-timeout-seconds.
+func (e env) checkCeiling(cmd string, n int) bool {
+	if n < 0 {
+		fmt.Fprintf(e.stderr, "askuser %s: --max-timeout-seconds %d is negative; give a number of seconds, or 0 for the default\n", cmd, n)
+		return false
+	}
+	return true
+}
+
+const validateSynopsis = "validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [--max-timeout-seconds N] [FILE]"
+
 func (e env) validate(args []string) int {
-	fs := e.flags("validate", "validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [FILE]")
+	fs := e.flags("validate", validateSynopsis)
 	nowFlag := fs.String("now", "", "stamp the deadlines from this time instead of the clock: an `RFC3339` time such as 2026-11-30T09:00:00Z")
+	ceiling := ceilingFlag(fs)
 	dialectName := dialectFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
@@ -166,6 +275,9 @@ func (e env) validate(args []string) int {
 		fmt.Fprintf(e.stderr, "askuser validate: give at most one FILE, not %d\n", fs.NArg())
 		return exitUsage
 	}
+	if !e.checkCeiling("validate", *ceiling) {
+		return exitUsage
+	}
 	now := time.Now()
 	if *nowFlag != "" {
 		t, err := time.Parse(time.RFC3339Nano, *nowFlag)
@@ -175,12 +287,12 @@ func (e env) validate(args []string) int {
 		}
 		now = t
 	}
-	data, err := e.read(fs.Arg(0))
+	data, err := e.readCall("the call file", fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)
 		return exitFailure
 	}
-	call, err := askuser.Decode(d, data, askuser.Limits{})
+	call, err := askuser.Decode(d, data, askuser.Limits{MaxTimeoutSeconds: *ceiling})
 	if err != nil {
 		fmt.Fprintln(e.stderr, err)
 		return exitUsage
@@ -195,16 +307,19 @@ func (e env) validate(args []string) int {
 	return exitOK
 }
 
+const askSynopsis = "ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
+
 func (e env) ask(ctx context.Context, args []string) int {
-	fs := e.flags("ask", "ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--store DIR [--key-file FILE]]")
+	fs := e.flags("ask", askSynopsis)
 	responder := fs.String("responder", "stdio", "who answers (`stdio|auto|web|script=FILE`): stdio (a person at the terminal: questions on standard error, answers on standard input), auto (nobody: the unattended rules apply), web (a person on a web card: its URL is printed on standard error) or script=FILE (replay a script file)")
 	listen := fs.String("listen", "127.0.0.1:0", "with --responder web, serve the card on `ADDR`")
 	session := fs.String("session", "cli", "the session `ID` that owns the ask and its secrets")
 	toolCall := fs.String("tool-call", "", "the model's tool-call `ID`")
-	request := fs.String("request", "", "read the call from `FILE` (default: standard input)")
-	journalFile := fs.String("journal", "", "append the decision record to the journal `FILE` (JSON lines)")
-	storeDir := fs.String("store", "", "keep sealed secrets in a file store under `DIR` (needs --key-file or $ASKUSER_SECRET_KEY)")
-	keyFile := fs.String("key-file", "", "read the store's keys from `FILE`: <key-id>:<base64 of 32 bytes>, comma-separated, newest first")
+	request := fs.String("request", "", "read the call from `FILE`, a regular file (default, or -: standard input)")
+	journalFile := fs.String("journal", "", "append the decision record to the journal `FILE` (JSON lines), a regular file")
+	ceiling := ceilingFlag(fs)
+	storeDir := fs.String("store", "", "keep sealed secrets in a file store under `DIR` (needs --key-file or $ASKUSER_SECRET_KEY; default: $XDG_STATE_HOME/askuser/store, else ~/.local/state/askuser/store)")
+	keyFile := fs.String("key-file", "", "read the store's keys from `FILE`, mode 0600: <key-id>:<base64 of 32 bytes>, comma-separated, newest first (default: $ASKUSER_SECRET_KEY, else the default store's key file)")
 	dialectName := dialectFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
@@ -218,7 +333,15 @@ func (e env) ask(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser ask: unexpected argument %q; the call comes from --request FILE or standard input\n", fs.Arg(0))
 		return exitUsage
 	}
-	o := &askuser.Orchestrator{}
+	if !e.checkCeiling("ask", *ceiling) {
+		return exitUsage
+	}
+	store, err := resolveStore(*storeDir, *keyFile)
+	if err != nil { // --store without a key
+		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+		return exitUsage
+	}
+	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
 	switch {
 	case *responder == "stdio":
 		r, done := e.stdioResponder()
@@ -235,7 +358,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 		defer done()
 		o.Responder = r
 	case strings.HasPrefix(*responder, "script="):
-		data, err := os.ReadFile(strings.TrimPrefix(*responder, "script="))
+		data, err := readScript(strings.TrimPrefix(*responder, "script="))
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 			return exitFailure
@@ -251,11 +374,22 @@ func (e env) ask(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: stdio, auto, web, script=FILE\n", *responder)
 		return exitUsage
 	}
-	if err := useStore(o, *storeDir, *keyFile); err != nil {
-		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
-		return exitUsage
+	// A store the flags name is opened at once, so that a bad key is found
+	// before anybody is asked; the default store only for a call that seals
+	// (below), so that an ask without a secret makes nothing on disk.
+	if *storeDir != "" {
+		s, err := store.open(false)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+			return exitFailure
+		}
+		o.Secrets = s
 	}
 	if *journalFile != "" {
+		if err := checkJournal(*journalFile); err != nil {
+			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+			return exitFailure
+		}
 		closeJournal, err := e.openJournal(o, *journalFile)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
@@ -263,10 +397,18 @@ func (e env) ask(ctx context.Context, args []string) int {
 		}
 		defer closeJournal()
 	}
-	data, err := e.read(*request)
+	data, err := e.readCall("--request", *request)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 		return exitFailure
+	}
+	if *storeDir == "" && seals(d, data, askuser.Limits{MaxTimeoutSeconds: *ceiling}) {
+		s, err := store.open(true)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+			return exitFailure
+		}
+		o.Secrets = s
 	}
 	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: d})
 	var ce *askuser.CallError
@@ -287,14 +429,44 @@ func (e env) ask(ctx context.Context, args []string) int {
 	if out.JournalErr != nil {
 		fmt.Fprintf(e.stderr, "askuser ask: the decision record was not written: %v\n", out.JournalErr)
 	}
+	if line := sealedLine(out, store, *storeDir != "", *session); line != "" {
+		fmt.Fprintln(e.stderr, line)
+	}
 	fmt.Fprintf(e.stdout, "%s\n", out.Result)
 	return exitOK
 }
 
-// read reads FILE, or standard input when name is empty or "-".
-func (e env) read(name string) ([]byte, error) {
-	if name == "" || name == "-" {
-		return io.ReadAll(io.LimitReader(e.stdin, 16<<20))
+// seals reports whether a call has a question whose answer is sealed. An
+// invalid call does not; Handle reports it.
+func seals(d askuser.Dialect, data []byte, lim askuser.Limits) bool {
+	form, err := askuser.Decode(d, data, lim)
+	if err != nil {
+		return false
 	}
-	return os.ReadFile(name)
+	for i := range form.Questions {
+		if form.Questions[i].Sealed() {
+			return true
+		}
+	}
+	return false
+}
+
+// sealedLine says where the secrets of an outcome went, in one line
+// without their values, or returns "" when it handed out no reference.
+func sealedLine(out *askuser.Outcome, s storeSpec, storeFlag bool, session string) string {
+	var refs []string
+	for _, a := range out.Answers {
+		if a.SecretRef != "" {
+			refs = append(refs, a.SecretRef)
+		}
+	}
+	if len(refs) == 0 {
+		return ""
+	}
+	which := "the default store"
+	if storeFlag {
+		which = "the store"
+	}
+	return fmt.Sprintf("askuser ask: sealed %s for session %q in %s %s (key: %s); 'askuser secret exec' hands it to a command",
+		strings.Join(refs, ", "), session, which, s.dir, s.keySource())
 }

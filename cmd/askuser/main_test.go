@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +14,33 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// TestMain keeps the tests, and the commands they start, away from the
+// user's own state directory: a secret asked without --store goes to the
+// default store, under $XDG_STATE_HOME.
+func TestMain(m *testing.M) {
+	state, err := os.MkdirTemp("", "askuser-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
+}
+
 // cli runs the command in-process and returns its exit code, stdout and
 // stderr.
 func cli(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	return cliIn(t, strings.NewReader(stdin), args...)
+}
+
+// cliIn is cli with any standard input.
+func cliIn(t *testing.T, stdin io.Reader, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	code := run(context.Background(), args, stdin, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -146,5 +170,121 @@ func TestHelp(t *testing.T) {
 		if code != 0 || !strings.Contains(errs, "usage: askuser "+cmd) {
 			t.Errorf("%s --help: exit %d stderr %q", cmd, code, errs)
 		}
+	}
+}
+
+func TestMaxTimeoutSeconds(t *testing.T) {
+	const call = `{"questions":[{"id":"why","kind":"text","header":"Why","question":"Why deploy?"}],"timeout_seconds":3600}`
+	file := writeFile(t, "call.json", call)
+
+	code, out, errs := cli(t, "", "validate", "--max-timeout-seconds", "86400", "--now", "2026-11-30T09:00:00Z", file)
+	if code != 0 || errs != "" {
+		t.Fatalf("validate --max-timeout-seconds 86400: exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, `"timeout_seconds":3600,`) || !strings.Contains(out, `"expires_at":"2026-11-30T10:00:00.000000000Z"`) {
+		t.Errorf("validate --max-timeout-seconds 86400: stdout %s", out)
+	}
+
+	// Without the flag the ceiling is 300, as before.
+	if code, _, errs := cli(t, "", "validate", file); code != 2 || !strings.Contains(errs, "timeout_seconds must be between 1 and 300") {
+		t.Errorf("validate: exit %d, stderr %q; want 2 and the 300 s ceiling", code, errs)
+	}
+	// The ceiling is a ceiling: above it the call is refused.
+	if code, _, errs := cli(t, "", "validate", "--max-timeout-seconds", "600", file); code != 2 || !strings.Contains(errs, "timeout_seconds must be between 1 and 600") {
+		t.Errorf("validate --max-timeout-seconds 600: exit %d, stderr %q", code, errs)
+	}
+
+	code, out, errs = cli(t, "", "ask", "--max-timeout-seconds", "86400", "--responder", "auto", "--request", file)
+	if code != 0 || errs != "" || !strings.Contains(out, `"status":"declined"`) {
+		t.Errorf("ask --max-timeout-seconds 86400: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := cli(t, "", "ask", "--responder", "auto", "--request", file); code != 2 || !strings.Contains(errs, "timeout_seconds must be between 1 and 300") {
+		t.Errorf("ask: exit %d, stderr %q; want 2 and the 300 s ceiling", code, errs)
+	}
+
+	for _, cmd := range []string{"validate", "ask"} {
+		if code, _, errs := cli(t, "", cmd, "--max-timeout-seconds", "-1"); code != 2 || !strings.Contains(errs, "--max-timeout-seconds -1 is negative") {
+			t.Errorf("%s --max-timeout-seconds -1: exit %d, stderr %q", cmd, code, errs)
+		}
+	}
+}
+
+// TestFlagsAfterArguments checks that flags may follow the positional
+// arguments, up to a "--".
+func TestFlagsAfterArguments(t *testing.T) {
+	_, want, _ := cli(t, "", "validate", "--now", "2026-11-30T09:00:00Z", "testdata/mixed.json")
+	for _, args := range [][]string{
+		{"validate", "testdata/mixed.json", "--now", "2026-11-30T09:00:00Z"},
+		{"validate", "testdata/mixed.json", "--now=2026-11-30T09:00:00Z", "--dialect", "ask_user"},
+		{"validate", "--dialect", "ask_user", "testdata/mixed.json", "-now", "2026-11-30T09:00:00Z"},
+		{"validate", "--now", "2026-11-30T09:00:00Z", "--", "testdata/mixed.json"},
+	} {
+		code, out, errs := cli(t, "", args...)
+		if code != 0 || errs != "" || out != want {
+			t.Errorf("%q: exit %d, stderr %q, stdout %s", args, code, errs, out)
+		}
+	}
+
+	// After "--" every argument is positional, even one that looks like a flag.
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("-call.json", []byte(`{"questions":[{"id":"why","kind":"text","header":"Why","question":"Why?"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := cli(t, "", "validate", "--", "-call.json"); code != 0 {
+		t.Errorf("validate -- -call.json: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := cli(t, "", "validate", "-call.json"); code != 2 || !strings.Contains(errs, "flag provided but not defined: -call.json") {
+		t.Errorf("validate -call.json: exit %d, stderr %q; want a flag error", code, errs)
+	}
+
+	// A flag after the arguments is still a flag: an unknown one is refused,
+	// a help flag gives help.
+	if code, _, errs := cli(t, "", "validate", "testdata/mixed.json", "--nope"); code != 2 || !strings.Contains(errs, "flag provided but not defined: -nope") {
+		t.Errorf("validate FILE --nope: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := cli(t, "", "validate", "testdata/mixed.json", "--help"); code != 0 || !strings.Contains(errs, "usage: askuser validate") {
+		t.Errorf("validate FILE --help: exit %d, stderr %q", code, errs)
+	}
+	// ask takes no argument, before or after its flags.
+	if code, _, errs := cli(t, "", "ask", "extra", "--responder", "auto"); code != 2 || !strings.Contains(errs, `unexpected argument "extra"`) {
+		t.Errorf("ask extra --responder auto: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		args       []string
+		flags      string
+		positional []string
+	}{
+		{[]string{"a", "--s", "x", "b"}, "s=x b=false", []string{"a", "b"}},
+		{[]string{"--b", "a", "--s=y"}, "s=y b=true", []string{"a"}},
+		{[]string{"a", "-b=false", "-s", "--"}, "s=-- b=false", []string{"a"}},
+		{[]string{"--s", "--", "a"}, "s=-- b=false", []string{"a"}},
+		{[]string{"-", "--", "--b", "-s"}, "s= b=false", []string{"-", "--b", "-s"}},
+		{[]string{"a", "--", "--", "b"}, "s= b=false", []string{"a", "--", "b"}},
+		{nil, "s= b=false", []string{}},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		s := fs.String("s", "", "")
+		b := fs.Bool("b", false, "")
+		if code, stop := parse(fs, tt.args); stop {
+			t.Errorf("parse(%q): stopped with %d", tt.args, code)
+			continue
+		}
+		if got := fmt.Sprintf("s=%s b=%v", *s, *b); got != tt.flags {
+			t.Errorf("parse(%q): flags %s, want %s", tt.args, got, tt.flags)
+		}
+		if diff := cmp.Diff(tt.positional, fs.Args()); diff != "" {
+			t.Errorf("parse(%q): arguments (-want +got):\n%s", tt.args, diff)
+		}
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.String("s", "", "")
+	if code, stop := parse(fs, []string{"a", "--s"}); !stop || code != exitUsage {
+		t.Errorf("a flag without its value: %d, %v; want a usage error", code, stop)
 	}
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +18,8 @@ import (
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
+
+	"github.com/askuser-go/askuser/journal"
 )
 
 // TestPTY runs the built command on a pseudo-terminal, as a person would:
@@ -88,6 +91,53 @@ func TestPTY(t *testing.T) {
 			t.Errorf("the terminal does not show the summary:\n%s", screen)
 		}
 	})
+
+	// SIGTERM and SIGHUP mean the caller is going away: the ask ends as
+	// the caller's (cancelled / unattended, journaled, no result printed),
+	// and the terminal whose echo the secret prompt turned off echoes
+	// again.
+	for _, sig := range []struct {
+		name string
+		sig  syscall.Signal
+	}{{"SIGTERM", syscall.SIGTERM}, {"SIGHUP", syscall.SIGHUP}} {
+		for _, stdinTTY := range []bool{true, false} {
+			name := sig.name + " during a secret prompt restores the terminal"
+			if !stdinTTY {
+				name += ", standard input a pipe"
+			}
+			t.Run(name, func(t *testing.T) {
+				journalFile := filepath.Join(t.TempDir(), "j.jsonl")
+				p := startOnPTY(t, bin, stdinTTY, "ask", "--journal", journalFile, "--request", secretCall)
+				p.waitFor("Secret (typing is hidden): ")
+				if p.echoOn() {
+					t.Fatal("the terminal echoes while the secret is asked")
+				}
+				if err := p.cmd.Process.Signal(sig.sig); err != nil {
+					t.Fatal(err)
+				}
+				stdout, state := p.exit()
+				if !p.echoAfter {
+					t.Errorf("the terminal does not echo after %s", sig.name)
+				}
+				if !state.Exited() {
+					t.Errorf("askuser did not exit on its own: %v", state)
+				}
+				if stdout != "" {
+					t.Errorf("a result was printed for a caller that went away: %q", stdout)
+				}
+				var got []string
+				for rec, err := range journal.ReadFile(journalFile) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, string(rec.Status)+" "+string(rec.AnsweredBy)+" "+string(rec.Reason))
+				}
+				if diff := cmp.Diff([]string{"cancelled unattended caller"}, got); diff != "" {
+					t.Errorf("the journal's records (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
 
 	t.Run("Ctrl-C dismisses", func(t *testing.T) {
 		p := startOnPTY(t, bin, true, "ask", "--request", choiceCall)
@@ -196,13 +246,26 @@ func (p *ptyRun) typeIn(s string) {
 // terminal is read, and returns its standard output.
 func (p *ptyRun) wait() string {
 	p.t.Helper()
-	if err := p.cmd.Wait(); err != nil {
-		p.t.Fatalf("askuser: %v; the terminal shows:\n%s", err, p.screen())
+	stdout, state := p.exit()
+	if !state.Success() {
+		p.t.Fatalf("askuser: %v; the terminal shows:\n%s", state, p.screen())
+	}
+	return stdout
+}
+
+// exit is wait for any ending: it returns the standard output and how the
+// command ended.
+func (p *ptyRun) exit() (string, *os.ProcessState) {
+	p.t.Helper()
+	err := p.cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		p.t.Fatal(err)
 	}
 	p.echoAfter = p.echoOn()
 	p.tty.Close()
 	<-p.copied
-	return p.stdout.String()
+	return p.stdout.String(), p.cmd.ProcessState
 }
 
 // echoOn reports whether the terminal echoes what is typed.

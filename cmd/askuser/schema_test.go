@@ -11,22 +11,25 @@ import (
 	"github.com/askuser-go/askuser/schema"
 )
 
-// TestSchema: each format prints the schema package's golden rendering.
+// TestSchema: every contract renders in every format, as the schema
+// package's golden rendering.
 func TestSchema(t *testing.T) {
-	for _, f := range schema.Formats() {
-		t.Run(f, func(t *testing.T) {
-			want, err := os.ReadFile(filepath.Join("..", "..", "schema", "testdata", f+".golden"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			code, out, errs := cli(t, "", "schema", "--format", f)
-			if code != 0 || errs != "" {
-				t.Fatalf("exit %d, stderr %q", code, errs)
-			}
-			if diff := cmp.Diff(string(want), out); diff != "" {
-				t.Errorf("stdout (-want +got):\n%s", diff)
-			}
-		})
+	for _, d := range []string{"ask_user", "pi-ask", "pi"} {
+		for _, f := range schema.Formats() {
+			t.Run(d+"/"+f, func(t *testing.T) {
+				want, err := os.ReadFile(filepath.Join("..", "..", "schema", "testdata", d, f+".golden"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				code, out, errs := cli(t, "", "schema", "--dialect", d, "--format", f)
+				if code != 0 || errs != "" {
+					t.Fatalf("exit %d, stderr %q", code, errs)
+				}
+				if diff := cmp.Diff(string(want), out); diff != "" {
+					t.Errorf("stdout (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
 }
 
@@ -35,9 +38,17 @@ func TestSchemaDefaultAndCeiling(t *testing.T) {
 	if code != 0 || out != string(schema.JSONSchema()) {
 		t.Errorf("askuser schema: exit %d; want 0 and the plain JSON Schema", code)
 	}
+	code, out, _ = cli(t, "", "schema", "--dialect", "pi")
+	if code != 0 || out != string(schema.Options{Dialect: "pi"}.JSONSchema()) {
+		t.Errorf("askuser schema --dialect pi: exit %d; want 0 and pi's plain JSON Schema", code)
+	}
 	code, out, _ = cli(t, "", "schema", "--max-timeout-seconds", "90")
 	if code != 0 || !strings.Contains(out, `"maximum": 90`) {
 		t.Errorf("askuser schema --max-timeout-seconds 90: exit %d; want 0 and a maximum of 90", code)
+	}
+	code, out, _ = cli(t, "", "schema", "--dialect", "pi", "--format", "openai", "--max-timeout-seconds", "90")
+	if code != 0 || !strings.Contains(out, `"maximum": 90000`) {
+		t.Errorf("askuser schema --dialect pi --format openai --max-timeout-seconds 90: exit %d; want 0 and a maximum of 90000", code)
 	}
 }
 
@@ -47,6 +58,8 @@ func TestSchemaUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"schema", "--format", "yaml"}, `--format "yaml" is not a format; allowed: json, openai`},
+		{[]string{"schema", "--dialect", "pi", "--format", "yaml"}, `--format "yaml" is not a format; allowed: json, openai`},
+		{[]string{"schema", "--dialect", "mcp"}, `--dialect "mcp" is not a contract; allowed: ask_user, pi-ask, pi`},
 		{[]string{"schema", "extra"}, `unexpected argument "extra"`},
 		{[]string{"schema", "--max-timeout-seconds", "-1"}, "is negative"},
 	}

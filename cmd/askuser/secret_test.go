@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // secretCanary is typed by the "person" in these tests.
@@ -125,7 +127,6 @@ func TestSecretExecRotation(t *testing.T) {
 func TestSecretExecUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"secret"},
-		{"secret", "exec", "--session", "s", "--env", "A=session:B", "--", "true"},
 		{"secret", "exec", "--store", "d", "--env", "A=session:B", "--", "true"},
 		{"secret", "exec", "--store", "d", "--session", "s", "--", "true"},
 		{"secret", "exec", "--store", "d", "--session", "s", "--env", "A=session:B"},
@@ -133,5 +134,63 @@ func TestSecretExecUsage(t *testing.T) {
 		if code, _, errs := cli(t, "", args...); code != 2 || errs == "" {
 			t.Errorf("%v: exit %d stderr %q; want 2 and a message", args, code, errs)
 		}
+	}
+}
+
+// TestSecretExecScrubsKeyMaterial checks that the child of secret exec does
+// not inherit askuser's key: a tool handed one secret could otherwise open
+// every record in the store. The rest of the environment is inherited.
+func TestSecretExecScrubsKeyMaterial(t *testing.T) {
+	key := testKey("k1", 7)
+	t.Setenv("ASKUSER_SECRET_KEY", key)
+	t.Setenv("ASKUSER_TEST_INHERITED", "kept")
+	dir, _, _, _ := askSecret(t, "s1")
+
+	code, out, errs := cli(t, "", "secret", "exec", "--store", dir, "--session", "s1", "--env", "TOKEN=session:DEPLOY_TOKEN", "--", "env")
+	if code != 0 {
+		t.Fatalf("secret exec env: exit %d, stderr %q", code, errs)
+	}
+	vars := map[string]string{}
+	for line := range strings.Lines(out) {
+		name, value, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+		vars[name] = value
+	}
+	if _, ok := vars["ASKUSER_SECRET_KEY"]; ok {
+		t.Error("the child inherited ASKUSER_SECRET_KEY")
+	}
+	if strings.Contains(out, strings.TrimPrefix(key, "k1:")) {
+		t.Error("the key appears in the child's environment")
+	}
+	if vars["TOKEN"] != secretCanary {
+		t.Error("the child did not get TOKEN")
+	}
+	if vars["ASKUSER_TEST_INHERITED"] != "kept" {
+		t.Errorf("the child lost the rest of the environment: ASKUSER_TEST_INHERITED=%q", vars["ASKUSER_TEST_INHERITED"])
+	}
+}
+
+// TestSecretExecArgumentsAreTheCommands checks that everything from COMMAND
+// on is the command's, flags included, with or without "--".
+func TestSecretExecArgumentsAreTheCommands(t *testing.T) {
+	t.Setenv("ASKUSER_SECRET_KEY", testKey("k1", 7))
+	dir, _, _, _ := askSecret(t, "s1")
+	for _, args := range [][]string{
+		{"secret", "exec", "--store", dir, "--session", "s1", "--env", "T=session:DEPLOY_TOKEN", "echo", "--session", "other"},
+		{"secret", "exec", "--store", dir, "--session", "s1", "--env", "T=session:DEPLOY_TOKEN", "--", "echo", "--session", "other"},
+	} {
+		code, out, errs := cli(t, "", args...)
+		if code != 0 || out != "--session other\n" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want the command's own --session", args, code, out, errs)
+		}
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	got := childEnv(
+		[]string{"PATH=/bin", "ASKUSER_SECRET_KEY=k1:AAAA", "TOKEN=old", "HOME=/home/u", "ASKUSER_SECRET_KEY_FILE=/keep", "=C:=C:\\"},
+		[]string{"TOKEN=new", "OTHER=v"})
+	want := []string{"PATH=/bin", "HOME=/home/u", "ASKUSER_SECRET_KEY_FILE=/keep", "=C:=C:\\", "TOKEN=new", "OTHER=v"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("childEnv (-want +got):\n%s", diff)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/askuser-go/askuser/responders/stdio"
@@ -51,41 +52,55 @@ func (e env) stdioResponder() (r *stdio.Responder, done func()) {
 // exitInterrupted is the exit code after a second Ctrl-C (128 + SIGINT).
 const exitInterrupted = 130
 
+// graceAfterTerm is how long the command has, after SIGTERM or SIGHUP, to
+// end the ask and exit as usual before it restores the terminal and exits
+// at once.
+const graceAfterTerm = 5 * time.Second
+
 // interruptible returns a context for the command and a function that
-// stops watching for Ctrl-C. The first Ctrl-C dismisses the ask the stdio
-// responder shows (the result says the person dismissed it); when no such
-// ask is shown, it ends the context. A second Ctrl-C restores the terminal
-// and exits at once with status 130.
+// stops watching for signals.
+//
+// The first Ctrl-C (SIGINT) dismisses the ask the stdio responder shows
+// (the result says the person dismissed it); when no such ask is shown, it
+// ends the context. SIGTERM and SIGHUP end the context: the command is
+// being stopped, or its terminal has gone, so the ask ends as one whose
+// caller went away (cancelled / unattended, nothing passed on, journaled
+// so), the responder returns and restores a terminal whose echo a secret
+// prompt turned off, and the command exits as usual. A second signal of
+// any of these, or a command still running graceAfterTerm after SIGTERM or
+// SIGHUP, restores the terminal and exits at once, with 128 + the signal's
+// number: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP.
 func interruptible(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
-		for n := 1; ; n++ {
+		var first os.Signal
+		var grace <-chan time.Time
+		for {
+			var s os.Signal
 			select {
-			case <-sig:
+			case s = <-sig:
+			case <-grace:
+				quit(first)
 			case <-done:
 				return
 			}
-			r := currentStdio()
-			if n == 1 {
-				if r != nil && r.Interrupt() {
-					fmt.Fprintln(os.Stderr, "\n(Ctrl-C again to quit at once)")
-				} else {
-					cancel()
-				}
+			if first != nil {
+				quit(s)
+			}
+			first = s
+			if s != os.Interrupt {
+				cancel()
+				grace = time.After(graceAfterTerm)
 				continue
 			}
-			if r != nil {
-				closed := make(chan struct{})
-				go func() { r.Close(); close(closed) }()
-				select {
-				case <-closed:
-				case <-time.After(time.Second):
-				}
+			if r := currentStdio(); r != nil && r.Interrupt() {
+				fmt.Fprintln(os.Stderr, "\n(Ctrl-C again to quit at once)")
+			} else {
+				cancel()
 			}
-			os.Exit(exitInterrupted)
 		}
 	}()
 	return ctx, func() {
@@ -93,4 +108,23 @@ func interruptible(parent context.Context) (context.Context, func()) {
 		close(done)
 		cancel()
 	}
+}
+
+// quit restores the terminal that a secret prompt may hold without echo
+// (closing the stdio responder, for at most a second) and exits at once,
+// with 128 + the number of the signal s.
+func quit(s os.Signal) {
+	if r := currentStdio(); r != nil {
+		closed := make(chan struct{})
+		go func() { r.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(time.Second):
+		}
+	}
+	code := exitInterrupted
+	if n, ok := s.(syscall.Signal); ok {
+		code = 128 + int(n)
+	}
+	os.Exit(code)
 }

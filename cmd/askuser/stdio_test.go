@@ -64,3 +64,52 @@ func TestAskUnknownResponder(t *testing.T) {
 		t.Errorf("(exit code, stdout, stderr) (-want +got):\n%s", diff)
 	}
 }
+
+// TestAskStdioEmptyInput: with a standard input that holds nothing (or
+// only the call, as in `cat call.json | askuser ask`), nobody is there:
+// the ask gets the contract's unattended result, as with --responder auto,
+// not a dismissal by the person.
+func TestAskStdioEmptyInput(t *testing.T) {
+	choices := `{"questions":[{"id":"env","header":"Env","question":"Which environment?","options":[` +
+		`{"label":"staging","description":"Safe","default":true},{"label":"production","description":"Real users"}]}]}`
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  string
+		want   string
+		sameAs []string // a command whose result it must equal
+	}{
+		{"ask_user, --request", []string{"--request", writeFile(t, "choices.json", choices)}, "",
+			`{"status":"answered","answered_by":"unattended","answers":[{"id":"env","selected":["staging"],"other_text":null}]}` + "\n", nil},
+		{"ask_user, the call on standard input", nil, choices,
+			`{"status":"answered","answered_by":"unattended","answers":[{"id":"env","selected":["staging"],"other_text":null}]}` + "\n", nil},
+		{"ask_user, a text question", []string{"--request", "testdata/mixed.json"}, "",
+			`{"status":"declined","answered_by":"unattended","answers":[]}` + "\n", nil},
+		{"pi, --request", []string{"--dialect", "pi", "--request", writeFile(t, "pi.json", piCall)}, "", "",
+			[]string{"ask", "--dialect", "pi", "--responder", "auto", "--request", writeFile(t, "pi.json", piCall)}},
+		{"pi, the call on standard input", []string{"--dialect", "pi"}, piCall, "",
+			[]string{"ask", "--dialect", "pi", "--responder", "auto", "--request", writeFile(t, "pi.json", piCall)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := tt.want
+			if tt.sameAs != nil {
+				code, out, errs := cli(t, "", tt.sameAs...)
+				if code != exitOK || !strings.Contains(out, `"reason":"no-ui"`) {
+					t.Fatalf("%v: exit %d, stdout %q, stderr %q", tt.sameAs, code, out, errs)
+				}
+				want = out
+			}
+			code, out, errs := cli(t, tt.stdin, append([]string{"ask"}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, errs)
+			}
+			if diff := cmp.Diff(want, out); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+			if says := "The input ended before anything was typed; nobody can be asked here.\n"; !strings.Contains(errs, says) {
+				t.Errorf("stderr does not say %q:\n%s", says, errs)
+			}
+		})
+	}
+}

@@ -61,6 +61,10 @@ type Call struct {
 	NudgeAt time.Time
 	// ExpiresAt is the deadline.
 	ExpiresAt time.Time
+	// HumanIntent is the agent's one-line narration of what it is doing
+	// ("Deploying the login fix"), at most 120 characters, kept as the
+	// model sent it; empty when the call carries none.
+	HumanIntent string
 }
 
 // Question is one question of a call.

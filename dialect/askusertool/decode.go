@@ -39,6 +39,9 @@ import (
 //   - A non-secret question "carries" secret_name or purpose (rule 3.6)
 //     when either is a non-empty string: an absent field counts as empty,
 //     and so an empty one counts as absent.
+//   - human_intent is a string or null (absent); any string is read,
+//     blank or not, and kept as given. Its length is a rule, checked after
+//     timeout_seconds's.
 //   - Strings are decoded as encoding/json decodes them (an invalid
 //     surrogate escape or an invalid UTF-8 byte becomes U+FFFD) and kept as
 //     given, never trimmed; "non-blank" means not empty after
@@ -50,6 +53,7 @@ const (
 	maxOptions         = 6
 	maxHeaderRunes     = 16
 	maxSecretNameRunes = 255
+	maxIntentRunes     = 120
 )
 
 // The kinds of question.
@@ -66,7 +70,7 @@ const allowedKinds = `"choice", "text", "secret"`
 // The fields of each object, by index; a field's bit in a seen set is
 // 1<<index.
 var (
-	topFields    = []string{"questions", "timeout_seconds", "asked_at", "nudge_at", "expires_at"}
+	topFields    = []string{"questions", "timeout_seconds", "asked_at", "nudge_at", "expires_at", "human_intent"}
 	qFields      = []string{"kind", "id", "header", "question", "multi_select", "allow_other", "options", "secret_name", "purpose"}
 	optionFields = []string{"label", "description", "default"}
 
@@ -78,6 +82,10 @@ var (
 const (
 	fQuestions = iota
 	fTimeout
+	_ // asked_at, nudge_at and expires_at: read, and overwritten by Stamp
+	_
+	_
+	fHumanIntent
 )
 
 const (
@@ -454,6 +462,9 @@ func (d *decoder) top() *Error {
 			return d.questions(fl)
 		case fTimeout:
 			return d.timeoutSeconds(fl)
+		case fHumanIntent:
+			_, err := d.str(fl, &d.b.call.HumanIntent)
+			return err
 		}
 		var stamp string
 		_, err := d.str(fl, &stamp) // overwritten by the library

@@ -19,7 +19,7 @@ const (
 	auText    = `{"kind":"text","header":"H","question":"Q?"}`
 	auSecret  = `{"kind":"secret","header":"Token","question":"Paste it","secret_name":"TOKEN","purpose":"to deploy"}`
 	auPrefix  = "invalid ask_user arguments: "
-	auTopList = "questions, timeout_seconds, asked_at, nudge_at, expires_at"
+	auTopList = "questions, timeout_seconds, asked_at, nudge_at, expires_at, human_intent"
 	auQList   = "kind, id, header, question, multi_select, allow_other, options, secret_name, purpose"
 	auOList   = "label, description, default"
 )
@@ -119,6 +119,10 @@ func TestDecodeRuleMessages(t *testing.T) {
 		{name: "2/huge negative", call: `{"questions":[` + auChoice + `],"timeout_seconds":-1e400}`, msg: "timeout_seconds must be between 1 and 300"},
 		{name: "2/configured ceiling", call: `{"questions":[` + auChoice + `],"timeout_seconds":121}`, lim: Limits{MaxTimeoutSeconds: 120}, msg: "timeout_seconds must be between 1 and 120"},
 
+		{name: "2a/human_intent 121 runes", call: `{"questions":[` + auChoice + `],"human_intent":"` + strings.Repeat("é", 121) + `"}`, msg: "human_intent must not exceed 120 characters"},
+		{name: "2a/human_intent 121 runes untrimmed", call: `{"questions":[` + auChoice + `],"human_intent":" ` + strings.Repeat("x", 120) + `"}`, msg: "human_intent must not exceed 120 characters"},
+		{name: "2a/human_intent escapes counted decoded", call: `{"questions":[` + auChoice + `],"human_intent":"` + strings.Repeat(`\ud83d\ude80`, 121) + `"}`, msg: "human_intent must not exceed 120 characters"},
+
 		{name: "3.1/id empty", call: q(`"id":""`, hq, opts), msg: "question 1 id must not be empty"},
 		{name: "3.1/id blank", call: q(`"id":" \t\n"`, hq, opts), msg: "question 1 id must not be empty"},
 		{name: "3.1/id blank on question 2", call: auCall(auChoice, auQuestion(`"id":" "`, hq, opts)), msg: "question 2 id must not be empty"},
@@ -195,6 +199,9 @@ func TestDecodeRuleOrder(t *testing.T) {
 		{name: "1 before 2", call: `{"questions":[],"timeout_seconds":0}`, msg: "questions must contain between 1 and 4 items"},
 		{name: "1 before 3", call: auCall(`{}`, `{}`, `{}`, `{}`, `{}`), msg: "questions must contain between 1 and 4 items"},
 		{name: "2 before 3.1", call: `{"questions":[{"id":""}],"timeout_seconds":0}`, msg: "timeout_seconds must be between 1 and 300"},
+		{name: "1 before human_intent", call: `{"questions":[],"human_intent":"` + strings.Repeat("x", 121) + `"}`, msg: "questions must contain between 1 and 4 items"},
+		{name: "2 before human_intent", call: `{"human_intent":"` + strings.Repeat("x", 121) + `","questions":[` + auChoice + `],"timeout_seconds":0}`, msg: "timeout_seconds must be between 1 and 300"},
+		{name: "human_intent before 3.1", call: `{"questions":[{"id":""}],"human_intent":"` + strings.Repeat("x", 121) + `"}`, msg: "human_intent must not exceed 120 characters"},
 		{name: "3.1 blank before 3.2", call: auCall(auQuestion(`"id":""`, `"question":"Q?"`, opts)), msg: "question 1 id must not be empty"},
 		{name: "3.1 duplicate before 3.2", call: auCall(auQuestion(`"id":"x"`, hq, opts), auQuestion(`"id":"x"`, `"question":"Q?"`, opts)), msg: `question ids must be unique; duplicate "x"`},
 		{name: "3.1 blank before duplicate", call: auCall(auQuestion(`"id":" "`, hq, opts), auQuestion(`"id":" "`, hq, opts)), msg: "question 1 id must not be empty"},
@@ -223,6 +230,7 @@ func TestDecodeRuleOrder(t *testing.T) {
 		{name: "shape after a broken rule", call: `{"questions":[],"timeout_seconds":0,"extra":1}`, path: "extra", msg: "unknown field; allowed fields: " + auTopList},
 		{name: "first shape problem in document order", call: `{"questions":[{"kind":"pick","Header":"H"}],"timeout_seconds":"10"}`, path: "questions[0].kind", msg: `"pick" is not a kind; allowed: "choice", "text", "secret"`},
 		{name: "shape before syntax later", call: `{"questions":[{"Header":"H"}]`, path: "questions[0].Header", msg: "unknown field; allowed fields: " + auQList},
+		{name: "shape after a long human_intent", call: `{"human_intent":"` + strings.Repeat("x", 121) + `","questions":[],"HumanIntent":1}`, path: "HumanIntent", msg: "unknown field; allowed fields: " + auTopList},
 	})
 }
 
@@ -267,6 +275,7 @@ func TestDecodeShape(t *testing.T) {
 		// Duplicate fields, at every level.
 		{name: "duplicate top field", call: `{"questions":[],"questions":[]}`, path: "questions", msg: "duplicate field; a field may appear only once"},
 		{name: "duplicate top field with null", call: `{"timeout_seconds":null,"timeout_seconds":5}`, path: "timeout_seconds", msg: "duplicate field; a field may appear only once"},
+		{name: "duplicate human_intent", call: `{"human_intent":"a","questions":[],"human_intent":null}`, path: "human_intent", msg: "duplicate field; a field may appear only once"},
 		{name: "duplicate question field", call: q(hq, `"header":"H"`), path: "questions[0].header", msg: "duplicate field; a field may appear only once"},
 		{name: "duplicate option field", call: o(`"default":true,"label":"b","default":false`), path: "questions[0].options[1].default", msg: "duplicate field; a field may appear only once"},
 
@@ -285,6 +294,13 @@ func TestDecodeShape(t *testing.T) {
 		{name: "asked_at number", call: `{"asked_at":5}`, path: "asked_at", msg: "expected a string, got a number"},
 		{name: "nudge_at object", call: `{"nudge_at":{}}`, path: "nudge_at", msg: "expected a string, got an object"},
 		{name: "expires_at bool", call: `{"expires_at":false}`, path: "expires_at", msg: "expected a string, got false"},
+		{name: "human_intent number", call: `{"questions":[],"human_intent":42}`, path: "human_intent", msg: "expected a string, got a number"},
+		{name: "human_intent bool", call: `{"human_intent":true}`, path: "human_intent", msg: "expected a string, got true"},
+		{name: "human_intent array", call: `{"human_intent":["Deploying"]}`, path: "human_intent", msg: "expected a string, got an array"},
+		{name: "human_intent object", call: `{"human_intent":{"text":"Deploying"}}`, path: "human_intent", msg: "expected a string, got an object"},
+		{name: "human_intent miscased", call: `{"Human_intent":"Deploying"}`, path: "Human_intent", msg: "unknown field; allowed fields: " + auTopList},
+		{name: "human_intent on a question", call: q(hq, `"human_intent":"x"`), path: "questions[0].human_intent", msg: "unknown field; allowed fields: " + auQList},
+		{name: "human_intent broken string", call: `{"human_intent":"a\x"}`, path: "human_intent", msg: `invalid JSON at byte offset 18: invalid escape "\\x" in a string; allowed: \" \\ \/ \b \f \n \r \t \uXXXX`},
 		{name: "kind number", call: q(`"kind":1`), path: "questions[0].kind", msg: `expected one of "choice", "text", "secret", got a number`},
 		{name: "kind unknown", call: auCall(auChoice, `{"kind":"pick"}`), path: "questions[1].kind", msg: `"pick" is not a kind; allowed: "choice", "text", "secret"`},
 		{name: "kind miscased", call: q(`"kind":"Choice"`), path: "questions[0].kind", msg: `"Choice" is not a kind; allowed: "choice", "text", "secret"`},
@@ -557,5 +573,41 @@ func TestDecodeOneBackingArray(t *testing.T) {
 	}
 	if next := unsafe.Add(unsafe.Pointer(&o1[len(o1)-1]), unsafe.Sizeof(Option{})); next != unsafe.Pointer(&o3[0]) {
 		t.Errorf("question 3's options do not follow question 1's in one array")
+	}
+}
+
+// TestDecodeHumanIntent checks the call's human_intent (docs/ask_user.md):
+// optional, null for absent, at most 120 runes, and otherwise kept exactly
+// as sent, blank or not.
+func TestDecodeHumanIntent(t *testing.T) {
+	ab := []Option{auOpt("a", "da", false), auOpt("b", "db", false)}
+	with := func(member string) string { return `{"questions":[` + auChoice + `]` + member + `}` }
+	for _, tc := range []struct {
+		name, call, want string
+	}{
+		{"absent", with(``), ""},
+		{"null", with(`,"human_intent":null`), ""},
+		{"empty", with(`,"human_intent":""`), ""},
+		{"narration", with(`,"human_intent":"Deploying the login fix"`), "Deploying the login fix"},
+		{"blank kept", with(`,"human_intent":"  \t "`), "  \t "},
+		{"untrimmed", with(`,"human_intent":"  Deploying the login fix\n"`), "  Deploying the login fix\n"},
+		{"120 runes", with(`,"human_intent":"` + strings.Repeat("é", 120) + `"`), strings.Repeat("é", 120)},
+		{"120 runes of surrogate pairs", with(`,"human_intent":"` + strings.Repeat(`\ud83d\ude80`, 120) + `"`), strings.Repeat("🚀", 120)},
+		{"escapes decoded", with(`,"human_intent":"\u00e9\"q\"\u2028"`), "é\"q\"\u2028"},
+		{"invalid UTF-8 becomes U+FFFD", with(",\"human_intent\":\"a\xffb\""), "a\ufffdb"},
+		{"first in the call", `{"human_intent":"Deploying","questions":[` + auChoice + `]}`, "Deploying"},
+		{"beside every other field", `{"questions":[` + auChoice + `],"timeout_seconds":300,"human_intent":"Deploying","asked_at":null}`, "Deploying"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Decode([]byte(tc.call), Limits{})
+			if err != nil {
+				t.Fatalf("Decode(%s): %v", tc.call, err)
+			}
+			want := auWant(300, auChoiceQ("question_1", ab...))
+			want.HumanIntent = tc.want
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Decode(%s) (-want +got):\n%s", tc.call, diff)
+			}
+		})
 	}
 }

@@ -30,6 +30,8 @@ func FuzzDecode(f *testing.F) {
 		auCall(auChoice), auCall(auSecret), auCall(auText, auChoice),
 		`{"questions":[{"Header":"H"}]}`, `{"questions":null,"timeout_seconds":1e1}`,
 		`{"timeout_seconds":1.5}`, `[`, `{"questions":[{"kind":"text","header":"\ud800\u00e9","question":"x"}]}`,
+		`{"questions":[` + auText + `],"human_intent":"Deploying the login fix"}`, `{"human_intent":null,"questions":[` + auText + `]}`,
+		`{"human_intent":7}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -79,6 +81,9 @@ func auSameAsEncodingJSON(t *testing.T, data []byte, c *Call) {
 		if err != nil || f != float64(c.TimeoutSeconds) {
 			t.Fatalf("timeout_seconds %s decoded as %d", n, c.TimeoutSeconds)
 		}
+	}
+	if intent, _ := v["human_intent"].(string); intent != c.HumanIntent {
+		t.Fatalf("human_intent %q, encoding/json reads %q", c.HumanIntent, intent)
 	}
 	qs, _ := v["questions"].([]any)
 	if len(qs) != len(c.Questions) {

@@ -28,13 +28,14 @@ var encodeOptions = []jsontext.Options{
 //
 //	{"questions":[{"kind":…,"id":…,"header":…,"question":…,"multi_select":…,
 //	"allow_other":…,"options":[{"label":…,"description":…,"default":…}]}],
-//	"timeout_seconds":…,"asked_at":…,"nudge_at":…,"expires_at":…}
+//	"timeout_seconds":…,"human_intent":…,"asked_at":…,"nudge_at":…,"expires_at":…}
 //
 // in that field order, with "options" written as [] when there are none and
 // "secret_name" and "purpose" after "options" where they are set (a
-// normalized call sets them on secrets only). The stamps are written in UTC
-// with nine fractional digits, and left out when zero. Strings are written
-// as encoding/json writes them without HTML escaping.
+// normalized call sets them on secrets only). "human_intent" is left out
+// when empty. The stamps are written in UTC with nine fractional digits,
+// and left out when zero. Strings are written as encoding/json writes them
+// without HTML escaping.
 //
 // A call built in Go may leave out what Decode fills: an empty ID or Kind
 // and a zero TimeoutSeconds are omitted, so decoding the result generates
@@ -46,7 +47,7 @@ func Marshal(c *Call) ([]byte, error) {
 	if c == nil {
 		return nil, errors.New("askusertool: Marshal of a nil *Call")
 	}
-	size := 64
+	size := 64 + len(c.HumanIntent)
 	for i := range c.Questions {
 		q := &c.Questions[i]
 		size += 120 + len(q.ID) + len(q.Header) + len(q.Question) + len(q.SecretName) + len(q.Purpose)
@@ -108,6 +109,10 @@ func Marshal(c *Call) ([]byte, error) {
 	if c.TimeoutSeconds != 0 {
 		w.name("timeout_seconds")
 		w.token(jsontext.Int(int64(c.TimeoutSeconds)))
+	}
+	if c.HumanIntent != "" {
+		w.name("human_intent")
+		w.string(c.HumanIntent)
 	}
 	w.stamp("asked_at", c.AskedAt)
 	w.stamp("nudge_at", c.NudgeAt)

@@ -42,6 +42,18 @@ func TestMarshal(t *testing.T) {
 				`"secret_name":"TOKEN","purpose":"to deploy"}],"timeout_seconds":300}`,
 		},
 		{
+			name:  "human_intent after timeout_seconds, before the stamps",
+			call:  `{"human_intent":" Deploying the login fix ","questions":[` + auText + `],"timeout_seconds":7}`,
+			stamp: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+			want: `{"questions":[{"kind":"text","id":"question_1","header":"H","question":"Q?","multi_select":false,"allow_other":true,"options":[]}],` +
+				`"timeout_seconds":7,"human_intent":" Deploying the login fix ","asked_at":"2026-01-02T03:04:05.000000000Z","nudge_at":"2026-01-02T03:04:10.000000000Z","expires_at":"2026-01-02T03:04:12.000000000Z"}`,
+		},
+		{
+			name: "human_intent empty, left out",
+			call: `{"questions":[` + auText + `],"human_intent":""}`,
+			want: `{"questions":[{"kind":"text","id":"question_1","header":"H","question":"Q?","multi_select":false,"allow_other":true,"options":[]}],"timeout_seconds":300}`,
+		},
+		{
 			name: "strings escaped as encoding/json does without HTML escaping",
 			call: auCall(`{"kind":"text","header":"<a&b>","question":"\"q\"\\\n\t\u0001\u007f\u2028é😀"}`),
 			want: `{"questions":[{"kind":"text","id":"question_1","header":"<a&b>","question":"\"q\"\\\n\t\u0001` + "\x7f" + `\u2028é😀","multi_select":false,"allow_other":true,"options":[]}],"timeout_seconds":300}`,
@@ -168,6 +180,9 @@ func TestMarshalRoundTrip(t *testing.T) {
 		auCall(auSecret),
 		auCall(auText, auText, auText, auText),
 		auCall(auText, `{"kind":"text","id":"question_1","header":"H","question":"Q?"}`),
+		`{"questions":[` + auChoice + `],"human_intent":"Deploying the login fix"}`,
+		`{"questions":[` + auChoice + `],"human_intent":"  "}`,
+		`{"questions":[` + auChoice + `],"human_intent":"` + strings.Repeat("🚀", 120) + `"}`,
 		auCall(`{"header":"H","question":"Q?","multi_select":true,"allow_other":false,"options":[{"label":"x","description":"d","default":true},{"label":"y","description":"d","default":true}]}`),
 		`{"questions":[` + auChoice + `],"timeout_seconds":1}`,
 	}
@@ -214,6 +229,7 @@ type wireCall struct {
 	AskedAt        *string        `json:"asked_at,omitempty"`
 	NudgeAt        *string        `json:"nudge_at,omitempty"`
 	ExpiresAt      *string        `json:"expires_at,omitempty"`
+	HumanIntent    *string        `json:"human_intent,omitempty"`
 }
 
 type wireQuestion struct {
@@ -242,7 +258,7 @@ func TestMarshalStrings(t *testing.T) {
 		"", "plain", `qu"ote`, `back\slash`, "\b\f\n\r\t\x00\x01\x1f\x7f", "<a&b>", "é😀", "a\u2028b\u2029c",
 		"\ufffd", "a\xffb", "\xff", "\xed\xa0\x80", "\xe2\x80", "ok\xc3", "\xf0\x9f\x98\x80\xf0\x9f", "x\u2028\xffy",
 	} {
-		c := &Call{Questions: []Question{{Kind: s, ID: s, Header: s, Question: s, Options: []Option{{Label: s, Description: s}}, SecretName: s, Purpose: s}}}
+		c := &Call{Questions: []Question{{Kind: s, ID: s, Header: s, Question: s, Options: []Option{{Label: s, Description: s}}, SecretName: s, Purpose: s}}, HumanIntent: s}
 		got, err := Marshal(c)
 		if err != nil {
 			t.Fatalf("Marshal(%q): %v", s, err)
@@ -257,7 +273,11 @@ func TestMarshalStrings(t *testing.T) {
 		if s != "" {
 			want += `,"secret_name":` + lit + `,"purpose":` + lit
 		}
-		want += `}]}`
+		want += `}]`
+		if s != "" {
+			want += `,"human_intent":` + lit
+		}
+		want += `}`
 		if diff := cmp.Diff(want, string(got)); diff != "" {
 			t.Errorf("Marshal of %q (-want +got):\n%s", s, diff)
 		}
@@ -281,6 +301,35 @@ func TestMarshalEmpty(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, string(got)); diff != "" {
 			t.Errorf("Marshal(%+v) (-want +got):\n%s", tc.call, diff)
+		}
+	}
+}
+
+// TestMarshalHumanIntent checks that human_intent survives Marshal and
+// Decode exactly, written between timeout_seconds and the stamps, and that
+// an empty one is left out.
+func TestMarshalHumanIntent(t *testing.T) {
+	for _, intent := range []string{"", "Deploying the login fix", " \t", "é\"q\"\u2028<&>", strings.Repeat("🚀", 120)} {
+		in := &Call{Questions: []Question{{Kind: "text", Header: "H", Question: "Q?"}}, TimeoutSeconds: 9, HumanIntent: intent}
+		in.Stamp(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+		data, err := Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i, j := bytes.Index(data, []byte(`"timeout_seconds"`)), bytes.Index(data, []byte(`"asked_at"`))
+		k := bytes.Index(data, []byte(`"human_intent"`))
+		switch {
+		case intent == "" && k >= 0:
+			t.Errorf("an empty human_intent is written: %s", data)
+		case intent != "" && !(i < k && k < j):
+			t.Errorf("human_intent %q is not written between timeout_seconds and asked_at: %s", intent, data)
+		}
+		got, err := Decode(data, Limits{})
+		if err != nil {
+			t.Fatalf("Decode(%s): %v", data, err)
+		}
+		if got.HumanIntent != intent {
+			t.Errorf("human_intent %q reads back as %q from %s", intent, got.HumanIntent, data)
 		}
 	}
 }

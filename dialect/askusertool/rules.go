@@ -21,6 +21,9 @@ func (d *decoder) validate(lim Limits) *Error {
 	if d.hasTimeout && (d.timeout < 1 || d.timeout > lim.MaxTimeoutSeconds) {
 		return ruleError(fmt.Sprintf("timeout_seconds must be between 1 and %d", lim.MaxTimeoutSeconds))
 	}
+	if utf8.RuneCountInString(d.b.call.HumanIntent) > maxIntentRunes {
+		return ruleError("human_intent must not exceed 120 characters")
+	}
 	qs := d.b.qs[:n]
 	for i := range qs {
 		q, m, p := &qs[i], &d.meta[i], i+1

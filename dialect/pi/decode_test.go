@@ -40,7 +40,7 @@ func TestDecisionID(t *testing.T) {
 	}
 }
 
-// TestDecodeProblems checks the invalid-call results of DIALECTS.md §B:
+// TestDecodeProblems checks the invalid-call results of docs/pi.md:
 // every schema problem with its JSON pointer, and the timeoutMs refusal
 // of a text/editor question before any of them.
 func TestDecodeProblems(t *testing.T) {

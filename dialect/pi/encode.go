@@ -233,13 +233,23 @@ func singleText(ft fate) string {
 			lines = append(lines, lead+": "+s)
 		}
 	}
-	if len(ft.labels()) == 0 && ft.custom() == "" {
+	switch {
+	case len(ft.labels()) > 0 || ft.custom() != "":
+	case ft.timedOut && ft.f == nil:
+		// The deadline came and applied nothing (a question without
+		// options has nothing to apply): nothing was submitted, as a
+		// rich question says.
+		lines = append(lines, TextRichTimedOut)
+	default:
 		lines = append(lines, TextNoSelection)
 	}
 	return strings.Join(lines, "\n")
 }
 
-// shortAnswer is one question's answer in a several-question text.
+// shortAnswer is one question's answer in a several-question text. A
+// question left without an answer reads (cancelled), also when the
+// deadline came and applied nothing to it (a question without options):
+// its result says timed-out, and the header says that the call timed out.
 func shortAnswer(ft fate) string {
 	var s string
 	switch ls := ft.labels(); {

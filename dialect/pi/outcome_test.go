@@ -1,6 +1,7 @@
 package pi_test
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -18,6 +19,7 @@ const (
 	 {"id":"env","question":"Deploy where?","options":[{"label":"staging"},{"label":"production"}],"recommended":1,"timeoutMs":30000},
 	 {"id":"regions","question":"Which regions?","multi":true,"options":[{"label":"eu"},{"label":"us"},{"label":"ap"}]},
 	 {"id":"Release Notes","question":"Anything to add?","options":[]}]}`
+	noOptions       = `{"questions":[{"id":"notes","question":"Anything to add?","options":[]}]}`
 	richSelect      = `{"question":"Pick 🚀?","kind":"select","options":["falcon","dragon"],"default":"dragon","timeoutMs":20000,"reason":"launch day"}`
 	richMulti       = `{"question":"Which?","kind":"multi-select","options":["a","b","c"],"sensitivity":"public"}`
 	richText        = `{"question":"Déployer maintenant ?","kind":"text","default":"oui"}`
@@ -45,7 +47,7 @@ var (
 	keysID   = pi.QuestionID("Which keys?")
 )
 
-// TestOutcomes drives every outcome of DIALECTS.md §B through the real
+// TestOutcomes drives every outcome of docs/pi.md through the real
 // orchestrator, with a journal, and checks the result and the decision
 // records of the journal record byte for byte against golden files.
 func TestOutcomes(t *testing.T) {
@@ -68,6 +70,9 @@ func TestOutcomes(t *testing.T) {
 		{name: "one/multi-timed-out-recommended", call: oneMulti, steps: []scripted.Step{}},
 		{name: "one/cancelled", call: oneQuestion, steps: []scripted.Step{end(scripted.EndCancel)}},
 		{name: "one/unavailable", call: oneQuestion, nobody: true},
+		{name: "one/no-options-timed-out", call: noOptions, steps: []scripted.Step{}},
+		{name: "one/no-options-skipped", call: noOptions, steps: []scripted.Step{end(scripted.EndSubmit)}},
+		{name: "one/no-options-custom", call: noOptions, steps: []scripted.Step{other("notes", "ship it"), end(scripted.EndSubmit)}},
 		{name: "several/answered", call: several, steps: []scripted.Step{ans("env", "staging"), ans("regions", "us", "eu"), other("Release Notes", "ship it"), end(scripted.EndSubmit)}},
 		{name: "several/skipped", call: several, steps: []scripted.Step{ans("regions", "ap"), end(scripted.EndSubmit)}},
 		{name: "several/timed-out", call: several, steps: []scripted.Step{ans("env", "staging"), {Draft: &askuser.Answer{QuestionID: "regions", Selected: []string{"ap"}}}}},
@@ -111,6 +116,41 @@ func TestOutcomes(t *testing.T) {
 				t.Fatalf("%d journal records, want 1", len(j.Recs))
 			}
 			dialecttest.Golden(t, "outcome/"+tt.name+".decisions", j.Recs[0].ContractRecord)
+		})
+	}
+}
+
+// TestTimedOutWithoutOptions checks what the deadline says of an option
+// question without options, which it cannot complete (docs/pi.md): alone,
+// the question timed out and nothing was submitted; among several, it
+// reads (cancelled) under the "Question outcomes:" header, its result
+// saying timed-out.
+func TestTimedOutWithoutOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name, call string
+		steps      []scripted.Step
+		text       string
+	}{
+		{"one question", noOptions, nil, pi.TextRichTimedOut},
+		{"several questions", several, []scripted.Step{ans("env", "staging"), {Draft: &askuser.Answer{QuestionID: "regions", Selected: []string{"ap"}}}},
+			"Question outcomes:\nenv: staging\nregions: (timed out; automatic) [ap]\nRelease Notes: (cancelled)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := dialecttest.Run{Call: tc.call, Steps: tc.steps}
+			out, err := run.Do(t, pi.Dialect())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r struct {
+				Content []struct{ Text string } `json:"content"`
+				IsError bool                    `json:"isError"`
+			}
+			if err := json.Unmarshal(out.Result, &r); err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Content) != 1 || r.Content[0].Text != tc.text || r.IsError {
+				t.Errorf("result %s; want the text %q, not an error", out.Result, tc.text)
+			}
 		})
 	}
 }

@@ -2,12 +2,14 @@ package scripted
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/secret"
@@ -54,18 +56,24 @@ type FileAnswer struct {
 const MaxFileBytes = 1 << 20
 
 // ParseFile reads a script file and returns the responder that replays it.
-// Errors say what is wrong and what is allowed; they never echo a secret.
+// The file is one JSON object: a key given twice (at any depth), a key that
+// is not a script field, a value of the wrong type, invalid UTF-8, or data
+// after the object is refused. Errors say what is wrong, where, and what is
+// allowed; they never echo a secret.
 func ParseFile(data []byte) (*Responder, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("scripted: the script is %d bytes; at most %d are accepted", len(data), MaxFileBytes)
 	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	switch k := dec.PeekKind(); k {
+	case '[', '"', '0', 't', 'f', 'n':
+		return nil, fmt.Errorf("scripted: the script must be a JSON object such as {\"end\": \"submit\"}, not %s", kindName(k))
+	}
 	var f File
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if err := json.UnmarshalDecode(dec, &f, json.RejectUnknownMembers(true)); err != nil {
 		return nil, fileError(err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("scripted: the script has data after its JSON object; give one object")
 	}
 	if f.DelayMS < 0 || f.DelayMS > 24*60*60*1000 {
@@ -113,35 +121,146 @@ func positional(s Step, i int) Step {
 	return s
 }
 
+// fileError says what is wrong with a script that does not decode. It is
+// built from the error's place and kinds, never from its text, which may
+// quote a value (a secret, say).
 func fileError(err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
+	var syn *jsontext.SyntacticError
+	var sem *json.SemanticError
 	switch {
-	case errors.As(err, &se):
-		return fmt.Errorf("scripted: the script is not valid JSON at byte %d: %v", se.Offset, se)
-	case errors.As(err, &te):
-		return fmt.Errorf("scripted: %s must be %s, not a JSON %s", te.Field, expected(te.Field), te.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return fmt.Errorf("scripted: %s is not a script field; allowed: delay_ms, end, cancel_on, answers (and in an answer: id, selected, values, other_text, secret, note, option_notes)",
-			strings.TrimPrefix(err.Error(), "json: unknown field "))
 	case errors.Is(err, io.EOF):
 		return errors.New("scripted: the script is empty; give a JSON object such as {\"end\": \"submit\"}")
+	case errors.As(err, &syn) && errors.Is(err, jsontext.ErrDuplicateName):
+		return fmt.Errorf("scripted: %q is given twice %s; give each key once", syn.JSONPointer.LastToken(), placeIn(syn.JSONPointer.Parent()))
+	case errors.As(err, &syn) && errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("scripted: the script ends at byte %d, inside its JSON object; complete the object", syn.ByteOffset)
+	case errors.As(err, &syn):
+		return fmt.Errorf("scripted: the script is not valid JSON at byte %d%s", syn.ByteOffset, syntaxReason(syn))
+	case errors.As(err, &sem) && errors.Is(err, json.ErrUnknownName):
+		name, parent := sem.JSONPointer.LastToken(), sem.JSONPointer.Parent()
+		if parent == "" {
+			return fmt.Errorf("scripted: %q is not a script field; allowed: delay_ms, end, cancel_on, answers (and in an answer: id, selected, values, other_text, secret, note, option_notes)", name)
+		}
+		return fmt.Errorf("scripted: %q in %s is not an answer field; allowed: id, selected, values, other_text, secret, note, option_notes", name, place(parent))
+	case errors.As(err, &sem):
+		p, want := place(sem.JSONPointer), expected(generic(sem.JSONPointer))
+		if p == "" {
+			p = "the script"
+		}
+		if sem.JSONKind == '0' && want == "a whole number of milliseconds" {
+			return fmt.Errorf("scripted: %s must be %s, from 0 to 86400000", p, want)
+		}
+		return fmt.Errorf("scripted: %s must be %s, not %s", p, want, kindName(sem.JSONKind))
 	}
 	return fmt.Errorf("scripted: the script cannot be read: %v", err)
 }
 
+// syntaxReason is the reason of a syntax error, unless it is inside a
+// secret, whose characters it might quote.
+func syntaxReason(e *jsontext.SyntacticError) string {
+	for tok := range e.JSONPointer.Tokens() {
+		if tok == "secret" {
+			return " (inside a secret)"
+		}
+	}
+	if e.Err == nil {
+		return ""
+	}
+	return ": " + e.Err.Error()
+}
+
+// place writes a JSON pointer into a script as a person reads it:
+// answers[1].option_notes["Yes"].
+func place(p jsontext.Pointer) string {
+	var b strings.Builder
+	var parent string
+	for tok := range p.Tokens() {
+		switch {
+		case parent == "answers" || parent == "selected" || parent == "values":
+			b.WriteString("[" + tok + "]")
+		case parent == "option_notes":
+			fmt.Fprintf(&b, "[%q]", tok)
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(tok)
+		}
+		if parent == "answers" {
+			parent = ""
+		} else {
+			parent = tok
+		}
+	}
+	return b.String()
+}
+
+// placeIn says where an object is: "at the top level of the script", or
+// "in answers[0]".
+func placeIn(p jsontext.Pointer) string {
+	if p == "" {
+		return "at the top level of the script"
+	}
+	return "in " + place(p)
+}
+
+// generic is a place with its indexes and keys as "[]": answers[].selected,
+// for expected.
+func generic(p jsontext.Pointer) string {
+	var b strings.Builder
+	var parent string
+	for tok := range p.Tokens() {
+		switch parent {
+		case "answers", "selected", "values", "option_notes":
+			b.WriteString("[]")
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(tok)
+		}
+		if parent == "answers" {
+			parent = ""
+		} else {
+			parent = tok
+		}
+	}
+	return b.String()
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '{':
+		return "a JSON object"
+	case '[':
+		return "a JSON array"
+	case '"':
+		return "a JSON string"
+	case '0':
+		return "a JSON number"
+	case 't', 'f':
+		return "a JSON boolean"
+	case 'n':
+		return "JSON null"
+	}
+	return "a JSON value"
+}
+
+// expected says what the value at a generic place must be.
 func expected(field string) string {
-	switch {
-	case field == "delay_ms":
+	switch field {
+	case "delay_ms":
 		return "a whole number of milliseconds"
-	case strings.HasSuffix(field, "answers"):
+	case "answers":
 		return "an array of answer objects"
-	case strings.HasSuffix(field, "selected"), strings.HasSuffix(field, "values"):
+	case "answers[]":
+		return "an answer object"
+	case "answers[].selected", "answers[].values":
 		return "an array of strings"
-	case strings.HasSuffix(field, "option_notes"):
+	case "answers[].option_notes":
 		return "an object of label to note"
-	case field == "":
-		return "an object"
+	case "":
+		return "a JSON object"
 	}
 	return "a string"
 }

@@ -1,12 +1,14 @@
 package scripted_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -50,16 +52,46 @@ func TestParseFileDefaults(t *testing.T) {
 func TestParseFileErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{``, `scripted: the script is empty; give a JSON object such as {"end": "submit"}`},
+		{" \n", `scripted: the script is empty; give a JSON object such as {"end": "submit"}`},
 		{`{"end":"later"}`, `scripted: end is "later"; allowed: submit, decline, cancel, supersede, unreachable`},
 		{`{"delay_ms":-1}`, `scripted: delay_ms is -1; allowed: 0 to 86400000`},
 		{`{"delay":5}`, `scripted: "delay" is not a script field; allowed: delay_ms, end, cancel_on, answers (and in an answer: id, selected, values, other_text, secret, note, option_notes)`},
+		{`{"End":"decline"}`, `scripted: "End" is not a script field; allowed: delay_ms, end, cancel_on, answers (and in an answer: id, selected, values, other_text, secret, note, option_notes)`},
+		{`{"answers":[{"id":"a"},{"x":1}]}`, `scripted: "x" in answers[1] is not an answer field; allowed: id, selected, values, other_text, secret, note, option_notes`},
 		{`{"answers":{}}`, `scripted: answers must be an array of answer objects, not a JSON object`},
-		{`{"answers":[{"selected":"a"}]}`, `scripted: answers.selected must be an array of strings, not a JSON string`},
+		{`{"answers":[1]}`, `scripted: answers[0] must be an answer object, not a JSON number`},
+		{`{"answers":[{"selected":"a"}]}`, `scripted: answers[0].selected must be an array of strings, not a JSON string`},
+		{`{"answers":[{"values":["a",2]}]}`, `scripted: answers[0].values[1] must be a string, not a JSON number`},
+		{`{"answers":[{"option_notes":{"a/b":true}}]}`, `scripted: answers[0].option_notes["a/b"] must be a string, not a JSON boolean`},
+		{`{"answers":[{"option_notes":[]}]}`, `scripted: answers[0].option_notes must be an object of label to note, not a JSON array`},
 		{`{"delay_ms":"5"}`, `scripted: delay_ms must be a whole number of milliseconds, not a JSON string`},
+		{`{"delay_ms":1.5}`, `scripted: delay_ms must be a whole number of milliseconds, from 0 to 86400000`},
 		{`{} {}`, `scripted: the script has data after its JSON object; give one object`},
-		{`{"end":`, `scripted: the script cannot be read: unexpected EOF`},
-		{`[`, `scripted: the script cannot be read: unexpected EOF`},
-		{`{"a":}`, `scripted: the script is not valid JSON at byte 6: invalid character '}' looking for beginning of value`},
+		{`{} x`, `scripted: the script has data after its JSON object; give one object`},
+		{`{"end":`, `scripted: the script ends at byte 7, inside its JSON object; complete the object`},
+		{`[`, `scripted: the script must be a JSON object such as {"end": "submit"}, not a JSON array`},
+		{`null`, `scripted: the script must be a JSON object such as {"end": "submit"}, not JSON null`},
+		{`"submit"`, `scripted: the script must be a JSON object such as {"end": "submit"}, not a JSON string`},
+		{`{"end":}`, `scripted: the script is not valid JSON at byte 7: invalid character '}' at start of value`},
+		{"{\"end\":\"\xff\"}", `scripted: the script is not valid JSON at byte 8: invalid UTF-8`},
+	}
+	for _, tt := range tests {
+		_, err := scripted.ParseFile([]byte(tt.in))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("ParseFile(%s) = %v\nwant %s", tt.in, err, tt.want)
+		}
+	}
+}
+
+// TestParseFileDuplicateKeys checks that a key given twice, at any depth,
+// is refused with its name and place, as a call's duplicate fields are: a
+// script that says "end" twice does not mean whichever came last.
+func TestParseFileDuplicateKeys(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"end":"submit","end":"decline"}`, `scripted: "end" is given twice at the top level of the script; give each key once`},
+		{`{"answers":[{"id":"a"},{"id":"b","secret":"x","secret":"y"}]}`, `scripted: "secret" is given twice in answers[1]; give each key once`},
+		{`{"answers":[{"option_notes":{"Yes":"a","Yes":"b"}}]}`, `scripted: "Yes" is given twice in answers[0].option_notes; give each key once`},
+		{`{"answers":[],"delay_ms":1,"answers":[]}`, `scripted: "answers" is given twice at the top level of the script; give each key once`},
 	}
 	for _, tt := range tests {
 		_, err := scripted.ParseFile([]byte(tt.in))
@@ -70,17 +102,30 @@ func TestParseFileErrors(t *testing.T) {
 }
 
 func TestParseFileNeverEchoesTheSecret(t *testing.T) {
-	for _, in := range []string{`{"answers":[{"secret":"hunter2-canary","x":1}]}`, `{"answers":[{"secret":"hunter2-canary"}],"end":"hunter2-canary"}`} {
+	for _, in := range []string{
+		`{"answers":[{"secret":"hunter2-canary","x":1}]}`,
+		`{"answers":[{"secret":"hunter2-canary"}],"end":"hunter2-canary"}`,
+		`{"answers":[{"secret":"hunter2-canary"}],"answers":[]}`,
+		`{"answers":["hunter2-canary"]}`,
+		`{"answers":[{"secret":["hunter2-canary"]}]}`,
+		"{\"answers\":[{\"secret\":\"hunter2-canary\x01\"}]}",
+		"{\"answers\":[{\"secret\":\"hunter2-canary\xff\"}]}",
+		"{\"answers\":[{\"secret\":\"hunter2-canary",
+	} {
 		_, err := scripted.ParseFile([]byte(in))
 		if err == nil {
 			t.Fatalf("ParseFile(%s) accepted", in)
 		}
-		if strings.Contains(err.Error(), "hunter2-canary") && !strings.Contains(in, `"end":"hunter2-canary"`) {
+		if strings.Contains(err.Error(), "hunter2") && !strings.Contains(in, `"end":"hunter2-canary"`) {
 			t.Errorf("the error echoes the secret: %v", err)
 		}
 	}
 }
 
+// FuzzParseFile checks the script parser on any input: it never panics,
+// every error carries the package prefix, and an accepted script is one
+// valid JSON object (no key given twice, valid UTF-8) that ends. Its seed
+// corpus is in testdata/fuzz/FuzzParseFile.
 func FuzzParseFile(f *testing.F) {
 	for _, s := range []string{`{}`, `{"end":"decline"}`, `{"answers":[{"id":"a","selected":["x"],"secret":"s"}],"delay_ms":3}`, `{"answers":[1]}`, `[]`, `{"option_notes":{}}`} {
 		f.Add([]byte(s))
@@ -95,6 +140,10 @@ func FuzzParseFile(f *testing.F) {
 		}
 		if n := len(r.Steps); n == 0 || r.Steps[n-1].End == scripted.EndNone {
 			t.Errorf("an accepted script does not end: %+v", r.Steps)
+		}
+		v := jsontext.Value(bytes.TrimSpace(data))
+		if !v.IsValid() || v.Kind() != '{' {
+			t.Errorf("accepted a script that is not one valid JSON object (a key twice, invalid UTF-8): %q", data)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -24,11 +25,17 @@ type asking struct {
 	call  *askuser.Form
 	nudge <-chan time.Time
 	onQ   string // the question shown
+	// typed is set once the person has typed a line for this ask: from
+	// then on, the end of input is a dismissal, not an absence.
+	typed bool
 	// prompt is the prompt waiting for input, printed again after the
 	// countdown; empty when no prompt is open.
 	prompt string
 }
 
+// printf writes to the output. The responder writes no escape sequence
+// of its own; whatever it prints that came from the call or the person
+// goes through inert.Line or inert.Text first.
 func (s *asking) printf(format string, args ...any) {
 	_, _ = fmt.Fprintf(s.r.out, format, args...)
 }
@@ -45,8 +52,14 @@ func (s *asking) run() error {
 	t := time.NewTimer(time.Until(s.call.NudgeAt))
 	defer t.Stop()
 	s.nudge = t.C
+	if s.call.Title != "" || s.call.HumanIntent != "" {
+		s.printf("\n")
+	}
 	if s.call.Title != "" {
-		s.printf("\n%s\n", s.call.Title)
+		s.printf("%s\n", inert.Line(s.call.Title))
+	}
+	if s.call.HumanIntent != "" {
+		s.printf("%s\n", inert.Line(s.call.HumanIntent))
 	}
 	for i := range s.call.Questions {
 		if err := s.question(i); err != nil {
@@ -75,6 +88,12 @@ func (s *asking) stop(why error) error {
 	switch {
 	case s.ctx.Err() != nil, errors.Is(why, errEnded):
 		// The ask has ended: the deadline, Interrupt, or the program.
+	case errors.Is(why, errEndOfInput) && !s.typed && !s.r.in.stopped():
+		// Nothing was typed for this ask before the input ended (a call
+		// piped in on standard input used it up): nobody is there.
+		s.endPrompt()
+		s.printf("The input ended before anything was typed; nobody can be asked here.\n")
+		err = s.a.Unreachable()
 	case errors.Is(why, errEndOfInput):
 		err = s.a.Cancel(s.onQ)
 	case errors.Is(why, errNoTerminal):
@@ -89,12 +108,17 @@ func (s *asking) stop(why error) error {
 	return s.finish()
 }
 
-// finish waits for the outcome and shows it.
-func (s *asking) finish() error {
+// endPrompt ends the line of a prompt still waiting for input.
+func (s *asking) endPrompt() {
 	if s.prompt != "" {
 		s.printf("\n")
 		s.prompt = ""
 	}
+}
+
+// finish waits for the outcome and shows it.
+func (s *asking) finish() error {
+	s.endPrompt()
 	<-s.a.Done()
 	s.printf("%s\n", summary(s.a.Outcome()))
 	return nil
@@ -119,12 +143,13 @@ func (s *asking) question(i int) error {
 // show prints the question.
 func (s *asking) show(i int, q *askuser.Question) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n[%d/%d] %s\n%s\n", i+1, len(s.call.Questions), q.Header, q.Text)
+	fmt.Fprintf(&b, "\n[%d/%d] %s\n", i+1, len(s.call.Questions), inert.Line(q.Header))
+	writeQuestion(&b, q.Text)
 	if q.Sealed() {
 		if q.Purpose != "" {
-			fmt.Fprintf(&b, "For: %s\n", q.Purpose)
+			fmt.Fprintf(&b, "For: %s\n", inert.Line(q.Purpose))
 		}
-		fmt.Fprintf(&b, "It is stored as session:%s; the agent sees only that name, never the value.\n", q.SealName())
+		fmt.Fprintf(&b, "It is stored as session:%s; the agent sees only that name, never the value.\n", inert.Line(q.SealName()))
 		if q.Kind != askuser.KindChoice {
 			s.printf("%s", b.String())
 			return
@@ -135,16 +160,16 @@ func (s *asking) show(i int, q *askuser.Question) {
 		recommended[v] = true
 	}
 	for n, o := range q.Options {
-		fmt.Fprintf(&b, "  %d) %s", n+1, o.Label)
+		fmt.Fprintf(&b, "  %d) %s", n+1, inert.Line(o.Label))
 		if recommended[o.Value] {
 			b.WriteString(" (recommended)")
 		}
 		b.WriteString("\n")
 		if o.Description != "" {
-			fmt.Fprintf(&b, "     %s\n", o.Description)
+			fmt.Fprintf(&b, "     %s\n", inert.Line(o.Description))
 		}
 		if o.Preview != "" {
-			for _, l := range strings.Split(strings.TrimRight(o.Preview, "\n"), "\n") {
+			for _, l := range strings.Split(inert.Text(strings.TrimRight(o.Preview, "\n")), "\n") {
 				fmt.Fprintf(&b, "     | %s\n", l)
 			}
 		}
@@ -158,9 +183,25 @@ func (s *asking) show(i int, q *askuser.Question) {
 	s.printf("%s", b.String())
 }
 
+// writeQuestion writes a question's text: its first line as it is, and
+// every line after it marked with "| ", so that no line of the text can
+// pose as an option or a prompt of the responder's own.
+func writeQuestion(b *strings.Builder, text string) {
+	lines := strings.Split(inert.Text(strings.TrimSpace(text)), "\n")
+	b.WriteString(lines[0] + "\n")
+	for _, l := range lines[1:] {
+		if l == "" {
+			b.WriteString("|\n")
+		} else {
+			b.WriteString("| " + l + "\n")
+		}
+	}
+}
+
+// otherLabel is the label of the free-text row, made inert.
 func otherLabel(q *askuser.Question) string {
 	if q.OtherLabel != "" {
-		return q.OtherLabel
+		return inert.Line(q.OtherLabel)
 	}
 	return "Something else"
 }
@@ -189,6 +230,7 @@ func (s *asking) wait(ch <-chan []byte) ([]byte, error) {
 				return nil, errEndOfInput
 			}
 			s.prompt = ""
+			s.typed = true
 			return line, nil
 		case <-s.nudge:
 			s.nudge = nil
@@ -210,7 +252,7 @@ func (s *asking) report(ans askuser.Answer) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ae):
-		s.printf("  Not accepted: %s.\n", strings.TrimSuffix(ae.Reason, "."))
+		s.printf("  Not accepted: %s.\n", inert.Line(strings.TrimSuffix(ae.Reason, ".")))
 		return errRetry
 	case errors.Is(err, askuser.ErrClosed):
 		return errEnded
@@ -250,7 +292,7 @@ func (s *asking) withNotes(q *askuser.Question, ans askuser.Answer, note string,
 	ans.Note = note
 	for v, n := range optNotes {
 		if !slices.Contains(ans.Selected, v) {
-			s.printf("  The note on %s is dropped: it is not picked.\n", q.Option(v).Label)
+			s.printf("  The note on %s is dropped: it is not picked.\n", inert.Line(q.Option(v).Label))
 			continue
 		}
 		if ans.OptionNotes == nil {
@@ -438,7 +480,7 @@ func (s *asking) askText(q *askuser.Question) error {
 		s.printf("Type your answer over as many lines as you need; end it with a line holding only \".\" (or the end of input).\n")
 		if q.Prefill != "" {
 			s.printf("A \".\" on the first line keeps this text:\n")
-			for _, l := range strings.Split(q.Prefill, "\n") {
+			for _, l := range strings.Split(inert.Text(q.Prefill), "\n") {
 				s.printf("  | %s\n", l)
 			}
 		}
@@ -472,7 +514,7 @@ func (s *asking) readText(q *askuser.Question) (string, error) {
 		p := "Answer: "
 		switch {
 		case q.Prefill != "":
-			p = "Answer (Enter for " + strconv.Quote(q.Prefill) + "): "
+			p = "Answer (Enter for " + quoted(q.Prefill) + "): "
 		case q.Optional:
 			p = "Answer (Enter to skip): "
 		}
@@ -544,7 +586,9 @@ func (s *asking) readHidden() ([]byte, error) {
 	var ch <-chan []byte
 	if r.inTTY != nil {
 		r.in.start()
-		r.in.drain() // typed ahead, with echo on: never a secret
+		if r.in.drain() { // typed ahead, with echo on: never a secret
+			s.typed = true
+		}
 		ch = r.in.lines
 	} else {
 		c := make(chan []byte, 1)

@@ -75,18 +75,31 @@ func (lr *lineReader) send(line []byte) bool {
 	}
 }
 
-// drain discards a line already read but not yet asked for (typed ahead,
-// with echo on), so that it is never taken for a secret.
-func (lr *lineReader) drain() {
+// stopped reports whether the reader was stopped (by Close), rather than
+// having reached the end of its input.
+func (lr *lineReader) stopped() bool {
+	select {
+	case <-lr.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// drain discards the lines already read but not yet asked for (typed
+// ahead, with echo on), so that none is ever taken for a secret, and
+// reports whether there was one.
+func (lr *lineReader) drain() (discarded bool) {
 	for {
 		select {
 		case line, ok := <-lr.lines:
 			if !ok {
-				return
+				return discarded
 			}
 			clear(line)
+			discarded = true
 		default:
-			return
+			return discarded
 		}
 	}
 }

@@ -6,7 +6,8 @@
 //	defer r.Close()
 //	o := &askuser.Orchestrator{Responder: r}
 //
-// Each question shows its header, its place in the call (2/4), its text and
+// The call's title and human intent, where it has them, come first. Each
+// question shows its header, its place in the call (2/4), its text and
 // numbered options with their descriptions (and previews), the recommended
 // ones marked, and "Something else" where free text is allowed. The person
 // types one number, or for a multi-select several separated by commas (the
@@ -19,9 +20,30 @@
 // the end of input. Input that is not accepted, and an answer the
 // orchestrator refuses (a credential pasted as free text, say), re-prompts
 // with the reason; the input itself is never printed back. Each answer is
-// reported as it is given, and the call is submitted after the last one. The
-// end of input dismisses the ask (Ask.Cancel), and so does Interrupt, which
-// a program calls on Ctrl-C: the package installs no signal handler.
+// reported as it is given, and the call is submitted after the last one.
+//
+// The end of input after the person typed a line for the ask dismisses it
+// (Ask.Cancel), and so does Interrupt, which a program calls on Ctrl-C: the
+// package installs no signal handler. An input that ends before anything
+// was typed for the ask (an empty one, or one the call itself used up, as
+// in "cat call.json | askuser ask") is nobody: the responder says so and
+// ends the ask with Ask.Unreachable, so that the contract's unattended
+// rules apply. On a terminal, Ctrl-D on an empty line ends the input, with
+// the same two meanings.
+//
+// Everything the responder prints that came from the call or from the
+// person is made inert first: the title, the human intent, headers,
+// question texts, labels, descriptions, previews, the other label,
+// prefills, a secret's purpose and name, typed text shown back in the
+// summary, the orchestrator's reasons. Control characters, escape
+// sequences, C1 and bidi controls and invalid UTF-8 are shown as visible
+// escapes (\x1b, \r, \u009b, \u202e, \xff, in the notation of a Go string
+// literal), so that a call cannot move the cursor, write over what is
+// shown, set the clipboard or hide text. A question's text keeps its
+// lines, each after the first marked with "| ", and so does a preview,
+// under its option; every other field is one line, a newline in it shown
+// as \n. The responder writes no escape sequence of its own, on a
+// terminal or on a pipe.
 //
 // A secret or sensitive question is read without echo (a sensitive choice
 // shows its options, reads the pick hidden and hands it over as
@@ -123,8 +145,8 @@ func (r *Responder) Interrupt() bool {
 
 // Close stops the reader of the input, restores a terminal whose echo a
 // secret read turned off, and waits for the Respond calls in progress to
-// return: asks still pending see the end of input and are dismissed, and
-// later asks are dismissed at once. A Read already in progress on the input
+// return: asks still pending are dismissed, and so are later asks, at
+// once. A Read already in progress on the input
 // is not interrupted: the reader ends when it returns (when the input has
 // data, ends, or is closed). Close closes nothing it was given.
 func (r *Responder) Close() error {

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/responders/stdio"
 	"github.com/askuser-go/askuser/secret"
 )
@@ -108,6 +109,16 @@ func (g *rig) resultOf(ch <-chan result) string {
 	}
 	synctest.Wait() // the responder prints what was applied
 	return string(res.out.Result)
+}
+
+// askIn starts asking call in dialect d (nil: ask_user).
+func (g *rig) askIn(d askuser.Dialect, call string) <-chan result {
+	ch := make(chan result, 1)
+	go func() {
+		out, err := g.o.Handle(context.Background(), askuser.Request{Session: "s", Arguments: []byte(call), Dialect: d})
+		ch <- result{out, err}
+	}()
+	return ch
 }
 
 type tweaked struct{ f func(*askuser.Form) }
@@ -550,12 +561,60 @@ func TestEndOfInputDismisses(t *testing.T) {
 			t.Errorf("the output does not end with the dismissal:\n%s", out)
 		}
 
-		// Later asks see the end of input at once.
-		want = `{"status":"cancelled","answered_by":"user","answers":[]}`
+		// A later ask sees the end of input before anything is typed for
+		// it: nobody can be asked.
+		want = `{"status":"answered","answered_by":"unattended","answers":[{"id":"env","selected":["staging"],"other_text":null}]}`
 		if diff := cmp.Diff(want, g.resultOf(g.ask(envCall, nil))); diff != "" {
 			t.Errorf("a later ask (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestEndOfInputBeforeTyping: an input that ends before the person typed
+// anything for the ask (a call piped in on standard input used it up) is
+// not a person: nobody can be asked, and the contract's unattended rules
+// apply. Once a line is typed, the end of input is a dismissal.
+func TestEndOfInputBeforeTyping(t *testing.T) {
+	tests := []struct {
+		name    string
+		dialect askuser.Dialect
+		call    string
+		typed   []string
+		want    string
+	}{
+		{"ask_user, choices: the defaults", nil, threeCall, nil,
+			`{"status":"answered","answered_by":"unattended","answers":[` +
+				`{"id":"env","selected":["production"],"other_text":null},` +
+				`{"id":"region","selected":["us"],"other_text":null},` +
+				`{"id":"size","selected":["small"],"other_text":null}]}`},
+		{"ask_user, text: declined", nil, branchCall, nil,
+			`{"status":"declined","answered_by":"unattended","answers":[]}`},
+		{"pi: no UI", pi.Dialect(), `{"questions":[{"id":"env","question":"Deploy where?","options":[{"label":"staging"},{"label":"production"}],"recommended":1}]}`, nil,
+			`{"content":[{"type":"text","text":"` + pi.TextUnavailable + `"}],"details":{"status":"unavailable","reason":"no-ui","source":"ask"},"isError":true}`},
+		{"a line typed, refused: a dismissal", nil, envCall, []string{"7"},
+			`{"status":"cancelled","answered_by":"user","answers":[]}`},
+		{"an empty line typed on a text: a dismissal", nil, branchCall, []string{""},
+			`{"status":"cancelled","answered_by":"user","answers":[]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := newRig(t)
+				defer g.close()
+				res := g.askIn(tt.dialect, tt.call)
+				g.typeLines(tt.typed...)
+				g.in.Close()
+				if diff := cmp.Diff(tt.want, g.resultOf(res)); diff != "" {
+					t.Errorf("result (-want +got):\n%s", diff)
+				}
+				out := g.out.String()
+				says := "The input ended before anything was typed; nobody can be asked here.\n"
+				if got := strings.Contains(out, says); got != (tt.typed == nil) {
+					t.Errorf("the output says %q: %v, want %v; it is:\n%s", says, got, tt.typed == nil, out)
+				}
+			})
+		})
+	}
 }
 
 // TestInterrupt: Interrupt dismisses the ask shown, on its current

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/inert"
 )
 
 // countdown is the line shown at NudgeAt: the time left, and what the
@@ -21,7 +21,7 @@ func (s *asking) countdown() string {
 	for _, a := range s.a.Accepted() {
 		answered[a.QuestionID] = true
 	}
-	var parts []string
+	var parts, applied []string
 	for i := range s.call.Questions {
 		q := &s.call.Questions[i]
 		if answered[q.ID] {
@@ -38,14 +38,14 @@ func (s *asking) countdown() string {
 			}
 			return fmt.Sprintf("⏳ %d s left: at the deadline, %s", left, what)
 		}
-		parts = append(parts, q.Header+" → "+labels(q, d))
+		applied = append(applied, labels(q, d))
+		parts = append(parts, inert.Line(q.Header)+" → "+applied[len(applied)-1])
 	}
 	switch len(parts) {
 	case 0:
 		return fmt.Sprintf("⏳ %d s left", left)
 	case 1:
-		_, l, _ := strings.Cut(parts[0], " → ")
-		return fmt.Sprintf("⏳ %d s left: at the deadline, %s will be applied", left, l)
+		return fmt.Sprintf("⏳ %d s left: at the deadline, %s will be applied", left, applied[0])
 	}
 	return fmt.Sprintf("⏳ %d s left: at the deadline, the defaults will be applied: %s", left, strings.Join(parts, ", "))
 }
@@ -90,7 +90,7 @@ func summary(o *askuser.Outcome) string {
 	case askuser.ReasonCaller:
 		return "The agent stopped waiting; nothing is passed on."
 	}
-	return kept("The ask ended (" + string(o.Reason) + ")")
+	return kept("The ask ended (" + inert.Line(string(o.Reason)) + ")")
 }
 
 // answerList lists the final answers as "Header → value (who)".
@@ -106,12 +106,12 @@ func answerList(o *askuser.Outcome, who bool) string {
 			vals = append(vals, labels(q, f.Selected))
 		}
 		if t := strings.TrimSpace(f.Other); t != "" {
-			vals = append(vals, strconv.Quote(t))
+			vals = append(vals, quoted(t))
 		}
 		if f.SecretRef != "" {
-			vals = append(vals, f.SecretRef)
+			vals = append(vals, inert.Line(f.SecretRef))
 		}
-		item := q.Header + " → " + strings.Join(vals, " + ")
+		item := inert.Line(q.Header) + " → " + strings.Join(vals, " + ")
 		if who {
 			switch f.Source {
 			case askuser.SourcePerson:
@@ -128,18 +128,27 @@ func answerList(o *askuser.Outcome, who bool) string {
 }
 
 // labels names option values by their labels, in option order, joined
-// with " + "; a value no option has is shown as it is, last.
+// with " + "; a value no option has is shown as it is, last. All are made
+// inert.
 func labels(q *askuser.Question, values []string) string {
 	var ls []string
 	for _, o := range q.Options {
 		if slices.Contains(values, o.Value) {
-			ls = append(ls, o.Label)
+			ls = append(ls, inert.Line(o.Label))
 		}
 	}
 	for _, v := range values {
 		if q.Option(v) == nil {
-			ls = append(ls, v)
+			ls = append(ls, inert.Line(v))
 		}
 	}
 	return strings.Join(ls, " + ")
+}
+
+// quoted shows free text (typed by the person, or a prefill) in double
+// quotes, made inert. A quote inside is shown as it is, as inert shows a
+// backslash: the text is for reading, and nothing in it can act on the
+// terminal.
+func quoted(s string) string {
+	return `"` + inert.Line(s) + `"`
 }

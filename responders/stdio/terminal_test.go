@@ -230,3 +230,38 @@ func TestTerminalWithoutDeadlines(t *testing.T) {
 		t.Error("CanCollectSecrets reports true for a terminal whose reads cannot be stopped")
 	}
 }
+
+// TestSecretPromptIsInert: what a secret prompt shows from the call (the
+// header, the question, the purpose, the secret's name) is made inert.
+func TestSecretPromptIsInert(t *testing.T) {
+	_, tty, _ := openPTY(t)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	out := &buffer{}
+	r := stdio.New(pr, out, &stdio.Options{Terminal: tty})
+	defer r.Close()
+	o := &askuser.Orchestrator{Responder: r, Secrets: &memStore{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	call := `{"questions":[{"kind":"secret","header":"Tok\u009b2A","question":"Paste\r\u001b[2K a token\u001b]52;c;eA==\u0007",` +
+		`"secret_name":"TOKEN\u202e","purpose":"to call\b\b\b\bthe API\u007f"}],"timeout_seconds":1}`
+	res := make(chan result, 1)
+	go func() {
+		out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Arguments: []byte(call)})
+		res <- result{out, err}
+	}()
+	waitFor(t, out, "Secret (typing is hidden): ")
+	if got := <-res; got.err != nil {
+		t.Fatal(got.err)
+	}
+	r.Close()
+	want := "[1/1] Tok\\u009b2A\n" +
+		"Paste\\r\\x1b[2K a token\\x1b]52;c;eA==\\a\n" +
+		"For: to call\\b\\b\\b\\bthe API\\x7f\n" +
+		"It is stored as session:TOKEN\\u202e; the agent sees only that name, never the value.\n"
+	got := out.String()
+	if !strings.Contains(got, want) {
+		t.Errorf("the output does not show %q; it is %q", want, got)
+	}
+	if what := inertOutput(got); what != "" {
+		t.Errorf("the output holds %s: %q", what, got)
+	}
+}

@@ -279,7 +279,7 @@ func TestAPIAnswersCountAtTheDeadline(t *testing.T) {
 		}()
 		synctest.Wait()
 		a := o.Pending("s")[0]
-		req := httptest.NewRequest("PUT", "/api/asks/"+a.AskID+"/answers/env", strings.NewReader(`{"selected":["production"],"note":"checked with ops"}`))
+		req := httptest.NewRequest("PUT", "http://localhost/api/asks/"+a.AskID+"/answers/env", strings.NewReader(`{"selected":["production"],"note":"checked with ops"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-CSRF-Token", r.CSRFToken("s"))
 		rec := httptest.NewRecorder()

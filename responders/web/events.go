@@ -14,7 +14,7 @@ import (
 var heartbeat = 15 * time.Second
 
 // writeTimeout bounds one write to an event stream.
-const writeTimeout = 10 * time.Second
+var writeTimeout = 10 * time.Second
 
 // subBuffer is how many events a stream may fall behind before it is
 // disconnected.
@@ -104,8 +104,19 @@ func (r *Responder) events(w http.ResponseWriter, req *http.Request, sess string
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	// The stream is exempt from the server's read and write deadlines
+	// (ReadTimeout, WriteTimeout, Options.BodyTimeout): it reads nothing
+	// (net/http's HTTP/1 server clears the read deadline itself once the
+	// request is in; the stream does not rely on it), and it bounds each of
+	// its writes instead (writeTimeout). Once it ends, a server without a
+	// WriteTimeout of its own, which would set a fresh deadline for the
+	// connection's next request, gets no deadline back.
 	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	if srv, _ := req.Context().Value(http.ServerContextKey).(*http.Server); srv == nil || srv.WriteTimeout <= 0 {
+		defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	}
+	w.WriteHeader(http.StatusOK)
 	write := func(b []byte) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		if _, err := w.Write(b); err != nil {

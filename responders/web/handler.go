@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -31,6 +32,10 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
+	r.boundBody(w, req)
+	if !r.allowHost(w, req) {
+		return
+	}
 	r.mux.ServeHTTP(w, req)
 }
 
@@ -118,6 +123,10 @@ func (r *Responder) askRoute(change bool, h func(http.ResponseWriter, *http.Requ
 			var mb *http.MaxBytesError
 			if errors.As(err, &mb) {
 				writeError(w, http.StatusRequestEntityTooLarge, errorBody{Error: "the body is too large"})
+				return
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				writeError(w, http.StatusRequestTimeout, errorBody{Error: "the body did not arrive in time"})
 				return
 			}
 			writeError(w, http.StatusBadRequest, errorBody{Error: "the body could not be read"})

@@ -54,8 +54,10 @@
 // question has no answer; 403 when Authorize refuses, or the request is
 // cross-origin or lacks the CSRF token; 404 for an unknown ask, or a
 // question the ask does not have (so an earlier ask's card cannot answer a
-// later one); 409 with the ask once it has ended (askuser.ErrClosed);
-// 413 for a body over Options.MaxBodyBytes.
+// later one); 408 for a body that does not arrive within
+// Options.BodyTimeout; 409 with the ask once it has ended
+// (askuser.ErrClosed); 413 for a body over Options.MaxBodyBytes; 421 with
+// {"error": …} on every route for a Host that is not allowed (see Security).
 //
 // # Events
 //
@@ -69,12 +71,27 @@
 //
 // # Security
 //
+// The responder answers only for the host names in Options.AllowedHosts:
+// by default localhost, 127.0.0.1 and [::1], on any port. Any other Host
+// gets 421 Misdirected Request, whose body names the hosts allowed and
+// says to list another in AllowedHosts. Without that check a page at
+// evil.example whose name an attacker rebinds to 127.0.0.1 (DNS
+// rebinding) would be same-origin with the card: it could read a
+// session's asks and CSRF token and answer. A program that serves the card
+// under a real name lists that name (and the loopback names, if it still
+// wants them); the check is no substitute for Authorize.
+//
 // Ask ids are unguessable. Options.Authorize decides who may see and answer
 // a session; its principal is recorded with Ask.SetPrincipal and reaches
 // the Outcome and the journal. Without it every request is allowed: set it
 // whenever anyone but the person can reach the server. Authorize sees the
 // request as it comes — cookies, headers — since EventSource sends no
-// custom headers.
+// custom headers. A browser does not scope a cookie by port: a cookie for
+// 127.0.0.1 is sent to every server on 127.0.0.1, so two servers whose
+// cookies share a name overwrite each other's (name it for the server, as
+// askuser's command names its cookie for its port), and any other server
+// on the same host that the person's browser visits receives it. Do not
+// rely on a cookie alone where such a server may be hostile.
 //
 // Every PUT and POST must come from the same origin (http.CrossOriginProtection:
 // Sec-Fetch-Site, else Origin against Host; Options.TrustedOrigins adds
@@ -84,11 +101,24 @@
 // Responder.CSRFToken gives it to an embedding program's own front end. A
 // cross-site form can set neither the header nor read the token.
 //
-// Bodies are capped (Options.MaxBodyBytes). Every string the model wrote
-// reaches the page only through JSON and textContent, never as markup; the
-// page is an html/template served with a Content-Security-Policy that allows
-// scripts and styles only by a per-response nonce, connections only to its
-// own origin, and no framing by other sites.
+// Bodies are capped (Options.MaxBodyBytes) and bounded in time: a body
+// must arrive within Options.BodyTimeout of its header, on every route,
+// or the connection is dropped (408 when the handler was reading it),
+// so that a request declaring a body it never sends cannot hold a
+// connection. The responder sets that deadline with
+// http.ResponseController, unless the server's own ReadTimeout is as
+// short. The rest is the server's to bound: set ReadHeaderTimeout,
+// IdleTimeout and WriteTimeout, and cap connections, as askuser's command
+// does. An event stream is exempt from the server's read and write
+// deadlines (it bounds each of its writes instead), and an ending's reply
+// waits at most 5 seconds for the final state, so a WriteTimeout of a few
+// seconds more suits every route.
+//
+// Every string the model wrote reaches the page only through JSON and
+// textContent, never as markup; the page is an html/template served with a
+// Content-Security-Policy that allows scripts and styles only by a
+// per-response nonce, connections only to its own origin, and no framing by
+// other sites.
 //
 // # Presence
 //
@@ -114,10 +144,19 @@ import (
 	"github.com/askuser-go/askuser"
 )
 
-// Options configures a Responder. The zero value works: every request is
-// allowed, bodies are capped at 64 KiB, the last 1,024 ended asks stay
-// readable.
+// Options configures a Responder. The zero value works: every request for
+// a loopback host name is allowed, bodies are capped at 64 KiB and must
+// arrive within 10 seconds, the last 1,024 ended asks stay readable.
 type Options struct {
+	// AllowedHosts are the host names the responder answers for: the Host
+	// of every request must be one of them, or it is refused with 421
+	// Misdirected Request. They are exact names or IP addresses
+	// ("card.example.com", "192.0.2.7", "[2001:db8::7]"), compared without
+	// regard to case; a port, in an entry or in a request, is ignored.
+	// Empty allows localhost, 127.0.0.1 and [::1] only. A program that
+	// serves the card under any other name must list it, and the loopback
+	// names too if it still wants them; see Security in the package doc.
+	AllowedHosts []string
 	// Authorize decides whether the request may see and answer the
 	// session's asks. It returns the principal answering (an opaque name
 	// recorded with Ask.SetPrincipal, so it reaches the Outcome and the
@@ -129,6 +168,12 @@ type Options struct {
 	TrustedOrigins []string
 	// MaxBodyBytes caps a request body (zero: 64 KiB).
 	MaxBodyBytes int64
+	// BodyTimeout is how long a request body may take to arrive once its
+	// header has (zero: 10 seconds; negative: no limit of the responder's
+	// own). The responder sets it as the connection's read deadline with
+	// http.ResponseController, unless the server's ReadTimeout is as short;
+	// see Security in the package doc.
+	BodyTimeout time.Duration
 	// KeepEnded is how many ended asks stay readable (GET) and answer 409
 	// rather than 404 (zero: 1,024).
 	KeepEnded int
@@ -144,13 +189,16 @@ type Options struct {
 // API; see the package doc. It is an http.Handler. Its methods are safe for
 // concurrent use. Close it when the server stops.
 type Responder struct {
-	opts    Options
-	maxBody int64
-	keep    int
-	csrfKey [32]byte
-	cop     *http.CrossOriginProtection
-	mux     *http.ServeMux
-	closing chan struct{}
+	opts        Options
+	maxBody     int64
+	bodyTimeout time.Duration
+	keep        int
+	hosts       map[string]bool // AllowedHosts, by hostName
+	hostList    string          // AllowedHosts, for a refusal
+	csrfKey     [32]byte
+	cop         *http.CrossOriginProtection
+	mux         *http.ServeMux
+	closing     chan struct{}
 
 	mu       sync.Mutex
 	closed   bool
@@ -188,6 +236,11 @@ func New(opts *Options) *Responder {
 	if r.maxBody <= 0 {
 		r.maxBody = 64 << 10
 	}
+	r.bodyTimeout = r.opts.BodyTimeout
+	if r.bodyTimeout == 0 {
+		r.bodyTimeout = 10 * time.Second
+	}
+	r.hosts, r.hostList = allowedHosts(r.opts.AllowedHosts)
 	r.keep = r.opts.KeepEnded
 	if r.keep <= 0 {
 		r.keep = 1024

@@ -1,0 +1,14 @@
+//go:build unix
+
+package main
+
+import "syscall"
+
+// openNonblock opens a file without waiting: a FIFO that became one after
+// it was checked opens at once instead of waiting for a writer, and is then
+// refused.
+const openNonblock = syscall.O_NONBLOCK
+
+// checkKeyMode refuses a key file that group or others may read or write,
+// as ssh refuses such a private key.
+const checkKeyMode = true
