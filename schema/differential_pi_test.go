@@ -29,11 +29,12 @@ import (
 //   - utf16-length: a rich question, reason or option within its
 //     maxLength in code points, the schema's count, but over it in UTF-16
 //     code units, the contract's ("🚀" counts 2).
-//   - questions-key: a call with a questions key, whatever its value
-//     (null, [], a broken list), is option questions to the decoder, which
-//     then refuses it; the schema's rich shape, which knows no questions,
-//     accepts it as one rich question. A strict-mode client sends
-//     "questions": null with every rich question.
+//   - questions-key: a call whose questions is given and not null ([], a
+//     broken list) is option questions to the decoder, which then refuses
+//     it; the schema's rich shape, which knows no questions, accepts it as
+//     one rich question. (A strict-mode client sends "questions": null with
+//     every rich question; null counts as absent, so both take that as the
+//     rich question.)
 //   - int64-range: recommended an integer beyond 64 bits, which the
 //     decoder cannot read as one.
 //   - size-cap: a call over the embedding program's byte cap (64 KiB).
@@ -75,7 +76,7 @@ func piRefusal(j *judge, c any, msg string) []string {
 	}
 	inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(data)))
 	if top, ok := inst.(map[string]any); ok {
-		if _, has := top["questions"]; has && !valid(j.shapes[0], inst) {
+		if q, has := top["questions"]; has && q != nil && !valid(j.shapes[0], inst) {
 			return []string{classQuestionsKey}
 		}
 	}
@@ -323,13 +324,10 @@ func TestDifferentialEdgeCasesPi(t *testing.T) {
 		"question of 251 rockets": {schemaOK: true, class: classUTF16Length, renderings: map[string]renderingWant{
 			FormatAnthropicStrict: {true, classUTF16Length},
 		}},
-		"questions null, rich": {schemaOK: true, class: classQuestionsKey, renderings: map[string]renderingWant{
-			FormatMCP:       {true, classQuestionsKey},
-			FormatAnthropic: {false, ""},
+		"questions null, rich": {schemaOK: true, decoderOK: true, renderings: map[string]renderingWant{
+			FormatAnthropic: {false, classNoNulls},
 		}},
-		"questions null, rich (strict client)": {schemaOK: true, class: classQuestionsKey, renderings: map[string]renderingWant{
-			FormatOpenAI: {true, classQuestionsKey},
-		}},
+		"questions null, rich (strict client)": accepted,
 		"questions empty, rich": {schemaOK: true, class: classQuestionsKey, renderings: map[string]renderingWant{
 			FormatMCP: {false, ""},
 		}},

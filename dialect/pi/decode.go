@@ -79,7 +79,7 @@ func (dialect) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
 		ps.add("/", "Expected object")
 		return nil, invalid(ps)
 	}
-	if _, ok := top["questions"]; ok {
+	if present(top["questions"]) {
 		return decodeOptions(top, lim)
 	}
 	return decodeRich(top, lim)

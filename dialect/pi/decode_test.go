@@ -136,6 +136,24 @@ func TestDecodeNormalizes(t *testing.T) {
 	}
 }
 
+// TestNullQuestionsIsTheRichShape: null counts as an absent field, so a
+// call with "questions": null is one rich question, not a broken call of
+// option questions.
+func TestNullQuestionsIsTheRichShape(t *testing.T) {
+	f, err := pi.Dialect().Decode([]byte(`{"questions":null,"question":"Which tier?","kind":"select","options":["free","pro"]}`), askuser.Limits{MaxTimeoutSeconds: 120})
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if len(f.Questions) != 1 || f.Questions[0].Text != "Which tier?" || len(f.Questions[0].Options) != 2 {
+		t.Fatalf("decoded %+v, want the one rich question with two options", f.Questions)
+	}
+	_, err = pi.Dialect().Decode([]byte(`{"questions":null}`), askuser.Limits{MaxTimeoutSeconds: 120})
+	var ce *askuser.CallError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "/question") {
+		t.Fatalf("a call with neither shape: got %v, want the rich shape's missing /question", err)
+	}
+}
+
 // TestRepeatedLabelsStayDistinct: two options may carry the same label in
 // this contract; they stay two options, told apart by position, and the
 // result names what the person picked by label.
