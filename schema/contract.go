@@ -58,7 +58,7 @@ var contracts = sync.OnceValue(func() map[string]*contract {
 		askusertool.ToolName: {
 			tool:        askusertool.ToolName,
 			description: askusertool.Description,
-			call:        withHumanIntent(reflectTree(&wire.Call{})),
+			call:        reflectTree(&wire.Call{}),
 			timeout: func(t *object, ceiling int) {
 				ts := t.child("properties").child("timeout_seconds")
 				ts.set("minimum", json.Number("1"))
@@ -109,20 +109,6 @@ func piTimeout(t *object, ceiling int) {
 			p.child("timeoutMs").set("maximum", maxMs)
 		}
 	})
-}
-
-// humanIntentDescription is ask_user's human_intent, which
-// internal/wire.Call does not carry yet; withHumanIntent adds it to the
-// reflected call as reflection will once it does (schema_test.go holds the
-// field's line and checks the two agree).
-const humanIntentDescription = `Optional: one line, at most 120 characters, saying what you are doing and why you ask ("Deploying the login fix"); shown to the person above the questions.`
-
-func withHumanIntent(call *object) *object {
-	if props := call.child("properties"); !props.has("human_intent") {
-		props.set("human_intent", obj("type", "string", "maxLength", json.Number("120"),
-			"description", humanIntentDescription))
-	}
-	return call
 }
 
 // mergeShapes turns a call of several shapes (the root's anyOf) into one

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -60,24 +59,11 @@ var askUserSpec = &dialectSpec{
 	acceptance: (*judge).classifyAcceptance,
 	edges:      edgeCases,
 	gen:        callGen,
-	strictSkip: func() []string {
-		if humanIntentKnown() {
-			return nil
-		}
-		return []string{"human_intent"}
-	},
 	classes: []string{classBlank, classIDUnique, classLabelUnique, classSecretAlone, classOptionsByKind,
 		classSecretFields, classOneDefault, classDuplicateField, classSizeCap, classStamps, classEmptyMeansAbsent},
 	steps:   []string{classNoNulls, classStrictRequired, classOpenObjects, classInWords},
 	atLeast: 50,
 }
-
-// humanIntentKnown reports whether the decoder takes human_intent yet (the
-// field is being added to it); until it does, no call carries one.
-var humanIntentKnown = sync.OnceValue(func() bool {
-	_, err := askuser.AskUser().Decode([]byte(`{"human_intent":"Deploying","questions":[{"kind":"text","header":"H","question":"Q?"}]}`), askuser.Limits{})
-	return err == nil
-})
 
 var (
 	headersValid = []any{"Env", "Database", strings.Repeat("é", 16), strings.Repeat("🙂", 16), "Sixteen chars ok"}
@@ -193,9 +179,7 @@ var callGen = rapid.Custom(func(t *rapid.T) jobj {
 		questions = qs
 	}
 	c := jo("questions", questions, "timeout_seconds", g.field("timeout", timeoutsValid, timeoutsEdge))
-	if humanIntentKnown() {
-		c = append(c, jo("human_intent", g.field("humanIntent", intentsValid, intentsEdge))...)
-	}
+	c = append(c, jo("human_intent", g.field("humanIntent", intentsValid, intentsEdge))...)
 	switch g.count("topExtra", []int{0}, []int{1, 2, 3, 4}) {
 	case 1:
 		c = append(c, member{"asked_at", "2026-11-30T09:00:00Z"})
@@ -314,9 +298,7 @@ func edgeCases() []edgeCase {
 		{"question not an object", jo("questions", []any{"Which?"})},
 		{"option null", call(choiceQ("options", []any{nil, opt("b", "y")}))},
 	}
-	if humanIntentKnown() {
-		cases = append(cases, intentCases()...)
-	}
+	cases = append(cases, intentCases()...)
 	return cases
 }
 
@@ -514,14 +496,10 @@ func TestDifferentialEdgeCases(t *testing.T) {
 		"timeout 1":                     {true, true, ""},
 		"not an object":                 {false, false, ""},
 	}
-	if humanIntentKnown() {
-		plain["human_intent 120 runes"] = plain["valid choice"]
-		plain["human_intent 121 runes"] = plain["header 17 runes, 2 bytes each"]
-		plain["human_intent null"] = plain["valid choice"]
-		plain["human_intent not a string"] = plain["timeout string"]
-	} else {
-		t.Log("the decoder does not take human_intent yet: its cases are left out")
-	}
+	plain["human_intent 120 runes"] = plain["valid choice"]
+	plain["human_intent 121 runes"] = plain["header 17 runes, 2 bytes each"]
+	plain["human_intent null"] = plain["valid choice"]
+	plain["human_intent not a string"] = plain["timeout string"]
 	plain["valid text (strict client)"] = plain["valid text"]
 	want := map[string]edgeWant{}
 	for name, w := range plain {

@@ -19,6 +19,7 @@ import (
 type Call struct {
 	Questions      []Question `json:"questions" jsonschema:"minItems=1,maxItems=4" jsonschema_description:"The questions to ask, in the order the person sees them. Batch related questions into one call. A secret question must be the only question in the call."`
 	TimeoutSeconds *int       `json:"timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=300" jsonschema_description:"How long to wait for an answer, in whole seconds. Absent: the longest wait allowed. You may shorten the wait, never extend it."`
+	HumanIntent    *string    `json:"human_intent,omitempty" jsonschema:"maxLength=120" jsonschema_description:"Optional: one line, at most 120 characters, saying what you are doing and why you ask (\"Deploying the login fix\"); shown to the person above the questions."`
 	// The stamps are read-only: the library writes them and overwrites
 	// whatever a model sends, so the schema package leaves them out.
 	AskedAt   *string `json:"asked_at,omitempty" jsonschema:"-"`
