@@ -37,17 +37,20 @@ type ResultFinder interface {
 // A Record is one finalized ask, as the journal keeps it. It holds no secret
 // value: sealed answers appear as references only.
 type Record struct {
-	Version    int        `json:"v"`
-	AskID      string     `json:"ask_id"`
-	Session    string     `json:"session"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	Contract   string     `json:"contract"`
-	Responder  string     `json:"responder"`
-	Principal  string     `json:"principal,omitempty"`
-	Questions  []Question `json:"questions"`
-	Status     Status     `json:"status"`
-	AnsweredBy Provenance `json:"answered_by"`
-	Reason     Reason     `json:"reason"`
+	Version    int    `json:"v"`
+	AskID      string `json:"ask_id"`
+	Session    string `json:"session"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	Contract   string `json:"contract"`
+	Responder  string `json:"responder"`
+	Principal  string `json:"principal,omitempty"`
+	// HumanIntent is the agent's one-line narration shown above the
+	// questions (Form.HumanIntent), kept as it was given.
+	HumanIntent string     `json:"human_intent,omitempty"`
+	Questions   []Question `json:"questions"`
+	Status      Status     `json:"status"`
+	AnsweredBy  Provenance `json:"answered_by"`
+	Reason      Reason     `json:"reason"`
 	// Answers carry each answer's provenance (By, Source).
 	Answers     []FinalAnswer `json:"answers"`
 	CancelledOn string        `json:"cancelled_on,omitempty"`
@@ -85,6 +88,7 @@ func newRecord(o *Outcome) *Record {
 	}
 	if c := o.Form; c != nil {
 		r.Contract = c.Contract
+		r.HumanIntent = c.HumanIntent
 		r.Questions = c.Questions
 		r.AskedAt = c.AskedAt
 		r.ExpiresAt = c.ExpiresAt

@@ -58,6 +58,18 @@ func TestJournalRecordOmitsEmptyFields(t *testing.T) {
 				`"asked_at":"2000-01-01T00:00:00Z","expires_at":"2000-01-01T00:05:00Z","finalized_at":"2000-01-01T00:00:00Z",` +
 				`"result":{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["production"],"other_text":null}]}}`,
 		},
+		{
+			name: "human intent",
+			call: `{"human_intent":"Deploying the login fix","questions":[{"kind":"text","header":"Why","question":"Why now?"}]}`,
+			ans:  askuser.Answer{QuestionID: "question_1", Other: "hotfix"},
+			want: `{"v":2,"ask_id":"ASK","session":"s1","tool_call_id":"call-1","contract":"ask_user","responder":"askuser.ResponderFunc",` +
+				`"human_intent":"Deploying the login fix",` +
+				`"questions":[{"id":"question_1","kind":"text","header":"Why","question":"Why now?","multi_select":false,"allow_other":true}],` +
+				`"status":"answered","answered_by":"user","reason":"submitted",` +
+				`"answers":[{"question_id":"question_1","other":"hotfix","answered_by":"user","source":"person"}],` +
+				`"asked_at":"2000-01-01T00:00:00Z","expires_at":"2000-01-01T00:05:00Z","finalized_at":"2000-01-01T00:00:00Z",` +
+				`"result":{"status":"answered","answered_by":"user","answers":[{"id":"question_1","selected":[],"other_text":"hotfix"}]}}`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

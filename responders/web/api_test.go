@@ -31,7 +31,9 @@ type apiServer struct {
 	puts atomic.Int32 // secrets the store was given
 }
 
-// countingStore counts the secrets that reach the store.
+// countingStore counts the secrets that reach the store, whichever way in:
+// the orchestrator stages a typed secret (Stage) and commits it when the ask
+// ends; Put is the way in for a Store that cannot stage.
 type countingStore struct {
 	*secretstore.Memory
 	n *atomic.Int32
@@ -40,6 +42,11 @@ type countingStore struct {
 func (s countingStore) Put(ctx context.Context, session, name string, v secret.Value) error {
 	s.n.Add(1)
 	return s.Memory.Put(ctx, session, name, v)
+}
+
+func (s countingStore) Stage(ctx context.Context, session, name string, v secret.Value) (string, error) {
+	s.n.Add(1)
+	return s.Memory.Stage(ctx, session, name, v)
 }
 
 func newAPIServer(t *testing.T, opts *web.Options) *apiServer {
@@ -245,6 +252,19 @@ func TestAPIAfterTheEnd(t *testing.T) {
 	}
 	if n := as.puts.Load(); n != 0 {
 		t.Errorf("a late secret reached the store (%d puts)", n)
+	}
+	// The count sees a secret that does go in: one typed in time.
+	vdone := as.ask("v", tokenCall, nil)
+	v := as.waitPending("v", 1)[0]
+	if r := as.do("PUT", "/api/asks/"+v.AskID+"/answers/question_1", "v", `{"secret":"in-time-value"}`, nil); r.code != 200 {
+		t.Fatalf("a secret in time: %d %s", r.code, r.body)
+	}
+	if r := as.do("POST", "/api/asks/"+v.AskID+"/submit", "v", "", nil); r.code != 200 {
+		t.Fatalf("submit: %d %s", r.code, r.body)
+	}
+	wait(t, vdone)
+	if n := as.puts.Load(); n != 1 {
+		t.Errorf("the store was given %d secrets, want the 1 typed in time", n)
 	}
 
 	// The deadline ends an ask too.

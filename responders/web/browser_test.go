@@ -268,7 +268,7 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 }
 
 const (
-	envCall = `{"questions":[{"id":"env","header":"Env","question":"Where should the release go first?","options":[
+	envCall = `{"human_intent":"Shipping the login fix","questions":[{"id":"env","header":"Env","question":"Where should the release go first?","options":[
 		{"label":"staging","description":"Run the smoke tests there","default":true},
 		{"label":"production","description":"Behind the feature flag"}]}],"timeout_seconds":60}`
 	regionsCall = `{"questions":[{"id":"regions","header":"Regions","question":"Which regions get it?","multi_select":true,"options":[
@@ -287,6 +287,9 @@ func TestBrowserChoice(t *testing.T) {
 		chromedp.Navigate(cs.pageURL("s1")),
 		chromedp.WaitVisible(chromedp.CSS(`#a0-q0-o1`)),
 	)
+	if got := text(t, ctx, `#a0-intent`); got != "Shipping the login fix" {
+		t.Errorf("the agent's intent reads %q", got)
+	}
 	if got := text(t, ctx, `#a0-q0 .badge`); got != "Recommended" {
 		t.Errorf("the recommended option's badge reads %q", got)
 	}
@@ -486,7 +489,7 @@ func (injecting) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) 
 		return nil, err
 	}
 	p := strings.Join(payloads, " ")
-	c.Title = p
+	c.Title, c.HumanIntent = p, p
 	for i := range c.Questions {
 		q := &c.Questions[i]
 		q.Header, q.Text, q.OtherLabel, q.Purpose, q.Prefill = p, p, p, p, p

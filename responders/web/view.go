@@ -20,6 +20,7 @@ type askJSON struct {
 	Session     string         `json:"session"`
 	ToolCallID  string         `json:"tool_call_id,omitempty"`
 	Title       string         `json:"title,omitempty"`
+	HumanIntent string         `json:"human_intent,omitempty"`
 	State       string         `json:"state"`
 	AskedAt     time.Time      `json:"asked_at"`
 	NudgeAt     time.Time      `json:"nudge_at"`
@@ -105,6 +106,7 @@ func askView(a *askuser.Ask, now time.Time) *askJSON {
 		Session:     a.Session(),
 		ToolCallID:  a.ToolCallID(),
 		Title:       c.Title,
+		HumanIntent: c.HumanIntent,
 		State:       "pending",
 		AskedAt:     c.AskedAt,
 		NudgeAt:     c.NudgeAt,
