@@ -11,14 +11,13 @@ import (
 
 // Pieces of ask_user calls for the tables below.
 const (
-	auOpts2   = `[{"label":"a","description":"da"},{"label":"b","description":"db"}]`
-	auChoice  = `{"header":"H","question":"Q?","options":` + auOpts2 + `}`
-	auText    = `{"kind":"text","header":"H","question":"Q?"}`
-	auSecret  = `{"kind":"secret","header":"Token","question":"Paste it","secret_name":"TOKEN","purpose":"to deploy"}`
-	auPrefix  = "invalid ask_user arguments: "
-	auTopList = "questions, timeout_seconds, asked_at, nudge_at, expires_at"
-	auQList   = "kind, id, header, question, multi_select, allow_other, options, secret_name, purpose"
-	auOList   = "label, description, default"
+	auOpts2  = `[{"label":"a","description":"da"},{"label":"b","description":"db"}]`
+	auChoice = `{"header":"H","question":"Q?","options":` + auOpts2 + `}`
+	auText   = `{"kind":"text","header":"H","question":"Q?"}`
+	auSecret = `{"kind":"secret","header":"Token","question":"Paste it","secret_name":"TOKEN","purpose":"to deploy"}`
+	auPrefix = "invalid ask_user arguments: "
+	auQList  = "kind, id, header, question, multi_select, allow_other, options, secret_name, purpose"
+	auOList  = "label, description, default"
 )
 
 // auCall wraps questions (JSON objects) into a call.

@@ -134,20 +134,24 @@ A question is sealed ([Question.Sealed]) when it is a secret question
 ([KindSecret]) or marked Sensitive. A responder hands its answer over as a
 secret.Value in [Answer.Secret]; a secret.Value never prints, marshals or
 logs its content. When the orchestrator accepts the answer, it seals the
-value into its store under the session and [Question.SealName], wipes the
-bytes, and the outcome carries only the reference "session:NAME"
-([FinalAnswer.SecretRef]).
+value at once, wipes the bytes and keeps the sealed value aside (staged);
+only when the ask's final result hands out the reference "session:NAME"
+([FinalAnswer.SecretRef]) does the value become the record under the
+session and [Question.SealName], replacing any earlier one in one step. A
+value the final result does not carry (the person declined the call, the
+caller went away, a later report replaced it) is discarded, and the record
+an earlier result points to stays as it was.
 
 The store is [Orchestrator.Secrets], a [secretstore.Store]: nil means a
 secretstore.Memory with a key made up for the life of the process, and
-secretstore.Dir keeps sealed records across restarts. A tool turns a
-reference back into the value through [Orchestrator.SecretStore] with
-[secretstore.ResolveFor] (or [secretstore.Resolve], the session in the
-context), only for the session that owns it. A later answer under the same
-name replaces the record; a value the final outcome does not carry (the
-person declined the call, say) is deleted. A secret question is never
-resolved by default: nothing is filled in for it at the deadline or with
-nobody to ask, and an ask_user call that holds one is then declined.
+secretstore.Dir keeps sealed records across restarts. Both stage values
+themselves; any other Store is given the same steps by secretstore.Staging.
+A tool turns a reference back into the value through
+[Orchestrator.SecretStore] with [secretstore.ResolveFor] (or
+[secretstore.Resolve], the session in the context), only for the session
+that owns it. A secret question is never resolved by default: nothing is
+filled in for it at the deadline or with nobody to ask, and an ask_user call
+that holds one is then declined.
 
 # Journal
 

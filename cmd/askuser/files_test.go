@@ -105,6 +105,8 @@ func TestNonRegularFilesRefused(t *testing.T) {
 		{"ask --journal FIFO", []string{"ask", "--responder", "auto", "--journal", fifo, "--request", "testdata/mixed.json"}, fifo},
 		{"ask --key-file FIFO", []string{"ask", "--responder", "auto", "--store", t.TempDir(), "--key-file", fifo, "--request", "testdata/mixed.json"}, fifo},
 		{"secret exec --key-file FIFO", []string{"secret", "exec", "--store", t.TempDir(), "--key-file", fifo, "--session", "s", "--env", "T=session:X", "--", "true"}, fifo},
+		{"journal FIFO", []string{"journal", fifo}, fifo},
+		{"journal directory", []string{"journal", dir}, dir},
 		{"validate device", []string{"validate", os.DevNull}, os.DevNull},
 		{"validate directory", []string{"validate", dir}, dir},
 	}

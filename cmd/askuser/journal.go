@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,7 +30,7 @@ func (e env) journal(args []string) int {
 		return exitUsage
 	}
 	name := fs.Arg(0)
-	f, err := os.Open(name)
+	f, _, err := openRegular("journal", name, "give the journal file itself")
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser journal: %v\n", err)
 		return exitFailure

@@ -30,7 +30,12 @@
 // shown (the result is cancelled / user); a second Ctrl-C quits at once.
 // With --responder web the card is served on --listen (by default a free
 // port on 127.0.0.1) and its URL, carrying a random access token, is
-// printed on standard error; the result still goes to standard output.
+// printed on standard error; the result still goes to standard output. The
+// card answers only requests naming a loopback host (localhost, 127.0.0.1,
+// [::1]) or, when --listen names another address, that address or the host
+// name --listen gave; any other Host is refused, so a DNS-rebinding page
+// cannot reach it. Each card's cookie is named for its port, so several
+// cards work side by side in one browser.
 // --session and --tool-call are the correlation data of the ask (the
 // session owns its secrets). --journal FILE appends the ask's decision
 // record to a journal file (JSON lines). A secret answer is sealed into a
@@ -41,9 +46,8 @@
 // timeout_seconds that the embedding program sets, and the wait of a call
 // that gives none (0: the default, 300).
 //
-// schema prints the tool definition for one model API (--format; json by
-// default). The pi-ask and pi contracts have one definition each, their
-// own, printed with the default --format.
+// schema prints the tool definition of a contract (--dialect) for one model
+// API (--format; json by default): every contract in every format.
 //
 // journal lists the records of a journal file as a table, or with --json
 // one JSON object a line; --session ID keeps one session's records.
