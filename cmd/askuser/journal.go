@@ -30,9 +30,9 @@ func (e env) journal(args []string) int {
 		return exitUsage
 	}
 	name := fs.Arg(0)
-	f, _, err := openRegular("journal", name, "give the journal file itself")
+	f, _, err := openRegular("askuser journal:", name, "give the journal file itself")
 	if err != nil {
-		fmt.Fprintf(e.stderr, "askuser journal: %v\n", err)
+		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitFailure
 	}
 	defer f.Close()

@@ -52,6 +52,7 @@ func TestJournalCommand(t *testing.T) {
 	c2 := `{"v":2,"ask_id":"c2","session":"s2","contract":"pi-ask","responder":"auto","questions":null,"status":"declined","answered_by":"unattended","reason":"unattended","answers":null,"asked_at":"0001-01-01T00:00:00Z","expires_at":"0001-01-01T00:00:00Z","finalized_at":"2026-01-02T15:05:05Z"}` + "\n"
 	notes := "askuser journal: " + path + ":2: not a journal record: invalid character 'o' in literal null (expecting 'u')\n" +
 		"askuser journal: " + path + ":4: skipped an incomplete record left by a crash\n"
+	missing := filepath.Join(t.TempDir(), "none")
 	tests := []struct {
 		name         string
 		args         []string
@@ -71,7 +72,7 @@ func TestJournalCommand(t *testing.T) {
 			notes},
 		{"json", []string{"--json", "--session", "s2", path}, exitFailure, c2, notes},
 		{"no file", []string{}, exitUsage, "", "askuser journal: give one journal FILE, not 0\n"},
-		{"a missing file", []string{filepath.Join(t.TempDir(), "none")}, exitFailure, "", "askuser journal: open "},
+		{"a missing file", []string{missing}, exitFailure, "", "askuser journal: " + missing + ": no such file or directory\n"},
 		{"an unknown flag", []string{"--colour", path}, exitUsage, "", "flag provided but not defined: -colour\n"},
 	}
 	for _, tt := range tests {
