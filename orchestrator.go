@@ -85,6 +85,11 @@ type Request struct {
 	// Form is a form built in Go, asked instead of Arguments when set. It
 	// is checked and normalized by Normalize (Form itself is not changed).
 	Form *Form
+	// AskedAt is when the ask began (zero: now). The deadlines are stamped
+	// from it, so an ask resumed from elsewhere — a pending ask another
+	// process began, carried here in its own form — keeps the deadline it
+	// had. A time after now counts as now.
+	AskedAt time.Time
 }
 
 func (o *Orchestrator) init() {
@@ -147,7 +152,7 @@ func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error
 	if err != nil {
 		return nil, err
 	}
-	return o.ask(ctx, req.Session, req.ToolCallID, form, d)
+	return o.ask(ctx, req.Session, req.ToolCallID, form, d, req.AskedAt)
 }
 
 // decode decodes a call as Decode does, and logs a dialect's bug.
@@ -211,12 +216,12 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call *Form, d Dialect) (*Outcome, error) {
+func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call *Form, d Dialect, askedAt time.Time) (*Outcome, error) {
 	o.init()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	a, other, replay := o.register(ctx, session, toolCallID, call, d)
+	a, other, replay := o.register(ctx, session, toolCallID, call, d, askedAt)
 	switch {
 	case replay != nil:
 		return replay, nil
@@ -239,7 +244,7 @@ func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call
 // stack every pending ask holds (BenchmarkPendingAskMemory shows it).
 //
 //go:noinline
-func (o *Orchestrator) register(ctx context.Context, session, toolCallID string, call *Form, d Dialect) (a, other *Ask, replay *Outcome) {
+func (o *Orchestrator) register(ctx context.Context, session, toolCallID string, call *Form, d Dialect, askedAt time.Time) (a, other *Ask, replay *Outcome) {
 	key := callKey{session, toolCallID}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -253,7 +258,11 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 			return nil, p, nil
 		}
 	}
-	stamp(call, time.Now())
+	now := time.Now()
+	if !askedAt.IsZero() && askedAt.Before(now) {
+		now = askedAt
+	}
+	stamp(call, now)
 	a = &Ask{
 		o:          o,
 		id:         newID(),
@@ -287,7 +296,7 @@ func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Form, d Dialect) 
 	select {
 	case <-p.done:
 		if p.outcome.Reason == ReasonCaller {
-			return o.ask(ctx, p.session, p.toolCallID, call, d)
+			return o.ask(ctx, p.session, p.toolCallID, call, d, time.Time{})
 		}
 		r := *p.outcome
 		r.Replayed = true
