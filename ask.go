@@ -49,6 +49,10 @@ type ending struct {
 	reason      Reason
 	fault       error
 	cancelledOn string
+	// An approval decided without asking (ReasonPolicy, ReasonRemembered):
+	// the option applied, and the ask a remembered decision came from.
+	decision       string
+	rememberedFrom string
 }
 
 // ID identifies this ask; it is unguessable (128 random bits).
@@ -308,16 +312,17 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 	defer a.mu.Unlock()
 	e := a.end
 	o := &Outcome{
-		AskID:       a.id,
-		Session:     a.session,
-		ToolCallID:  a.toolCallID,
-		Form:        a.form,
-		Reason:      e.reason,
-		CancelledOn: e.cancelledOn,
-		Fault:       e.fault,
-		Principal:   a.principal,
-		Responder:   a.responder,
-		FinalizedAt: now.UTC(),
+		AskID:          a.id,
+		Session:        a.session,
+		ToolCallID:     a.toolCallID,
+		Form:           a.form,
+		Reason:         e.reason,
+		CancelledOn:    e.cancelledOn,
+		RememberedFrom: e.rememberedFrom,
+		Fault:          e.fault,
+		Principal:      a.principal,
+		Responder:      a.responder,
+		FinalizedAt:    now.UTC(),
 	}
 	given := func() {
 		for i, h := range a.accepted {
@@ -351,6 +356,13 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 			o.Status, o.AnsweredBy = StatusDeclined, ByTimeout
 			given()
 		}
+	case ReasonPolicy, ReasonRemembered:
+		by, src := ByPolicy, SourcePolicy
+		if e.reason == ReasonRemembered {
+			by, src = ByRemembered, SourceRemembered
+		}
+		o.Status, o.AnsweredBy = StatusAnswered, by
+		o.Answers = []FinalAnswer{{QuestionID: ApprovalQuestionID, Selected: []string{e.decision}, By: by, Source: src}}
 	case ReasonUnattended:
 		fills, ok := a.fills(false)
 		if ok && a.form.Unattended == UnattendedDefaults {
@@ -360,6 +372,11 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 			o.Status, o.AnsweredBy = StatusDeclined, ByUnattended
 			given()
 		}
+	}
+	if a.form.Approval != nil && e.reason != ReasonSubmitted && e.reason != ReasonPolicy && e.reason != ReasonRemembered {
+		// An approval nobody decided carries nothing a reader could take
+		// for a decision: what the person picked without submitting goes.
+		o.Answers = nil
 	}
 	return o
 }

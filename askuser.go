@@ -53,7 +53,8 @@ import (
 //
 // A responder may implement optional interfaces, found on it or on what it
 // wraps (see Wrapper): Presence (is anybody there), SecretCapable (can it
-// collect a credential) and Named (its name in the journal).
+// collect a credential), ApprovalCapable (can it take an approval) and
+// Named (its name in the journal).
 type Responder interface {
 	Respond(ctx context.Context, a *Ask) error
 }
@@ -88,7 +89,7 @@ type Named interface {
 
 // Wrapper is implemented by a responder that wraps another. The
 // orchestrator looks for every optional interface (Presence, SecretCapable,
-// Named) on the responder first and then down the chain of Unwrap, as
+// ApprovalCapable, Named) on the responder first and then down the chain of Unwrap, as
 // http.ResponseController does, so that wrapping hides no capability. A
 // wrapper that implements an optional interface itself answers for the
 // whole chain.
@@ -117,16 +118,20 @@ func findOptional[T any](r Responder) (T, bool) {
 
 // FirstReachable returns a responder that hands each ask to the first of rs
 // that is reachable for its session: one without Presence counts as
-// reachable. When none is, the ask is unattended.
+// reachable. An approval goes to the first reachable one that can take
+// approvals (ApprovalCapable). When none is, the ask is unattended.
 func FirstReachable(rs ...Responder) Responder {
 	return firstReachable(rs)
 }
 
 type firstReachable []Responder
 
-func (f firstReachable) pick(ctx context.Context, session string) Responder {
+func (f firstReachable) pick(ctx context.Context, session string, approval bool) Responder {
 	for _, r := range f {
 		if r == nil {
+			continue
+		}
+		if c, ok := findOptional[ApprovalCapable](r); approval && (!ok || !c.CanTakeApprovals()) {
 			continue
 		}
 		if p, ok := findOptional[Presence](r); ok && !p.Reachable(ctx, session) {
@@ -138,11 +143,11 @@ func (f firstReachable) pick(ctx context.Context, session string) Responder {
 }
 
 func (f firstReachable) Reachable(ctx context.Context, session string) bool {
-	return f.pick(ctx, session) != nil
+	return f.pick(ctx, session, false) != nil
 }
 
 func (f firstReachable) Respond(ctx context.Context, a *Ask) error {
-	r := f.pick(ctx, a.Session())
+	r := f.pick(ctx, a.Session(), a.Form().Approval != nil)
 	if r == nil {
 		return a.Unreachable()
 	}
@@ -150,6 +155,16 @@ func (f firstReachable) Respond(ctx context.Context, a *Ask) error {
 }
 
 func (f firstReachable) ResponderName() string { return "first-reachable" }
+
+// CanTakeApprovals reports whether one of the responders can.
+func (f firstReachable) CanTakeApprovals() bool {
+	for _, r := range f {
+		if c, ok := findOptional[ApprovalCapable](r); ok && c.CanTakeApprovals() {
+			return true
+		}
+	}
+	return false
+}
 
 // responderName names r for the journal.
 func responderName(r Responder) string {

@@ -46,11 +46,16 @@ type Record struct {
 	Principal  string `json:"principal,omitempty"`
 	// HumanIntent is the agent's one-line narration shown above the
 	// questions (Form.HumanIntent), kept as it was given.
-	HumanIntent string     `json:"human_intent,omitempty"`
-	Questions   []Question `json:"questions"`
-	Status      Status     `json:"status"`
-	AnsweredBy  Provenance `json:"answered_by"`
-	Reason      Reason     `json:"reason"`
+	HumanIntent string `json:"human_intent,omitempty"`
+	// Approval is what an approval asked the person to permit (nil for
+	// other asks); RememberedFrom names the ask whose remembered decision
+	// decided it, where one did.
+	Approval       *Approval  `json:"approval,omitempty"`
+	RememberedFrom string     `json:"remembered_from,omitempty"`
+	Questions      []Question `json:"questions"`
+	Status         Status     `json:"status"`
+	AnsweredBy     Provenance `json:"answered_by"`
+	Reason         Reason     `json:"reason"`
 	// Answers carry each answer's provenance (By, Source).
 	Answers     []FinalAnswer `json:"answers"`
 	CancelledOn string        `json:"cancelled_on,omitempty"`
@@ -79,6 +84,7 @@ func newRecord(o *Outcome) *Record {
 		Reason:         o.Reason,
 		Answers:        o.Answers,
 		CancelledOn:    o.CancelledOn,
+		RememberedFrom: o.RememberedFrom,
 		FinalizedAt:    o.FinalizedAt,
 		Result:         o.Result,
 		ContractRecord: o.ContractRecord,
@@ -89,6 +95,7 @@ func newRecord(o *Outcome) *Record {
 	if c := o.Form; c != nil {
 		r.Contract = c.Contract
 		r.HumanIntent = c.HumanIntent
+		r.Approval = c.Approval
 		r.Questions = c.Questions
 		r.AskedAt = c.AskedAt
 		r.ExpiresAt = c.ExpiresAt

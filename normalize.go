@@ -33,6 +33,10 @@ func Normalize(f *Form, lim Limits) (*Form, error) {
 		return nil, formError("it has no questions; give at least one")
 	}
 	out := *f
+	if f.Approval != nil {
+		ap := *f.Approval
+		out.Approval = &ap
+	}
 	out.Questions = make([]Question, len(f.Questions))
 	copy(out.Questions, f.Questions)
 	if out.Contract == "" {
@@ -117,6 +121,8 @@ func checkForm(f *Form, lim Limits, idsMayBeEmpty bool) error {
 			if len(q.Options) > 0 {
 				return bad("a text question offers no options")
 			}
+		case KindApproval:
+			// checkApprovalForm below holds it to ApprovalForm's shape.
 		case KindSecret:
 			if len(f.Questions) > 1 {
 				return bad("a secret question must be the only question in the call")
@@ -128,7 +134,7 @@ func checkForm(f *Form, lim Limits, idsMayBeEmpty bool) error {
 				return bad("a secret question needs a SecretName")
 			}
 		default:
-			return bad("kind %q is not a kind; allowed: choice, text, secret", q.Kind)
+			return bad("kind %q is not a kind; allowed: choice, text, secret, approval", q.Kind)
 		}
 		if q.SecretName != "" && (utf8.RuneCountInString(q.SecretName) > 255 || strings.TrimSpace(q.SecretName) == "") {
 			return bad("SecretName must be between 1 and 255 non-whitespace characters")
@@ -155,7 +161,7 @@ func checkForm(f *Form, lim Limits, idsMayBeEmpty bool) error {
 			return bad("a single-select marks at most one default, not %d", defaults)
 		}
 	}
-	return nil
+	return checkApprovalForm(f)
 }
 
 // freeID returns question_<i+1>, or with _2, _3, … appended when that is

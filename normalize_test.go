@@ -35,7 +35,7 @@ func TestNormalizeErrors(t *testing.T) {
 		{"choice without options", &askuser.Form{Questions: []askuser.Question{{Text: "?"}}},
 			"askuser: invalid call: question 1: a choice needs at least one option, or AllowOther for a free-text answer"},
 		{"unknown kind", &askuser.Form{Questions: []askuser.Question{{Text: "?", Kind: "essay"}}},
-			`askuser: invalid call: question 1: kind "essay" is not a kind; allowed: choice, text, secret`},
+			`askuser: invalid call: question 1: kind "essay" is not a kind; allowed: choice, text, secret, approval`},
 		{"secret not alone", &askuser.Form{Questions: []askuser.Question{choice(""), {Kind: askuser.KindSecret, Text: "?", SecretName: "T"}}},
 			"askuser: invalid call: question 2: a secret question must be the only question in the call"},
 		{"secret without a name", &askuser.Form{Questions: []askuser.Question{{Kind: askuser.KindSecret, Text: "?"}}},

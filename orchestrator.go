@@ -50,12 +50,19 @@ type Orchestrator struct {
 	// Journal records every finalized ask (nil: none). A journal that
 	// implements ResultFinder also replays tool calls across restarts.
 	Journal Journal
+	// ApprovalPolicy decides approvals without asking where the embedding
+	// program has a rule (nil: a person decides every approval).
+	ApprovalPolicy ApprovalPolicy
+	// Consents keeps the approval decisions a person made for the rest of
+	// their session (nil: a MemoryConsents, forgotten at exit).
+	Consents ConsentStore
 
-	initOnce sync.Once
-	store    secretstore.Store
-	stager   secretstore.Stager // store, staging sealed answers until their ask is final
-	respName string
-	running  sync.WaitGroup // Respond calls that have not returned
+	initOnce     sync.Once
+	store        secretstore.Store
+	consentStore ConsentStore
+	stager       secretstore.Stager // store, staging sealed answers until their ask is final
+	respName     string
+	running      sync.WaitGroup // Respond calls that have not returned
 
 	mu      sync.Mutex
 	pending map[string]*Ask      // by ask id
@@ -100,6 +107,10 @@ func (o *Orchestrator) init() {
 			o.store = secretstore.NewMemory(nil)
 		}
 		o.stager = secretstore.Staging(o.store)
+		o.consentStore = o.Consents
+		if o.consentStore == nil {
+			o.consentStore = &MemoryConsents{}
+		}
 		o.pending = map[string]*Ask{}
 		o.byCall = map[callKey]*Ask{}
 		o.replay = map[callKey]*Outcome{}
@@ -228,6 +239,12 @@ func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call
 	case other != nil:
 		return o.join(ctx, other, call, d)
 	}
+	if call.Approval != nil {
+		if e := o.decideWithoutAsking(ctx, a); e != nil {
+			a.tryEnd(e)
+			return o.finish(ctx, a)
+		}
+	}
 	if !o.reachable(ctx, o.Responder, a) {
 		a.tryEnd(&ending{reason: ReasonUnattended})
 		return o.finish(ctx, a)
@@ -332,6 +349,11 @@ func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool 
 	if p, ok := findOptional[Presence](r); ok && !p.Reachable(ctx, a.session) {
 		return false
 	}
+	if a.form.Approval != nil {
+		if c, ok := findOptional[ApprovalCapable](r); !ok || !c.CanTakeApprovals() {
+			return false
+		}
+	}
 	for i := range a.form.Questions {
 		if a.form.Questions[i].Sealed() {
 			if s, ok := findOptional[SecretCapable](r); ok && !s.CanCollectSecrets() {
@@ -392,6 +414,9 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 		a.sealing <- struct{}{}
 		a.settleSecrets(out)
 		<-a.sealing
+	}
+	if a.form.Approval != nil {
+		o.rememberConsent(a.base, out)
 	}
 	res, rec, err := a.dialect.Encode(out, o.Journal != nil)
 	if err != nil {

@@ -28,6 +28,12 @@ const (
 	ByTimeout Provenance = "timeout"
 	// ByUnattended: nobody could be asked.
 	ByUnattended Provenance = "unattended"
+	// ByPolicy: the embedding program's ApprovalPolicy decided an
+	// approval.
+	ByPolicy Provenance = "policy"
+	// ByRemembered: a person's earlier decision for the session decided an
+	// approval (see ConsentStore).
+	ByRemembered Provenance = "remembered"
 )
 
 // Reason says why an ask ended, in more detail than Status.
@@ -43,6 +49,8 @@ const (
 	ReasonUnattended Reason = "unattended"      // nobody could be asked
 	ReasonFault      Reason = "responder_fault" // the responder failed
 	ReasonCaller     Reason = "caller"          // the caller's context ended
+	ReasonPolicy     Reason = "policy"          // the ApprovalPolicy decided an approval
+	ReasonRemembered Reason = "remembered"      // a remembered decision decided an approval
 )
 
 // Source says where a final answer came from.
@@ -57,6 +65,10 @@ const (
 	// SourceDraft: what the person had checked but not submitted was kept
 	// at the deadline.
 	SourceDraft Source = "draft"
+	// SourcePolicy: the ApprovalPolicy decided.
+	SourcePolicy Source = "policy"
+	// SourceRemembered: a person's remembered decision was applied.
+	SourceRemembered Source = "remembered"
 )
 
 // An Outcome is a finalized ask: how it ended, who decided, and the answers.
@@ -81,6 +93,9 @@ type Outcome struct {
 	// CancelledOn is the question the person was on when they dismissed the
 	// call, where the responder said.
 	CancelledOn string
+	// RememberedFrom is, for an approval decided by a remembered decision
+	// (ReasonRemembered), the ask in which the person decided.
+	RememberedFrom string
 
 	// Fault is the responder's failure (an error, a panic, or an ending
 	// that was not valid) when Reason is ReasonFault. It is for the

@@ -21,6 +21,10 @@ const (
 	// the model. It must be the only question of its call and is never
 	// resolved by default.
 	KindSecret Kind = "secret"
+	// KindApproval asks permission to act (see ApprovalForm). It is the
+	// only question of its form, offers exactly the approval options, and
+	// is never resolved by default.
+	KindApproval Kind = "approval"
 )
 
 // DeadlineRule says what the deadline does to a question the person has not
@@ -65,9 +69,8 @@ const (
 // question has a unique id, defaults are written out and the deadlines are
 // stamped. Responders must not modify it.
 //
-// A later kind of ask, an approval (permission to act, which never decides
-// by itself), is meant to fit here as a question kind of its own, so that
-// deadlines, responders, the journal and provenance serve it unchanged.
+// An approval (permission to act, which never decides by itself) is a form
+// of its own kind: see ApprovalForm.
 type Form struct {
 	// Questions are asked in order.
 	Questions []Question `json:"questions"`
@@ -98,6 +101,9 @@ type Form struct {
 	// DeclineKeepsAnswers keeps the answers given so far when the person
 	// declines the call; by default a decline passes nothing on.
 	DeclineKeepsAnswers bool `json:"decline_keeps_answers,omitempty"`
+	// Approval is what an approval form asks the person to permit; nil on
+	// every other form.
+	Approval *Approval `json:"approval,omitempty"`
 	// DialectData belongs to the dialect that decoded the form: whatever
 	// its encoder needs to answer in the contract's own terms (which of
 	// its call shapes the call came in, say). The orchestrator and the

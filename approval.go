@@ -1,0 +1,504 @@
+package askuser
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// An approval asks a person for permission to act ("May I delete this
+// bucket?"). It is a form of one question of KindApproval, built by
+// ApprovalForm, and it never decides by itself: the deadline, nobody to
+// ask, a responder fault, a supersede or a dismissal leave it unresolved,
+// and only a person (now, or remembered from their explicit choice for the
+// same action earlier in the session) or the embedding program's
+// ApprovalPolicy can approve it. Only a responder that implements
+// ApprovalCapable is given one; for any other, nobody can be asked.
+
+// Risk says how much harm the action can do, as the model rates it.
+type Risk string
+
+// The risks an approval can carry.
+const (
+	RiskLow          Risk = "low"
+	RiskMedium       Risk = "medium"
+	RiskHigh         Risk = "high"
+	RiskIrreversible Risk = "irreversible" // a responder asks for a deliberate confirmation
+)
+
+// Risks lists the risks in order, lowest first.
+func Risks() []Risk { return []Risk{RiskLow, RiskMedium, RiskHigh, RiskIrreversible} }
+
+// Limits of an approval's fields, in characters (runes), and of its details
+// in bytes.
+const (
+	MaxApprovalActionRunes = 200
+	MaxApprovalReasonRunes = 500
+	MaxApprovalDetailBytes = 8 << 10
+)
+
+// An Approval is what a person is asked to permit.
+type Approval struct {
+	// Action says what will be done (1–200 characters).
+	Action string `json:"action"`
+	// Reason says why (1–500 characters).
+	Reason string `json:"reason"`
+	// Risk rates the harm the action can do.
+	Risk Risk `json:"risk"`
+	// Details is longer text the person can expand: a command, a diff, a
+	// list of resources (at most 8 KiB).
+	Details string `json:"details,omitempty"`
+	// Digest binds a decision to what was shown: ApprovalDigest(Action,
+	// Details). ApprovalForm writes it.
+	Digest string `json:"digest"`
+}
+
+// ApprovalDigest returns the digest that binds an approval to its action:
+// "sha256:" and the lowercase hex SHA-256 of the JSON array [action,
+// details] (an absent details is ""), written as JavaScript's
+// JSON.stringify and Python's json.dumps(…, ensure_ascii=False,
+// separators=(",", ":")) write it: no white space, the strings in UTF-8
+// with only '"', '\\' and the control characters below U+0020 escaped (\b,
+// \f, \n, \r, \t, else \u00XX). An embedding program that is about to run
+// an approved action computes it from what it will run and compares it
+// with the result's action_digest: a changed action is a new request.
+func ApprovalDigest(action, details string) string {
+	b := make([]byte, 0, len(action)+len(details)+8)
+	b = append(b, '[')
+	b = appendJSONString(b, action)
+	b = append(b, ',')
+	b = appendJSONString(b, details)
+	b = append(b, ']')
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// appendJSONString appends s as a JSON string with the minimal escapes.
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// The option values of an approval question. A person approves or denies
+// either once or for the rest of the session (see ConsentStore).
+const (
+	ApproveOnce    = "approve"
+	ApproveSession = "approve_session"
+	DenyOnce       = "deny"
+	DenySession    = "deny_session"
+)
+
+// ApprovalQuestionID is the id of an approval form's one question.
+const ApprovalQuestionID = "approval"
+
+// ApprovalForm returns the form that asks a person to approve a: one
+// question of KindApproval whose options are, in order, ApproveOnce,
+// ApproveSession, DenyOnce and DenySession, none recommended, none applied
+// at the deadline, no free text (the person may add a note). It checks a
+// against the limits and returns a *CallError naming the first problem.
+// timeoutSeconds 0 is the ceiling.
+func ApprovalForm(a Approval, timeoutSeconds int) (*Form, error) {
+	if err := checkApproval(&a); err != nil {
+		return nil, err
+	}
+	a.Digest = ApprovalDigest(a.Action, a.Details)
+	return &Form{
+		Questions: []Question{{
+			ID:         ApprovalQuestionID,
+			Kind:       KindApproval,
+			Header:     "Approval",
+			Text:       a.Action,
+			Options:    approvalOptions(),
+			NoDefault:  true,
+			OnDeadline: DeadlineNothing,
+		}},
+		TimeoutSeconds: timeoutSeconds,
+		Approval:       &a,
+		Unattended:     UnattendedNothing,
+	}, nil
+}
+
+func approvalOptions() []Option {
+	return []Option{
+		{Value: ApproveOnce, Label: "Approve once", Description: "Permit this action this one time"},
+		{Value: ApproveSession, Label: "Approve for this session", Description: "Permit this same action again in this session without asking"},
+		{Value: DenyOnce, Label: "Deny", Description: "Refuse this action"},
+		{Value: DenySession, Label: "Deny for this session", Description: "Refuse this same action again in this session without asking"},
+	}
+}
+
+func checkApproval(a *Approval) error {
+	bad := func(msg string) error { return formError("the approval's " + msg) }
+	switch {
+	case strings.TrimSpace(a.Action) == "":
+		return bad("Action is empty; say what will be done")
+	case utf8.RuneCountInString(a.Action) > MaxApprovalActionRunes:
+		return bad(fmt.Sprintf("Action is %d characters; allowed: at most %d", utf8.RuneCountInString(a.Action), MaxApprovalActionRunes))
+	case strings.TrimSpace(a.Reason) == "":
+		return bad("Reason is empty; say why")
+	case utf8.RuneCountInString(a.Reason) > MaxApprovalReasonRunes:
+		return bad(fmt.Sprintf("Reason is %d characters; allowed: at most %d", utf8.RuneCountInString(a.Reason), MaxApprovalReasonRunes))
+	case !slices.Contains(Risks(), a.Risk):
+		return bad(fmt.Sprintf("Risk %q is not a risk; allowed: low, medium, high, irreversible", a.Risk))
+	case len(a.Details) > MaxApprovalDetailBytes:
+		return bad(fmt.Sprintf("Details is %d bytes; allowed: at most %d", len(a.Details), MaxApprovalDetailBytes))
+	case !utf8.ValidString(a.Action) || !utf8.ValidString(a.Reason) || !utf8.ValidString(a.Details):
+		return bad("text is not valid UTF-8")
+	}
+	return nil
+}
+
+// checkApprovalForm holds a form that carries an approval question to the
+// shape ApprovalForm gives it, so that no dialect and no Go caller can make
+// an approval that a deadline, a default or a stray option could decide.
+func checkApprovalForm(f *Form) error {
+	n := 0
+	for i := range f.Questions {
+		if f.Questions[i].Kind == KindApproval {
+			n++
+		}
+	}
+	if n == 0 && f.Approval == nil {
+		return nil
+	}
+	if f.Approval == nil {
+		return formError("an approval question needs Form.Approval; build the form with ApprovalForm")
+	}
+	if n != 1 || len(f.Questions) != 1 {
+		return formError("an approval is the only question of its form; build the form with ApprovalForm")
+	}
+	if err := checkApproval(f.Approval); err != nil {
+		return err
+	}
+	q := &f.Questions[0]
+	want := approvalOptions()
+	if q.ID != ApprovalQuestionID || q.MultiSelect || q.AllowOther || !q.NoDefault || q.OnDeadline != DeadlineNothing ||
+		q.Optional || q.Sealed() || len(q.Options) != len(want) || f.Unattended != UnattendedNothing ||
+		f.Approval.Digest != ApprovalDigest(f.Approval.Action, f.Approval.Details) {
+		return formError("the approval question is not as ApprovalForm makes it; build the form with ApprovalForm")
+	}
+	for i := range want {
+		if q.Options[i].Value != want[i].Value || q.Options[i].Default {
+			return formError("the approval question is not as ApprovalForm makes it; build the form with ApprovalForm")
+		}
+	}
+	return nil
+}
+
+// ApprovalCapable is implemented by a responder that can put an approval in
+// front of a person and knows it is a person who answers (a real terminal,
+// an authenticated page). Only a responder whose CanTakeApprovals reports
+// true is given an approval; for any other the orchestrator treats the
+// approval as having nobody to ask, so that no responder written for
+// questions can approve by picking an option.
+type ApprovalCapable interface {
+	CanTakeApprovals() bool
+}
+
+// A PolicyDecision is what an ApprovalPolicy answers.
+type PolicyDecision int
+
+// The decisions of an ApprovalPolicy.
+const (
+	// PolicyAsk leaves the decision to a person.
+	PolicyAsk PolicyDecision = iota
+	// PolicyApprove approves without asking.
+	PolicyApprove
+	// PolicyDeny denies without asking.
+	PolicyDeny
+)
+
+// An ApprovalPolicy decides an approval without asking, where the
+// embedding program has a rule for it (an allowlist of read-only commands,
+// say). It is given the session and the approval; a decision other than
+// PolicyAsk is reported as decided by "policy" and journaled as such. A
+// policy that panics is treated as PolicyAsk, and the panic is logged.
+type ApprovalPolicy func(ctx context.Context, session string, a *Approval) PolicyDecision
+
+// A Consent is a person's decision remembered for the rest of a session:
+// they approved (or denied) an action "for this session", and a later
+// request in the session with the same digest is decided the same way
+// without asking.
+type Consent struct {
+	// Session is the session the decision holds for.
+	Session string `json:"session"`
+	// Digest is the approval's digest (ApprovalDigest).
+	Digest string `json:"digest"`
+	// Approved is the decision: true approved, false denied.
+	Approved bool `json:"approved"`
+	// Action is the action approved or denied, for a listing.
+	Action string `json:"action"`
+	// AskID is the ask in which the person decided.
+	AskID string `json:"ask_id"`
+	// Principal is who decided, where the responder said.
+	Principal string `json:"principal,omitempty"`
+	// DecidedAt is when.
+	DecidedAt time.Time `json:"decided_at"`
+}
+
+// A ConsentStore keeps remembered decisions. Only a person's explicit
+// choice for the session creates one — never a deadline, a policy or a
+// fault. The orchestrator's default, MemoryConsents, forgets at exit; a
+// store that outlives the process (journal.Consents) keeps them across
+// restarts. The embedding program lists and revokes decisions through the
+// same store (Orchestrator.ConsentStore). Implementations are safe for
+// concurrent use.
+type ConsentStore interface {
+	// Remember keeps c, replacing any decision for its session and digest.
+	Remember(ctx context.Context, c Consent) error
+	// Recall returns the decision for the session and digest, if any.
+	Recall(ctx context.Context, session, digest string) (Consent, bool, error)
+	// Consents lists the session's decisions, oldest first.
+	Consents(ctx context.Context, session string) ([]Consent, error)
+	// Revoke forgets the decision for the session and digest; revoking
+	// what is not remembered is not an error.
+	Revoke(ctx context.Context, session, digest string) error
+}
+
+// MemoryConsents is a ConsentStore in memory. The zero value is ready to
+// use.
+type MemoryConsents struct {
+	mu sync.Mutex
+	m  map[[2]string]Consent
+}
+
+// Remember keeps c.
+func (m *MemoryConsents) Remember(_ context.Context, c Consent) error {
+	if c.Session == "" || c.Digest == "" {
+		return errors.New("askuser: a consent needs a session and a digest")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[[2]string]Consent{}
+	}
+	m.m[[2]string{c.Session, c.Digest}] = c
+	return nil
+}
+
+// Recall returns the decision for the session and digest.
+func (m *MemoryConsents) Recall(_ context.Context, session, digest string) (Consent, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.m[[2]string{session, digest}]
+	return c, ok, nil
+}
+
+// Consents lists the session's decisions, oldest first.
+func (m *MemoryConsents) Consents(_ context.Context, session string) ([]Consent, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Consent
+	for k, c := range m.m {
+		if k[0] == session {
+			out = append(out, c)
+		}
+	}
+	SortConsents(out)
+	return out, nil
+}
+
+// Revoke forgets the decision for the session and digest.
+func (m *MemoryConsents) Revoke(_ context.Context, session, digest string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.m, [2]string{session, digest})
+	return nil
+}
+
+// SortConsents sorts decisions oldest first (then by digest), the order
+// ConsentStore.Consents lists them in.
+func SortConsents(cs []Consent) {
+	slices.SortFunc(cs, func(a, b Consent) int {
+		if c := a.DecidedAt.Compare(b.DecidedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Digest, b.Digest)
+	})
+}
+
+// The status of an approval's verdict.
+const (
+	Approved   = "approved"
+	Denied     = "denied"
+	Unresolved = "unresolved"
+)
+
+// A Verdict is what an approval's outcome means: whether the action is
+// permitted, who decided, and, when nobody did, why. Every contract that
+// carries approvals renders this, so that no encoder decides on its own
+// what counts as permission.
+type Verdict struct {
+	// Status is Approved, Denied or Unresolved. Only Approved permits the
+	// action.
+	Status string
+	// DecidedBy is ByUser, ByRemembered or ByPolicy; empty when
+	// unresolved.
+	DecidedBy Provenance
+	// Note is the person's words, where they added any.
+	Note string
+	// Ended says why nobody decided: ReasonDeadline, ReasonUnattended,
+	// ReasonDismissed, ReasonSuperseded, ReasonFault or ReasonCaller;
+	// empty when decided.
+	Ended Reason
+	// Remember reports that the person chose to decide for the rest of
+	// the session.
+	Remember bool
+	// RememberedFrom is, for a remembered decision, the ask in which the
+	// person decided.
+	RememberedFrom string
+	// Digest is the approval's digest.
+	Digest string
+}
+
+// ApprovalVerdict returns the verdict of an approval's outcome. It is
+// Approved only when the person submitted an approval, a remembered
+// decision of theirs approved the same action in the session, or the
+// policy approved; Denied when the person (or a remembered denial, or the
+// policy) refused — a person's Decline is a refusal; otherwise Unresolved.
+// It returns false for an outcome that is not an approval's.
+func ApprovalVerdict(o *Outcome) (Verdict, bool) {
+	if o == nil || o.Form == nil || o.Form.Approval == nil {
+		return Verdict{}, false
+	}
+	v := Verdict{Status: Unresolved, Digest: o.Form.Approval.Digest}
+	var sel string
+	if a := o.Answer(ApprovalQuestionID); a != nil && len(a.Selected) == 1 {
+		sel = a.Selected[0]
+		v.Note = a.Note
+	}
+	approve := sel == ApproveOnce || sel == ApproveSession
+	deny := sel == DenyOnce || sel == DenySession
+	switch o.Reason {
+	case ReasonSubmitted:
+		if approve || deny {
+			v.DecidedBy, v.Remember = ByUser, sel == ApproveSession || sel == DenySession
+			v.Status = Denied
+			if approve {
+				v.Status = Approved
+			}
+			return v, true
+		}
+	case ReasonDeclined:
+		v.Status, v.DecidedBy = Denied, ByUser
+		return v, true
+	case ReasonPolicy, ReasonRemembered:
+		if approve || deny {
+			v.Status = Denied
+			if approve {
+				v.Status = Approved
+			}
+			v.DecidedBy = ByPolicy
+			if o.Reason == ReasonRemembered {
+				v.DecidedBy, v.RememberedFrom = ByRemembered, o.RememberedFrom
+			}
+			return v, true
+		}
+	}
+	v.Note = ""
+	v.Ended = o.Reason
+	if v.Ended == ReasonSubmitted || v.Ended == ReasonPolicy || v.Ended == ReasonRemembered {
+		v.Ended = ReasonFault // an ending without a decision: cannot happen through the orchestrator
+	}
+	return v, true
+}
+
+// decideWithoutAsking returns the ending of an approval that the policy or
+// a remembered decision settles, or nil when a person must be asked.
+func (o *Orchestrator) decideWithoutAsking(ctx context.Context, a *Ask) *ending {
+	ap := a.form.Approval
+	if o.ApprovalPolicy != nil {
+		switch o.policy(ctx, a.session, ap) {
+		case PolicyApprove:
+			return &ending{reason: ReasonPolicy, decision: ApproveOnce}
+		case PolicyDeny:
+			return &ending{reason: ReasonPolicy, decision: DenyOnce}
+		}
+	}
+	c, ok, err := o.consents().Recall(ctx, a.session, ap.Digest)
+	if err != nil {
+		o.logger().Error("askuser: reading remembered approvals failed; the person is asked", "ask", a.id, "session", a.session, "err", err)
+		return nil
+	}
+	if !ok || c.Digest != ap.Digest || c.Session != a.session {
+		return nil
+	}
+	e := &ending{reason: ReasonRemembered, decision: DenyOnce, rememberedFrom: c.AskID}
+	if c.Approved {
+		e.decision = ApproveOnce
+	}
+	return e
+}
+
+// policy runs the ApprovalPolicy, containing a panic.
+func (o *Orchestrator) policy(ctx context.Context, session string, ap *Approval) (d PolicyDecision) {
+	defer func() {
+		if p := recover(); p != nil {
+			o.logger().Error("askuser: the approval policy panicked; the person is asked", "session", session, "panic", fmt.Sprint(p))
+			d = PolicyAsk
+		}
+	}()
+	cp := *ap
+	d = o.ApprovalPolicy(ctx, session, &cp)
+	if d != PolicyApprove && d != PolicyDeny {
+		d = PolicyAsk
+	}
+	return d
+}
+
+// rememberConsent keeps a person's decision for the session when they
+// chose so.
+func (o *Orchestrator) rememberConsent(ctx context.Context, out *Outcome) {
+	v, ok := ApprovalVerdict(out)
+	if !ok || !v.Remember || v.DecidedBy != ByUser {
+		return
+	}
+	c := Consent{
+		Session:   out.Session,
+		Digest:    v.Digest,
+		Approved:  v.Status == Approved,
+		Action:    out.Form.Approval.Action,
+		AskID:     out.AskID,
+		Principal: out.Principal,
+		DecidedAt: out.FinalizedAt,
+	}
+	if err := o.consents().Remember(ctx, c); err != nil {
+		o.logger().Error("askuser: remembering an approval decision failed; the next request asks again", "ask", out.AskID, "session", out.Session, "err", err)
+	}
+}
+
+func (o *Orchestrator) consents() ConsentStore { o.init(); return o.consentStore }
+
+// ConsentStore returns the store of remembered approval decisions:
+// Consents, or the in-memory default. The embedding program lists and
+// revokes a session's decisions through it.
+func (o *Orchestrator) ConsentStore() ConsentStore { return o.consents() }
