@@ -153,6 +153,39 @@ that owns it. A secret question is never resolved by default: nothing is
 filled in for it at the deadline or with nobody to ask, and an ask_user call
 that holds one is then declined.
 
+# Approvals
+
+Permission to act ("May I delete this bucket?") is not a question with a
+recommended answer: it must never resolve by itself. An approval is a form
+of its own, built by [ApprovalForm] from an [Approval] (the action, the
+reason, the [Risk], optional details) and asked through the same
+orchestrator, responders and journal — or, from a model, through the
+request_approval tool. Its result says approved, denied or unresolved;
+[ApprovalVerdict] is the one place that decides which, and the rules are
+short:
+
+  - Only a person approves: a submitted approve, or a decision the person
+    made "for this session" earlier, for the same action in the same
+    session ([ConsentStore]; remembered decisions are reported as
+    "remembered"). [Orchestrator.ApprovalPolicy], where the embedding
+    program sets one, may approve or deny without asking; it is reported
+    as "policy".
+  - The deadline, nobody to ask, a responder fault or panic, a supersede,
+    a dismissal and the caller going away all leave the approval
+    unresolved, with the reason, and no answer a reader could take for a
+    decision. A person's Decline is a denial.
+  - Only a responder that implements [ApprovalCapable] is given an
+    approval; for any other nobody can be asked, so a responder written for
+    questions can never approve by picking an option.
+  - The result carries the approval's digest ([ApprovalDigest] of the
+    action and its details). The embedding program computes the digest of
+    what it is about to run and compares: a changed action is a new
+    request.
+
+[Orchestrator.Consents] keeps remembered decisions (nil: in memory);
+journal.Consents keeps them in a file, across restarts and processes.
+[Orchestrator.ConsentStore] lists and revokes them.
+
 # Journal
 
 With [Orchestrator.Journal] set, the orchestrator appends one [Record] per
@@ -171,11 +204,11 @@ The command's "askuser journal FILE" lists it.
 
 # Security
 
-Nothing in a result grants permission. Choice questions resolve by
-themselves when the deadline passes or nobody is there, so a destructive,
-irreversible or outward-facing action needs an approval that does not; the
-ask_user tool description and guidance tell the model so, and every result
-says who decided.
+Nothing in an ask_user result grants permission. Choice questions resolve
+by themselves when the deadline passes or nobody is there, so a
+destructive, irreversible or outward-facing action needs an approval, which
+does not (see Approvals); the ask_user tool description and guidance tell
+the model so, and every result says who decided.
 
 Free text and notes that look like a credential are refused before they
 can reach the model; the reason names the kind of credential and never
