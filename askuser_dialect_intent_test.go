@@ -1,12 +1,10 @@
 package askuser
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -14,18 +12,17 @@ import (
 // TestAskUserHumanIntent checks that the ask_user call's human_intent
 // becomes the form's HumanIntent, exactly as sent (docs/ask_user.md), also
 // through the orchestrator's checks and compaction, and that a long or
-// mistyped one is refused with the contract's messages.
+// mistyped one reaches the caller as a *CallError with the contract's
+// message. The field's rules and their order are askusertool's, tested
+// there.
 func TestAskUserHumanIntent(t *testing.T) {
 	with := func(member string) string { return `{"questions":[` + auChoice + `]` + member + `}` }
 	for _, tc := range []struct {
 		name, call, want string
 	}{
 		{"absent", with(``), ""},
-		{"null", with(`,"human_intent":null`), ""},
 		{"narration", with(`,"human_intent":"Deploying the login fix"`), "Deploying the login fix"},
 		{"kept verbatim", with(`,"human_intent":"  Deploying\u00e9 \n"`), "  Deployingé \n"},
-		{"blank", with(`,"human_intent":" "`), " "},
-		{"120 runes", with(`,"human_intent":"` + strings.Repeat("é", 120) + `"`), strings.Repeat("é", 120)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := AskUser().Decode([]byte(tc.call), Limits{})
@@ -51,8 +48,6 @@ func TestAskUserHumanIntent(t *testing.T) {
 		name, call, path, msg string
 	}{
 		{"121 runes", with(`,"human_intent":"` + strings.Repeat("é", 121) + `"`), "", "human_intent must not exceed 120 characters"},
-		{"after rule 2", with(`,"timeout_seconds":0,"human_intent":"` + strings.Repeat("x", 121) + `"`), "", "timeout_seconds must be between 1 and 300"},
-		{"before the questions' rules", `{"questions":[{}],"human_intent":"` + strings.Repeat("x", 121) + `"}`, "", "human_intent must not exceed 120 characters"},
 		{"not a string", with(`,"human_intent":1`), "human_intent", "human_intent: expected a string, got a number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,11 +64,11 @@ func TestAskUserHumanIntent(t *testing.T) {
 	}
 }
 
-// TestAskUserHumanIntentRoundTrip checks that MarshalForm writes HumanIntent
-// as human_intent, after timeout_seconds and before the stamps, and that
-// decoding it gives the form again; an empty one is not written.
+// TestAskUserHumanIntentRoundTrip checks that MarshalForm writes
+// HumanIntent, and only when it is not empty, and that decoding the call
+// gives the form again.
 func TestAskUserHumanIntentRoundTrip(t *testing.T) {
-	for _, intent := range []string{"Deploying the login fix", "", "  ", "é\"<&>\u2028", strings.Repeat("🚀", 120)} {
+	for _, intent := range []string{"Deploying the login fix", ""} {
 		in := &Form{TimeoutSeconds: 60, HumanIntent: intent, Questions: []Question{
 			{Kind: KindText, Header: "Branch", Text: "Which branch?"},
 		}}
@@ -81,33 +76,17 @@ func TestAskUserHumanIntentRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if written := strings.Contains(string(data), `"human_intent"`); written != (intent != "") {
+			t.Errorf("HumanIntent %q: human_intent written %v: %s", intent, written, data)
+		}
 		f, err := decodeAskUser(data, Limits{})
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", data, err)
 		}
-		if f.HumanIntent != intent {
-			t.Errorf("HumanIntent %q reads back as %q from %s", intent, f.HumanIntent, data)
-		}
-		stamp(f, time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-		out, err := marshalForm(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		i, j := bytes.Index(out, []byte(`"timeout_seconds"`)), bytes.Index(out, []byte(`"asked_at"`))
-		k := bytes.Index(out, []byte(`"human_intent"`))
-		switch {
-		case intent == "" && k >= 0:
-			t.Errorf("an empty HumanIntent is written: %s", out)
-		case intent != "" && !(0 <= i && i < k && k < j):
-			t.Errorf("human_intent is not written between timeout_seconds and asked_at: %s", out)
-		}
-		again, err := decodeAskUser(out, Limits{})
-		if err != nil {
-			t.Fatalf("Decode(%s): %v", out, err)
-		}
-		f.AskedAt, f.NudgeAt, f.ExpiresAt = time.Time{}, time.Time{}, time.Time{}
-		if diff := cmp.Diff(f, again); diff != "" {
-			t.Errorf("decoding the marshalled form changes it (-first +second):\n%s", diff)
+		want := auWant(60, Question{ID: "question_1", Kind: KindText, Header: "Branch", Text: "Which branch?", AllowOther: true})
+		want.HumanIntent = intent
+		if diff := cmp.Diff(want, f); diff != "" {
+			t.Errorf("decoding %s (-want +got):\n%s", data, diff)
 		}
 	}
 }

@@ -3,22 +3,29 @@ package askuser
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/internal/wire"
 )
 
+// TestMarshalForm checks MarshalForm's mapping of a Form onto the ask_user
+// call: every field the contract carries, the stamps, an option by its
+// label, and nothing of what the contract does not carry. How a call is
+// written (field order, escaping, the stamps' digits) is askusertool's,
+// tested there.
 func TestMarshalForm(t *testing.T) {
 	cet := time.FixedZone("CET", 3600)
 	tests := []struct {
 		name  string
 		call  string
+		form  *Form     // instead of call: a form built in Go
 		stamp time.Time // zero: not stamped
 		want  string
 	}{
@@ -31,46 +38,56 @@ func TestMarshalForm(t *testing.T) {
 				`"timeout_seconds":300,"asked_at":"2026-11-30T09:00:00.123456789Z","nudge_at":"2026-11-30T09:04:00.123456789Z","expires_at":"2026-11-30T09:05:00.123456789Z"}`,
 		},
 		{
-			name:  "nine digits always",
-			call:  `{"questions":[` + auText + `],"timeout_seconds":7}`,
-			stamp: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-			want: `{"questions":[{"kind":"text","id":"question_1","header":"H","question":"Q?","multi_select":false,"allow_other":true,"options":[]}],` +
-				`"timeout_seconds":7,"asked_at":"2026-01-02T03:04:05.000000000Z","nudge_at":"2026-01-02T03:04:10.000000000Z","expires_at":"2026-01-02T03:04:12.000000000Z"}`,
-		},
-		{
 			name: "secret, unstamped",
 			call: auCall(auSecret),
 			want: `{"questions":[{"kind":"secret","id":"question_1","header":"Token","question":"Paste it","multi_select":false,"allow_other":false,"options":[],` +
 				`"secret_name":"TOKEN","purpose":"to deploy"}],"timeout_seconds":300}`,
 		},
 		{
-			name: "strings escaped as encoding/json does without HTML escaping",
-			call: auCall(`{"kind":"text","header":"<a&b>","question":"\"q\"\\\n\t\u0001\u007f\u2028é😀"}`),
-			want: `{"questions":[{"kind":"text","id":"question_1","header":"<a&b>","question":"\"q\"\\\n\t\u0001` + "\x7f" + `\u2028é😀","multi_select":false,"allow_other":true,"options":[]}],"timeout_seconds":300}`,
+			name: "what the contract does not carry is left out",
+			form: &Form{
+				Title: "Release", Contract: "pi-ask", Unattended: UnattendedNothing, CancelDropsAnswers: true,
+				TimeoutSeconds: 60, HumanIntent: "Deploying",
+				Questions: []Question{{
+					ID: "env", Kind: KindChoice, Header: "Env", Text: "Where?", OtherLabel: "Elsewhere", Prefill: "x",
+					OtherExclusive: true, NoDefault: true, Sensitive: true, Multiline: true, Optional: true,
+					Options: []Option{
+						{Value: "stg", Label: "Staging", Description: "safe", Preview: "[stg]", Default: true},
+						{Value: "prd", Label: "Production", Description: "live"},
+					},
+				}},
+			},
+			want: `{"questions":[{"kind":"choice","id":"env","header":"Env","question":"Where?","multi_select":false,"allow_other":false,` +
+				`"options":[{"label":"Staging","description":"safe","default":true},{"label":"Production","description":"live","default":false}]}],` +
+				`"timeout_seconds":60,"human_intent":"Deploying"}`,
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := decodeAskUser([]byte(tc.call), Limits{})
-			if err != nil {
-				t.Fatal(err)
+			f := tc.form
+			if f == nil {
+				var err error
+				if f, err = decodeAskUser([]byte(tc.call), Limits{}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if !tc.stamp.IsZero() {
-				stamp(c, tc.stamp)
+				stamp(f, tc.stamp)
 			}
-			got, err := marshalForm(c)
+			got, err := marshalForm(f)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
-				t.Errorf("MarshalCall (-want +got):\n%s", diff)
+				t.Errorf("MarshalForm (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// TestMarshalCallGoBuilt checks that a call built in Go without ids, kinds
-// or a timeout marshals into one that the decoder completes.
+// TestMarshalCallGoBuilt checks that a form built in Go without ids, kinds
+// or a timeout marshals into a call that the decoder completes, and that
+// MarshalForm refuses a nil form.
 func TestMarshalCallGoBuilt(t *testing.T) {
 	in := &Form{Questions: []Question{
 		{Header: "Env", Text: "Where?", AllowOther: true, Options: []Option{{Label: "a", Description: "da"}, {Label: "b", Description: "db"}}},
@@ -83,7 +100,7 @@ func TestMarshalCallGoBuilt(t *testing.T) {
 	const wantJSON = `{"questions":[{"header":"Env","question":"Where?","multi_select":false,"allow_other":true,"options":[{"label":"a","description":"da","default":false},{"label":"b","description":"db","default":false}]},` +
 		`{"kind":"text","header":"Name","question":"Called?","multi_select":false,"allow_other":false,"options":[]}]}`
 	if diff := cmp.Diff(wantJSON, string(data)); diff != "" {
-		t.Errorf("MarshalCall (-want +got):\n%s", diff)
+		t.Errorf("MarshalForm (-want +got):\n%s", diff)
 	}
 	got, err := decodeAskUser(data, Limits{MaxTimeoutSeconds: 60})
 	if err != nil {
@@ -102,109 +119,121 @@ func TestMarshalCallGoBuilt(t *testing.T) {
 	}
 }
 
-// auRoundTrip checks the normalization's promise for one valid call: the normalized
-// call validates again, decoding MarshalCall's output gives the same call
-// apart from the stamps, and MarshalCall's output is a fixed point.
-func auRoundTrip(t testing.TB, data []byte, lim Limits) {
+// auAgrees checks, for any input, what the root package adds to the
+// ask_user dialect. The orchestrator's decode refuses exactly what
+// askusertool.Decode refuses, with a *CallError carrying the dialect's path
+// and message (so checkForm never refuses a call the dialect accepts). A
+// form it accepts has its options' values equal to their labels, marshals
+// (MarshalForm) to the bytes the dialect writes for its own Call, and, once
+// stamped, into internal/wire's Call (the shape the schema package
+// describes); decoding that again gives the same form. It reports whether
+// the call was accepted.
+func auAgrees(t testing.TB, data []byte, lim Limits) bool {
 	t.Helper()
-	c1, err := decodeAskUser(data, lim)
-	if err != nil {
-		return
-	}
-	stamp(c1, time.Date(2026, 11, 30, 9, 0, 0, 123456789, time.UTC))
-	out1, err := marshalForm(c1)
-	if err != nil {
-		t.Fatalf("MarshalCall: %v", err)
-	}
-	c2, err := decodeAskUser(out1, lim)
-	if err != nil {
-		t.Fatalf("the normalized call does not validate again: %v\ninput:  %s\noutput: %s", err, data, out1)
-	}
-	c1.AskedAt, c1.NudgeAt, c1.ExpiresAt = time.Time{}, time.Time{}, time.Time{}
-	if diff := cmp.Diff(c1, c2); diff != "" {
-		t.Fatalf("decoding the normalized call changes it (-first +second):\n%s\ninput:  %s\noutput: %s", diff, data, out1)
-	}
-	out2, err := marshalForm(c2)
-	if err != nil {
-		t.Fatalf("MarshalCall: %v", err)
-	}
-	var stamped wire.Call
-	dec := json.NewDecoder(bytes.NewReader(out1))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&stamped); err != nil {
-		t.Fatalf("MarshalCall's output is not the ask_user JSON: %v\n%s", err, out1)
-	}
-	if stamped.AskedAt == nil {
-		t.Fatalf("asked_at missing: %s", out1)
-	}
-	stamped.AskedAt, stamped.NudgeAt, stamped.ExpiresAt = nil, nil, nil
-	var unstamped wire.Call
-	if err := json.Unmarshal(out2, &unstamped); err != nil {
-		t.Fatalf("MarshalCall's output is not JSON: %v\n%s", err, out2)
-	}
-	if diff := cmp.Diff(stamped, unstamped); diff != "" {
-		t.Fatalf("normalizing again changes more than the stamps (-first +second):\n%s", diff)
-	}
-}
-
-func TestMarshalCallRoundTrip(t *testing.T) {
-	files, err := filepath.Glob("testdata/calls/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no calls in testdata/calls: %v", err)
-	}
-	files = append(files, "testdata/bench/call4.json")
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := decodeAskUser(data, Limits{}); err != nil {
-				t.Fatalf("%s is not a valid call: %v", f, err)
-			}
-			auRoundTrip(t, data, Limits{})
-		})
-	}
-	inline := []string{
-		auCall(auChoice),
-		auCall(auSecret),
-		auCall(auText, auText, auText, auText),
-		auCall(auText, `{"kind":"text","id":"question_1","header":"H","question":"Q?"}`),
-		auCall(`{"header":"H","question":"Q?","multi_select":true,"allow_other":false,"options":[{"label":"x","description":"d","default":true},{"label":"y","description":"d","default":true}]}`),
-		`{"questions":[` + auChoice + `],"timeout_seconds":1}`,
-	}
-	for _, call := range inline {
-		if _, err := decodeAskUser([]byte(call), Limits{}); err != nil {
-			t.Fatalf("%s is not a valid call: %v", call, err)
+	c, derr := askusertool.Decode(data, askusertool.Limits(lim))
+	form, err := decodeAskUser(data, lim)
+	if derr != nil {
+		var de *askusertool.Error
+		if !errors.As(derr, &de) {
+			t.Fatalf("askusertool.Decode: %T %v, want an *askusertool.Error", derr, derr)
 		}
-		auRoundTrip(t, []byte(call), Limits{})
+		var ce *CallError
+		if !errors.As(err, &ce) || form != nil {
+			t.Fatalf("the dialect refuses %q (%v); the orchestrator's decode gives %v, %T %v, want a *CallError", data, derr, form, err, err)
+		}
+		if diff := cmp.Diff(CallError{Path: de.Path, Message: de.Message}, *ce); diff != "" {
+			t.Fatalf("the dialect's refusal of %q, as a *CallError (-want +got):\n%s", data, diff)
+		}
+		return false
 	}
-}
+	if err != nil {
+		t.Fatalf("the dialect accepts %q; the orchestrator's decode refuses it: %v", data, err)
+	}
+	if form.Contract != askusertool.ToolName {
+		t.Fatalf("Contract %q, want %q", form.Contract, askusertool.ToolName)
+	}
+	for i := range form.Questions {
+		for _, o := range form.Questions[i].Options {
+			if o.Value != o.Label {
+				t.Fatalf("questions[%d]: option value %q, label %q; want the label as the value", i, o.Value, o.Label)
+			}
+		}
+	}
+	got, err := marshalForm(form)
+	if err != nil {
+		t.Fatalf("MarshalForm: %v", err)
+	}
+	want, err := askusertool.Marshal(c)
+	if err != nil {
+		t.Fatalf("askusertool.Marshal: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("MarshalForm writes what askusertool.Marshal does not:\nMarshalForm: %s\nthe dialect: %s", got, want)
+	}
 
-// TestMarshalCallStampsParse checks that the stamps read back as the times
-// written.
-func TestMarshalCallStampsParse(t *testing.T) {
-	c, err := decodeAskUser([]byte(auCall(auText)), Limits{})
+	stamp(form, time.Date(2026, 11, 30, 9, 0, 0, 123456789, time.UTC))
+	out, err := marshalForm(form)
 	if err != nil {
-		t.Fatal(err)
-	}
-	stamp(c, time.Date(2026, 11, 30, 9, 0, 0, 100, time.FixedZone("X", -7*3600)))
-	data, err := marshalForm(c)
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("MarshalForm: %v", err)
 	}
 	var w wire.Call
-	if err := json.Unmarshal(data, &w); err != nil {
-		t.Fatal(err)
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		t.Fatalf("MarshalForm's output is not internal/wire's Call: %v\n%s", err, out)
 	}
-	for _, s := range []struct {
-		text *string
-		want time.Time
-	}{{w.AskedAt, c.AskedAt}, {w.NudgeAt, c.NudgeAt}, {w.ExpiresAt, c.ExpiresAt}} {
-		got, err := time.Parse(time.RFC3339Nano, *s.text)
-		if err != nil || !got.Equal(s.want) || !strings.HasSuffix(*s.text, ".000000100Z") {
-			t.Errorf("stamp %q: parsed %v, %v; want %v in UTC with nine digits", *s.text, got, err, s.want)
+	if w.AskedAt == nil || w.NudgeAt == nil || w.ExpiresAt == nil {
+		t.Fatalf("a stamp is missing: %s", out)
+	}
+	again, err := decodeAskUser(out, lim)
+	if err != nil {
+		t.Fatalf("the marshalled form does not decode again: %v\ninput:  %s\noutput: %s", err, data, out)
+	}
+	form.AskedAt, form.NudgeAt, form.ExpiresAt = time.Time{}, time.Time{}, time.Time{}
+	if diff := cmp.Diff(form, again); diff != "" {
+		t.Fatalf("decoding the marshalled form changes it (-first +second):\n%s\ninput:  %s\noutput: %s", diff, data, out)
+	}
+	return true
+}
+
+// auValidCalls are valid calls: dialect/askusertool's testdata, the
+// benchmark's call, and a few more.
+func auValidCalls(tb testing.TB) map[string][]byte {
+	tb.Helper()
+	files, err := filepath.Glob("dialect/askusertool/testdata/calls/*.json")
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no calls in dialect/askusertool/testdata/calls: %v", err)
+	}
+	calls := map[string][]byte{}
+	for _, f := range append(files, "testdata/bench/call4.json") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
 		}
+		calls[filepath.Base(f)] = data
+	}
+	for name, call := range map[string]string{
+		"choice":                       auCall(auChoice),
+		"secret":                       auCall(auSecret),
+		"four texts":                   auCall(auText, auText, auText, auText),
+		"a generated id taken":         auCall(auText, `{"kind":"text","id":"question_1","header":"H","question":"Q?"}`),
+		"multi-select with 2 defaults": auCall(`{"header":"H","question":"Q?","multi_select":true,"allow_other":false,"options":[{"label":"x","description":"d","default":true},{"label":"y","description":"d","default":true}]}`),
+		"timeout 1":                    `{"questions":[` + auChoice + `],"timeout_seconds":1}`,
+		"human_intent":                 `{"questions":[` + auChoice + `],"human_intent":"Deploying the login fix"}`,
+	} {
+		calls[name] = []byte(call)
+	}
+	return calls
+}
+
+// TestMarshalCallRoundTrip holds valid calls to auAgrees.
+func TestMarshalCallRoundTrip(t *testing.T) {
+	for name, data := range auValidCalls(t) {
+		t.Run(name, func(t *testing.T) {
+			if !auAgrees(t, data, Limits{}) {
+				t.Fatalf("%s is not a valid call", data)
+			}
+		})
 	}
 }
 

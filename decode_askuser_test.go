@@ -1,6 +1,7 @@
 package askuser
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
+
+// The ask_user contract's decoder, its rules and messages, its defaults and
+// its marshalling are tested exhaustively in dialect/askusertool. The tests
+// of the root package cover what AskUser adds on top: the mapping of
+// askusertool's Call onto a Form (an option's value is its label; the form
+// read into one formBlock), *CallError for the dialect's *askusertool.Error,
+// checkForm accepting every form the dialect returns, the compaction, and
+// MarshalForm.
 
 // Pieces of ask_user calls for the tables below.
 const (
@@ -17,7 +26,6 @@ const (
 	auSecret = `{"kind":"secret","header":"Token","question":"Paste it","secret_name":"TOKEN","purpose":"to deploy"}`
 	auPrefix = "invalid ask_user arguments: "
 	auQList  = "kind, id, header, question, multi_select, allow_other, options, secret_name, purpose"
-	auOList  = "label, description, default"
 )
 
 // auCall wraps questions (JSON objects) into a call.
@@ -60,13 +68,20 @@ func auTextQ(id string) Question {
 	return Question{ID: id, Kind: KindText, Header: "H", Text: "Q?", AllowOther: true}
 }
 
-// TestDecodeAskUserNormalize checks the normalization (docs/ask_user.md) without the stamps.
+// TestDecodeAskUserNormalize checks the form the orchestrator makes of a
+// normalized ask_user call: every field of the dialect's Call in its place,
+// an option's value its label, no options on a text or secret question,
+// the Limits handed to the dialect, and checkForm accepting the dialect's
+// edges (generated ids, labels that differ only in case or space, a
+// secret_name of 255 runes, the largest call).
 func TestDecodeAskUserNormalize(t *testing.T) {
 	ab := []Option{auOpt("a", "da", false), auOpt("b", "db", false)}
-	withID := func(id string) string {
-		return `{"id":"` + id + `","header":"H","question":"Q?","options":` + auOpts2 + `}`
-	}
 	textID := func(id string) string { return `{"kind":"text","id":"` + id + `","header":"H","question":"Q?"}` }
+	six := func(i int) Question {
+		return auChoiceQ(fmt.Sprintf("question_%d", i), auOpt("a1", "d1", false), auOpt("a2", "d2", false), auOpt("a3", "d3", false),
+			auOpt("a4", "d4", false), auOpt("a5", "d5", false), auOpt("a6", "d6", false))
+	}
+	choice6 := `{"header":"H","question":"Q?","options":` + auOptions(6) + `}`
 	tests := []struct {
 		name string
 		call string
@@ -85,47 +100,21 @@ func TestDecodeAskUserNormalize(t *testing.T) {
 			want: auWant(90, auChoiceQ("question_1", ab...)),
 		},
 		{
-			name: "given timeout kept",
-			call: `{"questions":[` + auChoice + `],"timeout_seconds":45}`,
-			want: auWant(45, auChoiceQ("question_1", ab...)),
-		},
-		{
-			name: "integral numbers are integers",
-			call: `{"questions":[` + auChoice + `],"timeout_seconds":1.0e1}`,
-			want: auWant(10, auChoiceQ("question_1", ab...)),
-		},
-		{
-			name: "every optional field null",
-			call: `{"questions":[{"kind":null,"id":null,"header":"H","question":"Q?","multi_select":null,"allow_other":null,` +
-				`"options":[{"label":"a","description":"da","default":null},{"label":"b","description":"db","default":null}],` +
-				`"secret_name":null,"purpose":null}],"timeout_seconds":null,"asked_at":null,"nudge_at":null,"expires_at":null}`,
-			want: auWant(300, auChoiceQ("question_1", ab...)),
-		},
-		{
-			name: "stamps overwritten, not read",
-			call: `{"questions":[` + auChoice + `],"asked_at":"yesterday","nudge_at":"","expires_at":"2099-01-01T00:00:00Z"}`,
-			want: auWant(300, auChoiceQ("question_1", ab...)),
-		},
-		{
 			name: "choice fields kept",
-			call: auCall(`{"kind":"choice","id":" My id ","header":" H ","question":" Q? ","multi_select":true,"allow_other":false,` +
-				`"options":[{"label":" a ","description":" da ","default":true},{"label":"b","description":"db","default":true},{"label":"c","description":"dc","default":false}]}`),
-			want: auWant(300, Question{ID: " My id ", Kind: KindChoice, Header: " H ", Text: " Q? ", MultiSelect: true, AllowOther: false,
+			call: `{"questions":[{"kind":"choice","id":" My id ","header":" H ","question":" Q? ","multi_select":true,"allow_other":false,` +
+				`"options":[{"label":" a ","description":" da ","default":true},{"label":"b","description":"db","default":true},{"label":"c","description":"dc","default":false}]}],` +
+				`"timeout_seconds":45}`,
+			want: auWant(45, Question{ID: " My id ", Kind: KindChoice, Header: " H ", Text: " Q? ", MultiSelect: true, AllowOther: false,
 				Options: []Option{auOpt(" a ", " da ", true), auOpt("b", "db", true), auOpt("c", "dc", false)}}),
 		},
 		{
-			name: "text normalized",
+			name: "text without options",
 			call: auCall(`{"kind":"text","header":"H","question":"Q?","multi_select":true,"allow_other":false,"options":[]}`),
 			want: auWant(300, auTextQ("question_1")),
 		},
 		{
-			name: "text with options null",
-			call: auCall(`{"kind":"text","header":"H","question":"Q?","options":null}`),
-			want: auWant(300, auTextQ("question_1")),
-		},
-		{
-			name: "secret normalized",
-			call: auCall(`{"kind":"secret","header":"Token","question":"Paste it","multi_select":true,"allow_other":true,"options":[],"secret_name":"GH_TOKEN","purpose":"to push"}`),
+			name: "secret fields",
+			call: auCall(`{"kind":"secret","header":"Token","question":"Paste it","secret_name":"GH_TOKEN","purpose":"to push"}`),
 			want: auWant(300, Question{ID: "question_1", Kind: KindSecret, Header: "Token", Text: "Paste it", SecretName: "GH_TOKEN", Purpose: "to push"}),
 		},
 		{
@@ -134,39 +123,9 @@ func TestDecodeAskUserNormalize(t *testing.T) {
 			want: auWant(300, Question{ID: "question_1", Kind: KindSecret, Header: "Token", Text: "Paste it", SecretName: strings.Repeat("é", 255), Purpose: "p"}),
 		},
 		{
-			name: "header of 16 runes",
-			call: auCall(`{"kind":"text","header":"` + strings.Repeat("é", 16) + `","question":"Q?"}`),
-			want: auWant(300, Question{ID: "question_1", Kind: KindText, Header: strings.Repeat("é", 16), Text: "Q?", AllowOther: true}),
-		},
-		{
-			name: "generated ids by position",
-			call: auCall(auText, withID("env"), auText, auChoice),
-			want: auWant(300, auTextQ("question_1"), auChoiceQ("env", ab...), auTextQ("question_3"), auChoiceQ("question_4", ab...)),
-		},
-		{
-			name: "generated id taken by a later model id",
-			call: auCall(auText, auText, withID("question_2")),
-			want: auWant(300, auTextQ("question_1"), auTextQ("question_2_2"), auChoiceQ("question_2", ab...)),
-		},
-		{
-			name: "generated id taken by an earlier model id",
-			call: auCall(withID("question_2"), auText),
-			want: auWant(300, auChoiceQ("question_2", ab...), auTextQ("question_2_2")),
-		},
-		{
-			name: "suffixes taken too",
+			name: "generated ids beside taken ones",
 			call: auCall(auText, textID("question_1_2"), textID("question_1"), textID("question_1_3")),
 			want: auWant(300, auTextQ("question_1_4"), auTextQ("question_1_2"), auTextQ("question_1"), auTextQ("question_1_3")),
-		},
-		{
-			name: "generated id taken by an earlier generated one",
-			call: auCall(textID("question_2_2"), auText, textID("question_2")),
-			want: auWant(300, auTextQ("question_2_2"), auTextQ("question_2_3"), auTextQ("question_2")),
-		},
-		{
-			name: "ids compared exactly",
-			call: auCall(textID("Question_1"), auText),
-			want: auWant(300, auTextQ("Question_1"), auTextQ("question_2")),
 		},
 		{
 			name: "labels compared exactly",
@@ -174,32 +133,9 @@ func TestDecodeAskUserNormalize(t *testing.T) {
 			want: auWant(300, auChoiceQ("question_1", auOpt("a", "d", false), auOpt("A", "d", false), auOpt("a ", "d", false))),
 		},
 		{
-			name: "six options, four questions",
-			call: auCall(auChoice, auChoice, auText, `{"header":"H","question":"Q?","multi_select":true,"options":`+auOptions(6)+`}`),
-			want: auWant(300, auChoiceQ("question_1", ab...), auChoiceQ("question_2", ab...), auTextQ("question_3"),
-				Question{ID: "question_4", Kind: KindChoice, Header: "H", Text: "Q?", MultiSelect: true, AllowOther: true, Options: []Option{
-					auOpt("a1", "d1", false), auOpt("a2", "d2", false), auOpt("a3", "d3", false),
-					auOpt("a4", "d4", false), auOpt("a5", "d5", false), auOpt("a6", "d6", false)}}),
-		},
-		{
-			name: "empty secret fields on a choice carry nothing",
-			call: auCall(`{"header":"H","question":"Q?","options":` + auOpts2 + `,"secret_name":"","purpose":""}`),
-			want: auWant(300, auChoiceQ("question_1", ab...)),
-		},
-		{
-			name: "string escapes decoded as encoding/json does",
-			call: auCall(`{"kind":"text","header":"\u00e9\ud83d\ude00\/\t","question":"\ud800x\udc00\ud800\ud800\udc00 \"q\""}`),
-			want: auWant(300, Question{ID: "question_1", Kind: KindText, Header: "é😀/\t", Text: "\ufffdx\ufffd\ufffd\U00010000 \"q\"", AllowOther: true}),
-		},
-		{
-			name: "invalid UTF-8 becomes U+FFFD",
-			call: auCall("{\"kind\":\"text\",\"header\":\"a\xffb\xed\xa0\x80\",\"question\":\"Q?\"}"),
-			want: auWant(300, Question{ID: "question_1", Kind: KindText, Header: "a\ufffdb\ufffd\ufffd\ufffd", Text: "Q?", AllowOther: true}),
-		},
-		{
-			name: "whitespace anywhere",
-			call: " \r\n\t{ \"questions\" :\n[ { \"kind\" : \"text\" , \"header\" : \"H\" , \"question\" : \"Q?\" } ] , \"timeout_seconds\" : 7 }\n",
-			want: auWant(7, auTextQ("question_1")),
+			name: "four questions of six options fill the block",
+			call: auCall(choice6, choice6, choice6, choice6),
+			want: auWant(300, six(1), six(2), six(3), six(4)),
 		},
 	}
 	for _, tc := range tests {
@@ -218,8 +154,70 @@ func TestDecodeAskUserNormalize(t *testing.T) {
 	}
 }
 
-// TestDecodeAskUserOneBackingArray checks that the options of a call share
-// one backing array, in question order.
+// TestDecodeAskUserCallError checks that the dialect's refusals reach the
+// orchestrator's caller as a *CallError with the dialect's path and
+// message, a broken rule without a path, and that the orchestrator's
+// Limits are the ones the messages name.
+func TestDecodeAskUserCallError(t *testing.T) {
+	big := auCall(auChoice)
+	for _, tc := range []struct {
+		name, call string
+		lim        Limits
+		want       CallError
+	}{
+		{"a broken rule", `{"questions":[]}`, Limits{},
+			CallError{Message: auPrefix + "questions must contain between 1 and 4 items"}},
+		{"a shape problem", auCall(`{"Header":"H"}`), Limits{},
+			CallError{Path: "questions[0].Header", Message: auPrefix + "questions[0].Header: unknown field; allowed fields: " + auQList}},
+		{"the configured ceiling", `{"questions":[` + auChoice + `],"timeout_seconds":121}`, Limits{MaxTimeoutSeconds: 120},
+			CallError{Message: auPrefix + "timeout_seconds must be between 1 and 120"}},
+		{"the configured size cap", big, Limits{MaxCallBytes: len(big) - 1},
+			CallError{Message: auPrefix + fmt.Sprintf("the call is %d bytes; at most %d bytes are accepted", len(big), len(big)-1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := decodeAskUser([]byte(tc.call), tc.lim)
+			var ce *CallError
+			if !errors.As(err, &ce) || f != nil {
+				t.Fatalf("decodeAskUser(%s) = %v, %v; want a *CallError", tc.call, f, err)
+			}
+			if diff := cmp.Diff(tc.want, *ce); diff != "" {
+				t.Errorf("decodeAskUser(%s) (-want +got):\n%s", tc.call, diff)
+			}
+		})
+	}
+}
+
+// TestDecodeAskUserCompacts checks that the orchestrator's decode compacts
+// the form: its strings lie one after another in one backing array, so a
+// pending ask keeps neither the call's text nor the dialect's block alive,
+// and an option's value shares its label's bytes.
+func TestDecodeAskUserCompacts(t *testing.T) {
+	c, err := decodeAskUser([]byte(`{"questions":[`+auChoice+`,`+auText+`],"human_intent":"Deploying"}`), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var next unsafe.Pointer
+	n := 0
+	eachString(c, func(s *string) {
+		if *s == "" {
+			return
+		}
+		p := unsafe.Pointer(unsafe.StringData(*s))
+		if next != nil && p != next {
+			t.Errorf("string %d, %q, does not follow the one before it in one array", n, *s)
+		}
+		next = unsafe.Add(p, len(*s))
+		n++
+	})
+	for _, o := range c.Questions[0].Options {
+		if unsafe.StringData(o.Value) != unsafe.StringData(o.Label) {
+			t.Errorf("option %q: its value does not share its label's bytes", o.Label)
+		}
+	}
+}
+
+// TestDecodeAskUserOneBackingArray checks that the compacted form's
+// options share one backing array, in question order.
 func TestDecodeAskUserOneBackingArray(t *testing.T) {
 	c, err := decodeAskUser([]byte(auCall(auChoice, auText, `{"header":"H","question":"Q?","options":`+auOptions(3)+`}`)), Limits{})
 	if err != nil {

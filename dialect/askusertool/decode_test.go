@@ -202,6 +202,7 @@ func TestDecodeRuleOrder(t *testing.T) {
 		{name: "1 before human_intent", call: `{"questions":[],"human_intent":"` + strings.Repeat("x", 121) + `"}`, msg: "questions must contain between 1 and 4 items"},
 		{name: "2 before human_intent", call: `{"human_intent":"` + strings.Repeat("x", 121) + `","questions":[` + auChoice + `],"timeout_seconds":0}`, msg: "timeout_seconds must be between 1 and 300"},
 		{name: "human_intent before 3.1", call: `{"questions":[{"id":""}],"human_intent":"` + strings.Repeat("x", 121) + `"}`, msg: "human_intent must not exceed 120 characters"},
+		{name: "human_intent before 3.2", call: `{"questions":[{}],"human_intent":"` + strings.Repeat("x", 121) + `"}`, msg: "human_intent must not exceed 120 characters"},
 		{name: "3.1 blank before 3.2", call: auCall(auQuestion(`"id":""`, `"question":"Q?"`, opts)), msg: "question 1 id must not be empty"},
 		{name: "3.1 duplicate before 3.2", call: auCall(auQuestion(`"id":"x"`, hq, opts), auQuestion(`"id":"x"`, `"question":"Q?"`, opts)), msg: `question ids must be unique; duplicate "x"`},
 		{name: "3.1 blank before duplicate", call: auCall(auQuestion(`"id":" "`, hq, opts), auQuestion(`"id":" "`, hq, opts)), msg: "question 1 id must not be empty"},
