@@ -85,7 +85,7 @@ type Request struct {
 	// whose tool call is still pending joins it.
 	ToolCallID string
 	// Dialect is the contract of Arguments and of the result (nil:
-	// AskUser()).
+	// AskUser(), or RequestApproval() for a Form with an Approval).
 	Dialect Dialect
 	// Arguments are the call as the model sent it, decoded by Dialect.
 	Arguments []byte
@@ -149,6 +149,9 @@ func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error
 	d := req.Dialect
 	if d == nil {
 		d = AskUser()
+		if req.Form != nil && req.Form.Approval != nil {
+			d = RequestApproval()
+		}
 	}
 	if out, ok := o.replayed(ctx, req.Session, req.ToolCallID); ok {
 		return out, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/dialect/piask"
@@ -17,12 +18,17 @@ import (
 
 // Dialects returns the names of the contracts Options.Dialect takes: the
 // Name of each askuser.Dialect askuser speaks.
-func Dialects() []string { return []string{askusertool.ToolName, piask.Name, pi.Name} }
+func Dialects() []string {
+	return []string{askusertool.ToolName, piask.Name, pi.Name, approvaltool.ToolName}
+}
 
 // A contract is what the renderings need of one tool contract. Its trees
 // are never changed: a rendering works on a clone.
 type contract struct {
 	tool, description string
+	// title is the tool's human-readable title, where an API has a place
+	// for one (MCP); empty means Title.
+	title string
 	// call is the schema of the arguments: every limit one field carries
 	// as a keyword, optional fields not nullable, objects closed only where
 	// the decoder refuses unknown fields. Several call shapes are the
@@ -65,6 +71,18 @@ var contracts = sync.OnceValue(func() map[string]*contract {
 				ts.set("maximum", json.Number(strconv.Itoa(ceiling)))
 			},
 			result: reflectTree(&wire.Result{}),
+		},
+		approvaltool.ToolName: {
+			tool:        approvaltool.ToolName,
+			title:       ApprovalTitle,
+			description: approvaltool.Description,
+			call:        reflectTree(&wire.ApprovalCall{}),
+			timeout: func(t *object, ceiling int) {
+				ts := t.child("properties").child("timeout_seconds")
+				ts.set("minimum", json.Number("1"))
+				ts.set("maximum", json.Number(strconv.Itoa(ceiling)))
+			},
+			result: reflectTree(&wire.ApprovalResult{}),
 		},
 		piask.Name: fromTool(piask.Tool(), piAskResultJSON),
 		pi.Name: func() *contract {

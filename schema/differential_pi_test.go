@@ -112,30 +112,9 @@ var piGen = rapid.Custom(func(t *rapid.T) jobj {
 	if rapid.IntRange(0, 1).Draw(t, "rich") == 1 {
 		return g.piRich()
 	}
-	var questions any
-	switch g.count("questionsShape", []int{0}, []int{1, 2, 3}) {
-	case 1:
-		questions = nil
-	case 2:
-		questions = "env"
-	case 3:
-		questions = []any{}
-	default:
-		n := g.count("nQuestions", []int{1, 1, 2, 3}, []int{0})
-		qs := make([]any, n)
-		var ids []string
-		for i := range qs {
-			qs[i] = g.piQuestion(i, ids)
-			if q, ok := qs[i].(jobj); ok {
-				if id, ok := q.get("id"); ok {
-					if s, ok := id.(string); ok {
-						ids = append(ids, s)
-					}
-				}
-			}
-		}
-		questions = qs
-	}
+	questions := g.shaped("questionsShape", []any{nil, "env", []any{}}, func() any {
+		return list(g.count("nQuestions", []int{1, 1, 2, 3}, []int{0}), "id", g.piQuestion)
+	})
 	c := jo("questions", questions)
 	switch g.count("topExtra", []int{0}, []int{1, 2, 3}) {
 	case 1:
@@ -149,29 +128,20 @@ var piGen = rapid.Custom(func(t *rapid.T) jobj {
 })
 
 func (g gen) piQuestion(i int, ids []string) any {
-	if g.count("questionShape", []int{0}, []int{1}) == 1 {
-		return rapid.SampledFrom([]any{3, "q", nil}).Draw(g.t, "badQuestion")
+	if bad, ok := g.malformed("question", []any{3, "q", nil}); ok {
+		return bad
 	}
-	var options any
-	switch g.count("optionsShape", []int{0}, []int{1, 2, 3}) {
-	case 1:
-		options = absent
-	case 2:
-		options = nil
-	case 3:
-		options = jo()
-	default:
-		n := g.count("nOptions", []int{0, 1, 2, 3}, []int{1})
-		opts := make([]any, n)
+	options := g.shaped("optionsShape", []any{absent, nil, jo()}, func() any {
+		opts := make([]any, g.count("nOptions", []int{0, 1, 2, 3}, []int{1}))
 		for k := range opts {
 			opts[k] = jo("label", g.field("optionLabel", []any{"staging", "production", "a", "a"}, []any{absent, nil, "", " ", 2}),
 				"extra", g.field("optionExtra", []any{absent}, []any{true}))
-			if g.count("optionShape", []int{0}, []int{1}) == 1 {
-				opts[k] = rapid.SampledFrom([]any{"y", nil}).Draw(g.t, "badOption")
+			if bad, ok := g.malformed("option", []any{"y", nil}); ok {
+				opts[k] = bad
 			}
 		}
-		options = opts
-	}
+		return opts
+	})
 	return jo(
 		"id", g.field("id", []any{"env", "regions", "Release Notes", "q" + strconv.Itoa(i+1)}, append([]any{absent, nil, "", " ", 1}, anys(ids)...)),
 		"question", g.field("question", []any{"Deploy where?", "Which regions?"}, []any{absent, nil, "", " ", 1}),

@@ -61,30 +61,9 @@ var piAskSpec = &dialectSpec{
 
 var piAskGen = rapid.Custom(func(t *rapid.T) jobj {
 	g := newGen(t)
-	var questions any
-	switch g.count("questionsShape", []int{0}, []int{1, 2, 3}) {
-	case 1:
-		questions = absent
-	case 2:
-		questions = nil
-	case 3:
-		questions = "db"
-	default:
-		n := g.count("nQuestions", []int{1, 1, 2, 3}, []int{0})
-		qs := make([]any, n)
-		var ids []string
-		for i := range qs {
-			qs[i] = g.piAskQuestion(i, ids)
-			if q, ok := qs[i].(jobj); ok {
-				if id, ok := q.get("id"); ok {
-					if s, ok := id.(string); ok {
-						ids = append(ids, s)
-					}
-				}
-			}
-		}
-		questions = qs
-	}
+	questions := g.shaped("questionsShape", []any{absent, nil, "db"}, func() any {
+		return list(g.count("nQuestions", []int{1, 1, 2, 3}, []int{0}), "id", g.piAskQuestion)
+	})
 	c := jo("title", g.field("title", []any{absent, absent, nil, "Setup", "  Setup "}, []any{1, ""}), "questions", questions)
 	if g.count("topExtra", []int{0}, []int{1}) == 1 {
 		c = append(c, member{"unknown", 1})
@@ -93,34 +72,15 @@ var piAskGen = rapid.Custom(func(t *rapid.T) jobj {
 })
 
 func (g gen) piAskQuestion(i int, ids []string) any {
-	if g.count("questionShape", []int{0}, []int{1}) == 1 {
-		return rapid.SampledFrom([]any{1, "q", nil}).Draw(g.t, "badQuestion")
+	if bad, ok := g.malformed("question", []any{1, "q", nil}); ok {
+		return bad
 	}
 	typ := g.field("type", []any{absent, nil, "single", "multi", "preview"}, []any{"radio", " multi", "Single", 1})
-	var options any
-	switch g.count("optionsShape", []int{0}, []int{1, 2, 3}) {
-	case 1:
-		options = absent
-	case 2:
-		options = nil
-	case 3:
-		options = "a"
-	default:
-		n := g.count("nOptions", []int{1, 2, 3}, []int{0})
-		opts := make([]any, n)
-		var values []string
-		for k := range opts {
-			opts[k] = g.piAskOption(k, typ == "preview", values)
-			if o, ok := opts[k].(jobj); ok {
-				if v, ok := o.get("value"); ok {
-					if s, ok := v.(string); ok {
-						values = append(values, s)
-					}
-				}
-			}
-		}
-		options = opts
-	}
+	options := g.shaped("optionsShape", []any{absent, nil, "a"}, func() any {
+		return list(g.count("nOptions", []int{1, 2, 3}, []int{0}), "value", func(k int, values []string) any {
+			return g.piAskOption(k, typ == "preview", values)
+		})
+	})
 	q := jo(
 		"id", g.field("id", []any{fmt.Sprintf("q%d", i+1), "db", "features"}, append([]any{absent, nil, "", " ", 1, " db "}, anys(ids)...)),
 		"label", g.field("label", []any{absent, nil, "Database"}, []any{"", " ", 2}),
@@ -141,8 +101,8 @@ func (g gen) piAskQuestion(i int, ids []string) any {
 }
 
 func (g gen) piAskOption(k int, preview bool, values []string) any {
-	if g.count("optionShape", []int{0}, []int{1}) == 1 {
-		return rapid.SampledFrom([]any{"a", nil, 1}).Draw(g.t, "badOption")
+	if bad, ok := g.malformed("option", []any{"a", nil, 1}); ok {
+		return bad
 	}
 	previews := []any{absent, absent, "[x]"}
 	if preview {

@@ -324,6 +324,48 @@ func anys(s []string) []any {
 	return out
 }
 
+// shaped builds a value with build, or, one time in g.noise, takes one of
+// wrong instead: a value of the wrong shape (absent, null, a string where a
+// list belongs, …).
+func (g gen) shaped(label string, wrong []any, build func() any) any {
+	edges := make([]int, len(wrong))
+	for i := range edges {
+		edges[i] = i + 1
+	}
+	if k := g.count(label, []int{0}, edges); k > 0 {
+		return wrong[k-1]
+	}
+	return build()
+}
+
+// malformed reports, one time in g.noise, that a question or an option
+// (what) is not an object at all, and draws what it is instead from bad.
+func (g gen) malformed(what string, bad []any) (any, bool) {
+	if g.count(what+"Shape", []int{0}, []int{1}) == 1 {
+		return rapid.SampledFrom(bad).Draw(g.t, "bad"+strings.ToUpper(what[:1])+what[1:]), true
+	}
+	return nil, false
+}
+
+// list builds n items (questions, options), handing each the strings the
+// items before it hold under key (their ids, values), so that an item can
+// repeat one.
+func list(n int, key string, item func(i int, prev []string) any) []any {
+	items := make([]any, n)
+	var prev []string
+	for i := range items {
+		items[i] = item(i, prev)
+		if o, ok := items[i].(jobj); ok {
+			if v, ok := o.get(key); ok {
+				if s, ok := v.(string); ok {
+					prev = append(prev, s)
+				}
+			}
+		}
+	}
+	return items
+}
+
 // ---- judging ----
 
 // A dialectSpec is what the differential test needs of one contract.
@@ -608,7 +650,7 @@ func checkVerdict(t testing.TB, name string, data []byte, v verdict) {
 	}
 }
 
-var specs = []*dialectSpec{askUserSpec, piAskSpec, piSpec}
+var specs = []*dialectSpec{askUserSpec, piAskSpec, piSpec, approvalSpec}
 
 // TestDifferential judges, for every contract, its hand-written cases (each
 // also as a strict client sends it) and 600 generated calls, by its decoder

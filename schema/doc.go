@@ -1,15 +1,17 @@
 // Package schema renders the tool definition of each contract askuser
-// speaks (ask_user, and the pi-ask and pi contracts) for each LLM API, so
-// that a program putting askuser into its own model calls can hand the API a
-// definition it accepts as is, and route the model's tool calls back through
-// an askuser.Orchestrator.
+// speaks (ask_user, the pi-ask and pi contracts, and request_approval, the
+// consent gate offered beside them) for each LLM API, so that a program
+// putting askuser into its own model calls can hand the API a definition it
+// accepts as is, and route the model's tool calls back through an
+// askuser.Orchestrator.
 //
 // # Overview
 //
-// ask_user's definition is generated once, with github.com/invopop/jsonschema,
-// from its wire types (not from askuser.Form, which holds more than this
-// contract accepts); pi-ask's and pi's come from their own tool.json
-// (piask.Tool, pi.Tool). Each is then rendered per API:
+// ask_user's and request_approval's definitions are generated once, with
+// github.com/invopop/jsonschema, from their wire types (not from
+// askuser.Form, which holds more than these contracts accept); pi-ask's and
+// pi's come from their own tool.json (piask.Tool, pi.Tool). Each is then
+// rendered per API:
 //
 //   - JSONSchema: plain JSON Schema 2020-12, every limit one field carries
 //     as a keyword.
@@ -40,7 +42,11 @@
 //	schema.Options{Dialect: pi.Name, MaxTimeoutSeconds: o.MaxTimeoutSeconds}.OpenAI()
 //
 // The zero value is ask_user, and the package functions (JSONSchema,
-// OpenAI, …) render it. pi-ask and pi ignore unknown fields, so their
+// OpenAI, …) render it. request_approval (approvaltool.ToolName) is
+// rendered the same way as ask_user, with its own MCP title
+// (ApprovalTitle); its details are limited in bytes, which a schema cannot
+// count, so maxLength carries the limit in characters and the description
+// states it in bytes. pi-ask and pi ignore unknown fields, so their
 // objects stay open, except in the strict renderings, which close every
 // object as strict modes require. pi's call has two shapes, option questions
 // and one rich question; JSONSchema keeps them as a union (anyOf), and every

@@ -20,20 +20,25 @@ const Draft = "https://json-schema.org/draft/2020-12/schema"
 // one (MCP).
 const Title = "Ask the user"
 
+// ApprovalTitle is request_approval's human-readable title, where an API
+// has a place for one (MCP).
+const ApprovalTitle = "Request approval"
+
 // Options set which contract the renderings are of and what they say about
 // the limits the embedding program configures. The zero Options renders
 // ask_user with the defaults; the package functions (JSONSchema, OpenAI, …)
 // use it.
 type Options struct {
 	// Dialect names the tool contract, as the Name of its askuser.Dialect
-	// (one of Dialects()): "ask_user" (or empty), "pi-ask" (piask.Name) or
-	// "pi" (pi.Name). Give it the Dialect the orchestrator decodes the
-	// calls with.
+	// (one of Dialects()): "ask_user" (or empty), "pi-ask" (piask.Name),
+	// "pi" (pi.Name) or "request_approval" (approvaltool.ToolName, the
+	// consent gate offered beside a question tool). Give it the Dialect the
+	// orchestrator decodes the calls with.
 	Dialect string
 
 	// MaxTimeoutSeconds is the ceiling on a call's wait (zero:
-	// askuser.DefaultMaxTimeoutSeconds): the maximum of ask_user's
-	// timeout_seconds, and of pi's timeoutMs in milliseconds (at most the
+	// askuser.DefaultMaxTimeoutSeconds): the maximum of ask_user's and
+	// request_approval's timeout_seconds, and of pi's timeoutMs in milliseconds (at most the
 	// contract's own 300000). pi-ask has no timeout field. Give it the
 	// Orchestrator's value, so the schema and the decoder agree.
 	MaxTimeoutSeconds int
@@ -507,9 +512,13 @@ func renderMCP(c *contract, t *object) *object {
 	in.del("$schema")
 	out := renderResult(c)
 	out.del("$schema")
-	return obj("name", c.tool, "title", Title, "description", c.description,
+	title := c.title
+	if title == "" {
+		title = Title
+	}
+	return obj("name", c.tool, "title", title, "description", c.description,
 		"inputSchema", in, "outputSchema", out,
-		"annotations", obj("title", Title, "readOnlyHint", true, "destructiveHint", false,
+		"annotations", obj("title", title, "readOnlyHint", true, "destructiveHint", false,
 			"idempotentHint", false, "openWorldHint", false))
 }
 

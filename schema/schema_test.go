@@ -71,7 +71,7 @@ func TestRenderUnknownFormat(t *testing.T) {
 
 func TestRenderUnknownDialect(t *testing.T) {
 	_, err := Options{Dialect: "mcp"}.Render(FormatJSON)
-	if err == nil || !strings.Contains(err.Error(), `unknown dialect "mcp"; known: ask_user, pi-ask, pi`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown dialect "mcp"; known: ask_user, pi-ask, pi, request_approval`) {
 		t.Errorf("Render with dialect mcp = %v; want an error listing the dialects", err)
 	}
 	defer func() {
@@ -454,7 +454,7 @@ func schemaOf(f string, doc *object) *object {
 // stated in that place's description. (pi's places are those of its merged
 // shape, except in the plain JSON Schema, which keeps the union.)
 func TestNoLimitLost(t *testing.T) {
-	atLeast := map[string]int{"ask_user": 9, "pi-ask": 2, "pi": 7}
+	atLeast := map[string]int{"ask_user": 9, "pi-ask": 2, "pi": 7, "request_approval": 5}
 	for _, d := range Dialects() {
 		c := contracts()[d]
 		for _, f := range Formats() {
@@ -537,6 +537,9 @@ func TestCeiling(t *testing.T) {
 		{"pi", 120, FormatGemini, `"maximum": 120000`, "300000", 2},
 		{"pi", 120, FormatAnthropicStrict, `From 1000 to 120000.`, "300000", 2},
 		{"pi", 600, FormatJSON, `"maximum": 300000`, "600000", 2},
+		{"request_approval", 120, FormatJSON, `"maximum": 120`, "300", 1},
+		{"request_approval", 120, FormatOpenAI, `"maximum": 120`, "300", 1},
+		{"request_approval", 120, FormatAnthropicStrict, `From 1 to 120.`, "300", 1},
 	}
 	for _, tt := range tests {
 		got := string(Options{Dialect: tt.dialect, MaxTimeoutSeconds: tt.ceiling}.must(tt.format))

@@ -1,0 +1,110 @@
+package askuser
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+)
+
+// RequestApproval returns the request_approval contract: a model asks
+// permission to act, and reads back whether it may. Handle uses it for a
+// Request whose Form carries an Approval and that names no Dialect. Its
+// wire format (the call's fields, validation with ordered, exact messages,
+// the result's encoding, the tool's description and guidance) is package
+// dialect/approvaltool; this adapter maps a call onto ApprovalForm and
+// renders the outcome's ApprovalVerdict, never deciding on its own what
+// counts as approved. The contract is documented in
+// docs/request_approval.md.
+func RequestApproval() Dialect { return approvalDialect{} }
+
+type approvalDialect struct{}
+
+var _ FormMarshaler = approvalDialect{}
+
+func (approvalDialect) Name() string { return approvaltool.ToolName }
+
+// Decode reads a request_approval call into the form ApprovalForm makes of
+// it, with the call's human_intent as the form's HumanIntent.
+func (approvalDialect) Decode(data []byte, lim Limits) (*Form, error) {
+	c, err := approvaltool.Decode(data, approvaltool.Limits(lim))
+	if err != nil {
+		var e *approvaltool.Error
+		if errors.As(err, &e) {
+			return nil, &CallError{Path: e.Path, Message: e.Message}
+		}
+		return nil, err
+	}
+	f, err := ApprovalForm(Approval{Action: c.Action, Reason: c.Reason, Risk: Risk(c.Risk), Details: c.Details}, c.TimeoutSeconds)
+	if err != nil {
+		// The decoder's rules hold every limit ApprovalForm checks.
+		return nil, fmt.Errorf("askuser: the request_approval decoder accepted a call that ApprovalForm refuses: %w", err)
+	}
+	f.HumanIntent = c.HumanIntent
+	f.Contract = approvaltool.ToolName
+	return f, nil
+}
+
+// MarshalForm writes an approval form as a request_approval call: its
+// approval's action, reason, risk and details, the timeout, and
+// human_intent when it is not empty. A form without an Approval is not an
+// approval's and is refused.
+func (approvalDialect) MarshalForm(f *Form) ([]byte, error) {
+	if f == nil || f.Approval == nil {
+		return nil, errors.New("askuser: the request_approval contract writes only an approval's form (see ApprovalForm)")
+	}
+	a := f.Approval
+	return approvaltool.Marshal(&approvaltool.Call{
+		Action:         a.Action,
+		Reason:         a.Reason,
+		Risk:           string(a.Risk),
+		Details:        a.Details,
+		TimeoutSeconds: f.TimeoutSeconds,
+		HumanIntent:    f.HumanIntent,
+	})
+}
+
+// Encode renders the outcome's ApprovalVerdict: approved or denied with who
+// decided (and the person's note, whether they chose to decide for the
+// session, or the ask a remembered decision came from), or unresolved with
+// why nobody decided — a deadline, nobody to ask, a dismissal, a supersede;
+// any other ending (a responder fault, the caller going away) is a fault.
+// The contract keeps nothing besides the result. An outcome that is not an
+// approval's cannot be encoded.
+func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, error) {
+	v, ok := ApprovalVerdict(o)
+	if !ok {
+		return nil, nil, errors.New("askuser: the request_approval contract encodes only an approval's outcome (see ApprovalForm)")
+	}
+	r := approvaltool.Result{
+		Status:          v.Status,
+		Note:            v.Note,
+		ActionDigest:    v.Digest,
+		RememberSession: v.Remember,
+		RememberedFrom:  v.RememberedFrom,
+	}
+	if v.Status == Unresolved {
+		r.Note = ""
+		r.Ended = endedOf(v.Ended)
+	} else {
+		r.DecidedBy = string(v.DecidedBy)
+	}
+	b, err := approvaltool.EncodeResult(&r)
+	return b, nil, err
+}
+
+// endedOf names, in the contract's words, why nobody decided.
+func endedOf(r Reason) string {
+	switch r {
+	case ReasonDeadline:
+		return approvaltool.EndedDeadline
+	case ReasonUnattended:
+		return approvaltool.EndedUnattended
+	case ReasonDismissed:
+		return approvaltool.EndedDismissed
+	case ReasonSuperseded:
+		return approvaltool.EndedSuperseded
+	}
+	return approvaltool.EndedFault
+}

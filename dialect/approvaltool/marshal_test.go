@@ -1,0 +1,51 @@
+package approvaltool_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+)
+
+// TestMarshal writes calls back in their JSON form, and decoding that form
+// gives the same call again.
+func TestMarshal(t *testing.T) {
+	tests := []struct {
+		name string
+		c    approvaltool.Call
+		want string
+	}{
+		{"every field", approvaltool.Call{Action: "Run <migrate> & go", Reason: "r", Risk: "high", Details: "a\u2028b", TimeoutSeconds: 60, HumanIntent: "Speeding up search"},
+			`{"action":"Run <migrate> & go","reason":"r","risk":"high","details":"a\u2028b","timeout_seconds":60,"human_intent":"Speeding up search"}`},
+		{"the required fields", approvaltool.Call{Action: "a", Reason: "r", Risk: "low", TimeoutSeconds: 300},
+			`{"action":"a","reason":"r","risk":"low","timeout_seconds":300}`},
+		{"no timeout: the ceiling applies", approvaltool.Call{Action: "a", Reason: "r", Risk: "low"},
+			`{"action":"a","reason":"r","risk":"low"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := approvaltool.Marshal(&tt.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("\n got %s\nwant %s", got, tt.want)
+			}
+			back, err := approvaltool.Decode(got, approvaltool.Limits{MaxTimeoutSeconds: 300})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.c
+			if want.TimeoutSeconds == 0 {
+				want.TimeoutSeconds = 300
+			}
+			if diff := cmp.Diff(want, *back); diff != "" {
+				t.Errorf("decoded again (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := approvaltool.Marshal(nil); err == nil {
+		t.Error("Marshal(nil) succeeded")
+	}
+}
