@@ -39,7 +39,7 @@ func TestPTY(t *testing.T) {
 	const typed = "tok-Typed-4-The-Deploy-xyz"
 
 	t.Run("a secret typed on the terminal", func(t *testing.T) {
-		p := startOnPTY(t, bin, true, "ask", "--request", secretCall)
+		p := startOnPTY(t, bin, true, "ask", "--responder", "stdio", "--request", secretCall)
 		p.waitFor("Secret (typing is hidden): ")
 		if p.echoOn() {
 			t.Error("the terminal echoes while the secret is asked")
@@ -79,7 +79,7 @@ func TestPTY(t *testing.T) {
 	})
 
 	t.Run("a choice", func(t *testing.T) {
-		p := startOnPTY(t, bin, true, "ask", "--request", choiceCall)
+		p := startOnPTY(t, bin, true, "ask", "--responder", "stdio", "--request", choiceCall)
 		p.waitFor("Pick 1-3 (Enter for 1): ")
 		p.typeIn("2\r")
 		stdout := p.wait()
@@ -107,7 +107,7 @@ func TestPTY(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				journalFile := filepath.Join(t.TempDir(), "j.jsonl")
-				p := startOnPTY(t, bin, stdinTTY, "ask", "--journal", journalFile, "--request", secretCall)
+				p := startOnPTY(t, bin, stdinTTY, "ask", "--responder", "stdio", "--journal", journalFile, "--request", secretCall)
 				p.waitFor("Secret (typing is hidden): ")
 				if p.echoOn() {
 					t.Fatal("the terminal echoes while the secret is asked")
@@ -140,7 +140,7 @@ func TestPTY(t *testing.T) {
 	}
 
 	t.Run("Ctrl-C dismisses", func(t *testing.T) {
-		p := startOnPTY(t, bin, true, "ask", "--request", choiceCall)
+		p := startOnPTY(t, bin, true, "ask", "--responder", "stdio", "--request", choiceCall)
 		p.waitFor("Pick 1-3 (Enter for 1): ")
 		p.typeIn("\x03")
 		stdout := p.wait()

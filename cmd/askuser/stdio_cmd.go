@@ -12,11 +12,27 @@ import (
 	"github.com/askuser-go/askuser/responders/stdio"
 )
 
-// shown is the stdio responder of the ask in progress, which Ctrl-C
-// dismisses.
+// shown is the terminal responder of the ask in progress: the stdio one,
+// which Ctrl-C dismisses, or the full-screen card (whose keys, Ctrl-C
+// among them, it reads itself); quit closes either, which gives the
+// terminal back as it was.
 var shown struct {
 	sync.Mutex
-	r *stdio.Responder
+	r     *stdio.Responder
+	close func() // closes the responder shown, whichever it is
+}
+
+// showing records the terminal responder in use (nil: none).
+func showing(r *stdio.Responder, close func()) {
+	shown.Lock()
+	defer shown.Unlock()
+	shown.r, shown.close = r, close
+}
+
+func currentCloser() func() {
+	shown.Lock()
+	defer shown.Unlock()
+	return shown.close
 }
 
 func currentStdio() *stdio.Responder {
@@ -35,13 +51,9 @@ func (e env) stdioResponder() (r *stdio.Responder, done func()) {
 		tty = nil // no terminal: a secret call reaches nobody
 	}
 	r = stdio.New(e.stdin, e.stderr, &stdio.Options{Terminal: tty})
-	shown.Lock()
-	shown.r = r
-	shown.Unlock()
+	showing(r, func() { r.Close() })
 	return r, func() {
-		shown.Lock()
-		shown.r = nil
-		shown.Unlock()
+		showing(nil, nil)
 		r.Close()
 		if tty != nil {
 			tty.Close()
@@ -110,13 +122,14 @@ func interruptible(parent context.Context) (context.Context, func()) {
 	}
 }
 
-// quit restores the terminal that a secret prompt may hold without echo
-// (closing the stdio responder, for at most a second) and exits at once,
-// with 128 + the number of the signal s.
+// quit restores the terminal that a secret prompt may hold without echo,
+// or the full-screen card holds in raw mode (closing the responder shown,
+// for at most a second), and exits at once, with 128 + the number of the
+// signal s.
 func quit(s os.Signal) {
-	if r := currentStdio(); r != nil {
+	if closeShown := currentCloser(); closeShown != nil {
 		closed := make(chan struct{})
-		go func() { r.Close(); close(closed) }()
+		go func() { closeShown(); close(closed) }()
 		select {
 		case <-closed:
 		case <-time.After(time.Second):

@@ -42,13 +42,15 @@ func TestAskStdioPiped(t *testing.T) {
 	}
 }
 
+// TestAskHelpNamesStdio: ask --help names every responder and says which
+// is the default where.
 func TestAskHelpNamesStdio(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"ask", "--help"}, strings.NewReader(""), &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, s := range []string{"--responder stdio|auto|web|script=FILE", `(default "stdio")`} {
+	for _, s := range []string{"--responder tui|stdio|auto|web|script=FILE", "default: tui where standard input and standard error are terminals", "else stdio"} {
 		if !strings.Contains(stderr.String(), s) {
 			t.Errorf("ask --help does not show %q:\n%s", s, stderr.String())
 		}
@@ -59,7 +61,7 @@ func TestAskUnknownResponder(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"ask", "--responder", "slack"}, strings.NewReader(""), &stdout, &stderr)
 	got := []any{code, stdout.String(), stderr.String()}
-	want := []any{exitUsage, "", `askuser ask: --responder "slack" is not a responder; allowed: stdio, auto, web, script=FILE` + "\n"}
+	want := []any{exitUsage, "", `askuser ask: --responder "slack" is not a responder; allowed: tui, stdio, auto, web, script=FILE` + "\n"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(exit code, stdout, stderr) (-want +got):\n%s", diff)
 	}
