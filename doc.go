@@ -243,7 +243,7 @@ that contract, documented on its page in docs/, and changes only with it.
 Journal records carry a format version ([RecordVersion]), and package
 journal reads the older one too.
 
-The module needs Go 1.25 or newer. Beyond the standard library, the root
+The module needs Go 1.26.7 or newer. Beyond the standard library, the root
 package's import graph holds only golang.org/x/crypto (with the
 golang.org/x/sys it uses), for sealing, and
 github.com/go-json-experiment/json, for reading and writing calls. A
