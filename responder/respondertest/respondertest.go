@@ -10,7 +10,16 @@
 // [Cases]). The kit cannot play the person, so a case that needs something
 // the responder never did (reach Respond at all, end an ask itself, hand
 // over a secret) is skipped with the reason, and [Run] and [Check] fail when
-// no case reached Respond. A responder author runs it from a test:
+// no case reached Respond.
+//
+// Approvals (askuser.ApprovalForm) get cases of their own. A responder that
+// does not declare it can take them (askuser.ApprovalCapable) must never be
+// handed one. One that does is given approvals of every risk, and since the
+// kit plays no person, none of them may end approved: a responder that
+// approves by itself — picking the first option, taking a draft, treating
+// the deadline as consent — fails, while one that leaves them to the
+// deadline, or ends them as denied or dismissed because its person (or
+// script) did so, passes. A responder author runs it from a test:
 //
 //	func TestConformance(t *testing.T) {
 //		respondertest.Run(t, func(t *testing.T) askuser.Responder {
@@ -243,6 +252,7 @@ func skipf(format string, args ...any) error { return skipError(fmt.Sprintf(form
 var (
 	errNotReached = skipError("no ask of this case reached Respond: the responder reported nobody reachable (set Options.IgnorePresence to check its Respond all the same)")
 	errNoSecrets  = skipError("the responder cannot collect secrets (its CanCollectSecrets reports false), so the orchestrator never hands it a form with a sealed question")
+	errNoApproval = skipError("the responder does not take approvals (it does not implement askuser.ApprovalCapable, or its CanTakeApprovals reports false), so the orchestrator never hands it one; approval-not-taken checks that")
 )
 
 // env is one case's run: its orchestrator, its asks, and what the kit saw
@@ -310,6 +320,13 @@ func (e *env) canCollectSecrets() bool {
 		return s.CanCollectSecrets()
 	}
 	return true
+}
+
+// canTakeApprovals reports whether the orchestrator would hand the
+// responder an approval.
+func (e *env) canTakeApprovals() bool {
+	c, ok := findOptional[askuser.ApprovalCapable](e.r)
+	return ok && c.CanTakeApprovals()
 }
 
 // A pend is one ask the kit made.
@@ -566,6 +583,10 @@ func findOptional[T any](r askuser.Responder) (T, bool) {
 // makes to it.
 func cloneForm(f *askuser.Form) *askuser.Form {
 	c := *f
+	if f.Approval != nil {
+		ap := *f.Approval
+		c.Approval = &ap
+	}
 	c.Questions = append([]askuser.Question(nil), f.Questions...)
 	for i := range c.Questions {
 		c.Questions[i].Options = append([]askuser.Option(nil), f.Questions[i].Options...)
@@ -787,7 +808,11 @@ var cases = []Case{
 				o.Supersede(a.Session())
 				<-ctx.Done()
 			}
-			ps := e.askAll(o, append(forms(long), secretForms(long)...))
+			fs := append(forms(long), secretForms(long)...)
+			if e.canTakeApprovals() {
+				fs = append(fs, approvalForms(long)...)
+			}
+			ps := e.askAll(o, fs)
 			herr := e.finish(o, ps...)
 			if !anyResponded(ps) {
 				return errNotReached
@@ -837,6 +862,9 @@ var cases = []Case{
 			fs := forms(e.short())
 			if e.canCollectSecrets() {
 				fs = append(fs, secretForms(e.short())...)
+			}
+			if e.canTakeApprovals() {
+				fs = append(fs, approvalForms(e.short())...)
 			}
 			ps := e.askAll(o, fs)
 			if err := e.finish(o, ps...); err != nil {
@@ -888,6 +916,123 @@ var cases = []Case{
 				return skipError("the responder ended no ask itself (each ended at its deadline), so there was no ending of its own to follow")
 			}
 			return errors.Join(append(errs, herr)...)
+		},
+	},
+	{
+		Name: "approval-not-taken",
+		Rule: "A responder that does not declare it can take approvals (askuser.ApprovalCapable) is never handed one: the approval ends unresolved, with nobody asked, and Respond is not called for it.",
+		run: func(e *env) error {
+			o, err := e.orchestrator()
+			if err != nil {
+				return err
+			}
+			if e.canTakeApprovals() {
+				return skipError("the responder takes approvals (its CanTakeApprovals reports true); the approval cases after this one check how")
+			}
+			ps := e.askAll(o, approvalForms(long))
+			if err := e.finish(o, ps...); err != nil {
+				return err
+			}
+			var errs []error
+			for _, p := range ps {
+				if p.responded() {
+					errs = append(errs, fmt.Errorf("%s: Respond was called with an approval, though the responder does not take approvals", p.name))
+				}
+				if p.err != nil {
+					errs = append(errs, fmt.Errorf("%s: Handle failed: %w", p.name, p.err))
+					continue
+				}
+				if v, _ := askuser.ApprovalVerdict(p.out); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
+					errs = append(errs, fmt.Errorf("%s: the approval ended %s (%s), want unresolved with nobody to ask (unattended)", p.name, v.Status, p.out.Reason))
+				}
+			}
+			return errors.Join(errs...)
+		},
+	},
+	{
+		Name: "approval-forms",
+		Rule: "A responder that takes approvals handles an approval of every risk, with and without details, without an error, a panic or a return without an ending while the ask is open, and returns promptly once it has ended.",
+		run: func(e *env) error {
+			o, err := e.orchestrator()
+			if err != nil {
+				return err
+			}
+			if !e.canTakeApprovals() {
+				return errNoApproval
+			}
+			ps := e.askAll(o, approvalForms(e.short()))
+			herr := e.finish(o, ps...)
+			if !anyResponded(ps) {
+				return errNotReached
+			}
+			return errors.Join(faults(ps), herr)
+		},
+	},
+	{
+		Name: "approval-not-approved",
+		Rule: "With nobody to decide (the kit plays no person), a responder that takes approvals never ends one approved — not at once, not from a draft or a default, not at the deadline — and an approval it leaves open ends unresolved at its deadline.",
+		run: func(e *env) error {
+			o, err := e.orchestrator()
+			if err != nil {
+				return err
+			}
+			if !e.canTakeApprovals() {
+				return errNoApproval
+			}
+			ps := e.askAll(o, approvalForms(e.short()))
+			herr := e.finish(o, ps...)
+			if !anyResponded(ps) {
+				return errNotReached
+			}
+			errs := []error{herr}
+			for _, p := range ps {
+				if !p.responded() {
+					continue
+				}
+				out := p.outcome()
+				v, _ := askuser.ApprovalVerdict(out)
+				switch {
+				case v.Status == askuser.Approved:
+					errs = append(errs, fmt.Errorf("%s: the approval ended approved (%s, decided by %s) with no person to approve it; a responder approves only what its person approved", p.name, out.Reason, v.DecidedBy))
+				case out.Reason == askuser.ReasonDeadline && (v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDeadline):
+					errs = append(errs, fmt.Errorf("%s: at the deadline the approval ended %s, want unresolved", p.name, v.Status))
+				}
+			}
+			return errors.Join(errs...)
+		},
+	},
+	{
+		Name: "approval-superseded",
+		Rule: "A responder that takes approvals returns promptly once an approval it shows is superseded, with nil, the context's error or ErrClosed, and the approval ends unresolved.",
+		run: func(e *env) error {
+			o, err := e.orchestrator()
+			if err != nil {
+				return err
+			}
+			if !e.canTakeApprovals() {
+				return errNoApproval
+			}
+			p := e.ask(o, "respondertest", approvalForms(long)[1])
+			if !p.waitEntered() {
+				return errNotReached
+			}
+			e.settle()
+			o.Supersede(p.session)
+			herr := e.finish(o, p)
+			out := p.outcome()
+			if out.Reason != askuser.ReasonSuperseded {
+				if v, _ := askuser.ApprovalVerdict(out); v.Status == askuser.Approved {
+					return fmt.Errorf("%s: the approval ended approved (%s) with no person to approve it", p.name, out.Reason)
+				}
+				return skipf("the responder's approval ended (%s) before it was superseded", out.Reason)
+			}
+			if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Unresolved {
+				return fmt.Errorf("%s: a superseded approval ended %s, want unresolved", p.name, v.Status)
+			}
+			if herr != nil {
+				return herr
+			}
+			return p.c.wayOut()
 		},
 	},
 }
@@ -994,6 +1139,27 @@ func forms(timeout int) []namedForm {
 			{ID: "c", Kind: askuser.KindText, Header: "C", Text: "Third?", Optional: true},
 			{ID: "d", Header: "D", Text: "Fourth?", Options: []askuser.Option{{Label: "x", Description: "x"}, {Label: "y", Description: "y", Default: true}}},
 		}}},
+	}
+}
+
+// approvalForms are approvals of every risk, with and without details.
+func approvalForms(timeout int) []namedForm {
+	mk := func(name string, a askuser.Approval, intent string) namedForm {
+		f, err := askuser.ApprovalForm(a, timeout)
+		if err != nil {
+			panic("respondertest: an approval of the kit's own is not valid: " + err.Error())
+		}
+		f.HumanIntent = intent
+		return namedForm{name, f}
+	}
+	return []namedForm{
+		mk("approval, low risk", askuser.Approval{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: askuser.RiskLow}, ""),
+		mk("approval, medium risk, with details", askuser.Approval{Action: "Restart the login service", Reason: "It holds a stale certificate", Risk: askuser.RiskMedium,
+			Details: "kubectl rollout restart deploy/login -n prod\nkubectl rollout status deploy/login -n prod\n"}, "Fixing the login outage"),
+		mk("approval, high risk", askuser.Approval{Action: "Force-push main", Reason: "To drop a commit that leaked a key", Risk: askuser.RiskHigh,
+			Details: "git push --force origin main"}, ""),
+		mk("approval, irreversible, with details", askuser.Approval{Action: "Delete the bucket logs-2019", Reason: "It is past its retention and costs money", Risk: askuser.RiskIrreversible,
+			Details: "gsutil rm -r gs://logs-2019\n\n1,204 objects, 88 GiB:\n  2019-01/…\n  2019-02/…\n"}, "Cleaning up old storage"),
 	}
 }
 

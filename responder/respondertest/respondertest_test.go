@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -81,7 +82,33 @@ var good = []struct {
 	}, respondertest.Options{}},
 	{"queues asks", func() askuser.Responder { return queue{make(chan struct{}, 1)} }, respondertest.Options{}},
 	{"auto, presence ignored", func() askuser.Responder { return auto.New() }, respondertest.Options{IgnorePresence: true}},
+	{"takes approvals, nobody decides", func() askuser.Responder { return takes{queue{make(chan struct{}, 1)}} }, respondertest.Options{}},
+	{"takes approvals, denies them", func() askuser.Responder {
+		return takes{askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
+			if a.Form().Approval == nil {
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.DenyOnce}, Note: "not today"}); err != nil {
+				return err
+			}
+			return a.Submit()
+		})}
+	}, respondertest.Options{}},
 }
+
+// takes declares that the responder it wraps takes approvals.
+type takes struct{ askuser.Responder }
+
+func (takes) CanTakeApprovals() bool { return true }
+
+// flips declares it takes approvals every other time it is asked.
+type flips struct {
+	askuser.Responder
+	n *atomic.Int32
+}
+
+func (f flips) CanTakeApprovals() bool { return f.n.Add(1)%2 == 0 }
 
 func TestGoodResponders(t *testing.T) {
 	for _, tt := range good {
@@ -200,6 +227,20 @@ func TestBadResponders(t *testing.T) {
 			}
 			return fmt.Errorf("the card for %q could not be drawn", picked)
 		}), []string{"secret-forms", "secret-not-in-errors"}},
+		{"approves by itself", func() askuser.Responder {
+			return takes{askuser.ResponderFunc(func(_ context.Context, a *askuser.Ask) error { return answerAll(a) })}
+		}, []string{"approval-not-approved", "approval-superseded"}},
+		{"takes approvals but chokes on them", func() askuser.Responder {
+			return takes{askuser.ResponderFunc(func(_ context.Context, a *askuser.Ask) error {
+				if a.Form().Questions[0].Kind == askuser.KindApproval {
+					panic("unknown kind of question")
+				}
+				return a.Decline()
+			})}
+		}, []string{"ended-before-start", "approval-forms"}},
+		{"says it takes approvals, then that it does not", func() askuser.Responder {
+			return flips{askuser.ResponderFunc(func(_ context.Context, a *askuser.Ask) error { return a.Decline() }), new(atomic.Int32)}
+		}, []string{"approval-not-taken"}},
 		{"retries a refused report", fn(func(ctx context.Context, a *askuser.Ask) error {
 			for range 3600 {
 				if err := answerAll(a); err == nil {

@@ -23,6 +23,10 @@ import (
 //	              "other_text": "...", "secret": "...", "note": "...",
 //	              "option_notes": {"<label>": "..."}}]}
 //
+// or, for an approval (askuser.ApprovalForm):
+//
+//	{"approval": "approve", "note": "...", "delay_ms": 0, "end": "submit"}
+//
 // Every field is optional. The answers are reported first, in order, then,
 // after delay_ms, the ending (submit by default). An answer without an id
 // answers the question at its position. selected names options by label
@@ -34,11 +38,25 @@ import (
 // end is one of submit, decline, cancel, supersede and unreachable.
 // cancel_on names the question the person was on for an end of cancel
 // (default: the first unanswered).
+//
+// approval is the person's decision on an approval, one of approve,
+// approve_session, deny and deny_session (askuser.ApproveOnce and the
+// others); it is reported as the answer to the approval's one question,
+// with note as the person's words, before the ending. So {"approval":
+// "approve"} approves once, {"approval": "deny_session", "note": "not on
+// Fridays"} denies for the rest of the session, and {"end": "decline"}
+// declines, which an approval counts as a denial. A script gives approval
+// or answers, not both, and note only with approval (a note on an answer
+// goes in the answer). Played against a form that is not an approval, the
+// decision is refused (there is no question "approval") and the submit
+// after it fails, as a responder fault.
 type File struct {
 	DelayMS  int          `json:"delay_ms"`
 	End      End          `json:"end"`
 	CancelOn string       `json:"cancel_on"`
 	Answers  []FileAnswer `json:"answers"`
+	Approval string       `json:"approval"`
+	Note     string       `json:"note"`
 }
 
 // FileAnswer is one answer of a script File.
@@ -79,6 +97,17 @@ func ParseFile(data []byte) (*Responder, error) {
 	if f.DelayMS < 0 || f.DelayMS > 24*60*60*1000 {
 		return nil, fmt.Errorf("scripted: delay_ms is %d; allowed: 0 to 86400000", f.DelayMS)
 	}
+	switch f.Approval {
+	case "", askuser.ApproveOnce, askuser.ApproveSession, askuser.DenyOnce, askuser.DenySession:
+	default:
+		return nil, fmt.Errorf("scripted: approval is %q; allowed: approve, approve_session, deny, deny_session", f.Approval)
+	}
+	switch {
+	case f.Approval != "" && f.Answers != nil:
+		return nil, errors.New("scripted: the script gives both approval and answers; an approval's decision is approval (with note), other forms' answers are answers")
+	case f.Note != "" && f.Approval == "":
+		return nil, errors.New("scripted: note goes with approval (the person's words on their decision); a note on an answer goes in answers[].note")
+	}
 	switch f.End {
 	case EndNone:
 		f.End = EndSubmit
@@ -107,6 +136,9 @@ func (f *File) Responder() *Responder {
 			s.Answer.Secret = secret.FromString(*fa.Secret)
 		}
 		r.Steps = append(r.Steps, positional(s, i))
+	}
+	if f.Approval != "" {
+		r.Steps = append(r.Steps, Step{Answer: &askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{f.Approval}, Note: f.Note}})
 	}
 	r.Steps = append(r.Steps, Step{Delay: time.Duration(f.DelayMS) * time.Millisecond, End: f.End, CancelOn: f.CancelOn})
 	return r
@@ -139,7 +171,7 @@ func fileError(err error) error {
 	case errors.As(err, &sem) && errors.Is(err, json.ErrUnknownName):
 		name, parent := sem.JSONPointer.LastToken(), sem.JSONPointer.Parent()
 		if parent == "" {
-			return fmt.Errorf("scripted: %q is not a script field; allowed: delay_ms, end, cancel_on, answers (and in an answer: id, selected, values, other_text, secret, note, option_notes)", name)
+			return fmt.Errorf("scripted: %q is not a script field; allowed: delay_ms, end, cancel_on, answers, approval, note (and in an answer: id, selected, values, other_text, secret, note, option_notes)", name)
 		}
 		return fmt.Errorf("scripted: %q in %s is not an answer field; allowed: id, selected, values, other_text, secret, note, option_notes", name, place(parent))
 	case errors.As(err, &sem):

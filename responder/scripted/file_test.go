@@ -55,8 +55,8 @@ func TestParseFileErrors(t *testing.T) {
 		{" \n", `scripted: the script is empty; give a JSON object such as {"end": "submit"}`},
 		{`{"end":"later"}`, `scripted: end is "later"; allowed: submit, decline, cancel, supersede, unreachable`},
 		{`{"delay_ms":-1}`, `scripted: delay_ms is -1; allowed: 0 to 86400000`},
-		{`{"delay":5}`, `scripted: "delay" is not a script field; allowed: delay_ms, end, cancel_on, answers (and in an answer: id, selected, values, other_text, secret, note, option_notes)`},
-		{`{"End":"decline"}`, `scripted: "End" is not a script field; allowed: delay_ms, end, cancel_on, answers (and in an answer: id, selected, values, other_text, secret, note, option_notes)`},
+		{`{"delay":5}`, `scripted: "delay" is not a script field; allowed: delay_ms, end, cancel_on, answers, approval, note (and in an answer: id, selected, values, other_text, secret, note, option_notes)`},
+		{`{"End":"decline"}`, `scripted: "End" is not a script field; allowed: delay_ms, end, cancel_on, answers, approval, note (and in an answer: id, selected, values, other_text, secret, note, option_notes)`},
 		{`{"answers":[{"id":"a"},{"x":1}]}`, `scripted: "x" in answers[1] is not an answer field; allowed: id, selected, values, other_text, secret, note, option_notes`},
 		{`{"answers":{}}`, `scripted: answers must be an array of answer objects, not a JSON object`},
 		{`{"answers":[1]}`, `scripted: answers[0] must be an answer object, not a JSON number`},
@@ -127,7 +127,8 @@ func TestParseFileNeverEchoesTheSecret(t *testing.T) {
 // valid JSON object (no key given twice, valid UTF-8) that ends. Its seed
 // corpus is in testdata/fuzz/FuzzParseFile.
 func FuzzParseFile(f *testing.F) {
-	for _, s := range []string{`{}`, `{"end":"decline"}`, `{"answers":[{"id":"a","selected":["x"],"secret":"s"}],"delay_ms":3}`, `{"answers":[1]}`, `[]`, `{"option_notes":{}}`} {
+	for _, s := range []string{`{}`, `{"end":"decline"}`, `{"answers":[{"id":"a","selected":["x"],"secret":"s"}],"delay_ms":3}`, `{"answers":[1]}`, `[]`, `{"option_notes":{}}`,
+		`{"approval":"approve","note":"ok"}`, `{"approval":"deny_session","end":"cancel","delay_ms":5}`, `{"approval":"maybe"}`, `{"note":"x"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -144,6 +145,26 @@ func FuzzParseFile(f *testing.F) {
 		v := jsontext.Value(bytes.TrimSpace(data))
 		if !v.IsValid() || v.Kind() != '{' {
 			t.Errorf("accepted a script that is not one valid JSON object (a key twice, invalid UTF-8): %q", data)
+		}
+		// An approval decides only as one of its four options, with no
+		// answers beside it.
+		var top struct {
+			Approval *string          `json:"approval"`
+			Answers  *json.RawMessage `json:"answers"`
+		}
+		_ = json.Unmarshal(data, &top)
+		if top.Approval != nil && *top.Approval != "" {
+			switch *top.Approval {
+			case askuser.ApproveOnce, askuser.ApproveSession, askuser.DenyOnce, askuser.DenySession:
+			default:
+				t.Errorf("accepted the approval %q", *top.Approval)
+			}
+			if top.Answers != nil && string(*top.Answers) != "null" {
+				t.Errorf("accepted approval and answers together: %q", data)
+			}
+			if a := r.Steps[len(r.Steps)-2].Answer; a == nil || a.QuestionID != askuser.ApprovalQuestionID || len(a.Selected) != 1 || a.Selected[0] != *top.Approval {
+				t.Errorf("the approval %q is not the answer before the ending: %+v", *top.Approval, r.Steps)
+			}
 		}
 	})
 }

@@ -11,6 +11,12 @@
 // returned as Respond's error, which the orchestrator treats as a responder
 // fault. A script without an ending waits for the ask's context to end, as
 // a person who never submits.
+//
+// A Responder takes approvals (it implements askuser.ApprovalCapable): the
+// script is the person, so it approves or denies what it is written to —
+// see Decide, and File's approval field — and nothing else. A script
+// written for questions that picks the first option would approve, so give
+// approvals a script of their own.
 package scripted
 
 import (
@@ -106,6 +112,20 @@ func (r *Responder) ResponderName() string {
 		return r.Name
 	}
 	return "script"
+}
+
+// CanTakeApprovals reports true: the script plays the person, and decides
+// an approval only as it is written to (see Decide).
+func (r *Responder) CanTakeApprovals() bool { return true }
+
+// Decide returns the step of a person who decides an approval: it reports
+// decision (askuser.ApproveOnce, ApproveSession, DenyOnce or DenySession)
+// with their note as the answer to the approval's question, and submits.
+func Decide(decision, note string) Step {
+	return Step{
+		Answer: &askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{decision}, Note: note},
+		End:    EndSubmit,
+	}
 }
 
 // Reports returns what happened to every step that ran, in order.
@@ -288,6 +308,7 @@ func firstUnanswered(a *askuser.Ask) string {
 }
 
 var (
-	_ askuser.Responder = (*Responder)(nil)
-	_ askuser.Named     = (*Responder)(nil)
+	_ askuser.Responder       = (*Responder)(nil)
+	_ askuser.Named           = (*Responder)(nil)
+	_ askuser.ApprovalCapable = (*Responder)(nil)
 )

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -31,13 +32,20 @@ type asking struct {
 	// prompt is the prompt waiting for input, printed again after the
 	// countdown; empty when no prompt is open.
 	prompt string
+	// w is where the ask is shown, when not on the responder's output: the
+	// terminal an approval is answered on.
+	w io.Writer
 }
 
 // printf writes to the output. The responder writes no escape sequence
 // of its own; whatever it prints that came from the call or the person
 // goes through inert.Line or inert.Text first.
 func (s *asking) printf(format string, args ...any) {
-	_, _ = fmt.Fprintf(s.r.out, format, args...)
+	w := s.w
+	if w == nil {
+		w = s.r.out
+	}
+	_, _ = fmt.Fprintf(w, format, args...)
 }
 
 func (s *asking) ask(p string) {
@@ -46,12 +54,15 @@ func (s *asking) ask(p string) {
 }
 
 func (s *asking) run() error {
-	if s.needsTerminal() && !s.r.CanCollectSecrets() {
+	if s.call.Approval == nil && s.needsTerminal() && !s.r.CanCollectSecrets() {
 		return s.stop(errNoTerminal)
 	}
 	t := time.NewTimer(time.Until(s.call.NudgeAt))
 	defer t.Stop()
 	s.nudge = t.C
+	if s.call.Approval != nil {
+		return s.approval()
+	}
 	if s.call.Title != "" || s.call.HumanIntent != "" {
 		s.printf("\n")
 	}
@@ -120,7 +131,12 @@ func (s *asking) endPrompt() {
 func (s *asking) finish() error {
 	s.endPrompt()
 	<-s.a.Done()
-	s.printf("%s\n", summary(s.a.Outcome()))
+	sum := summary(s.a.Outcome())
+	s.printf("%s\n", sum)
+	if s.w != nil {
+		// Shown on the terminal: the output says how it ended too.
+		_, _ = fmt.Fprintf(s.r.out, "%s\n", sum)
+	}
 	return nil
 }
 
@@ -591,21 +607,8 @@ func (s *asking) readHidden() ([]byte, error) {
 		}
 		ch = r.in.lines
 	} else {
-		c := make(chan []byte, 1)
-		_ = f.SetReadDeadline(time.Time{})
-		go func() {
-			defer close(c)
-			if b, err := readTTYLine(f); err == nil || len(b) > 0 {
-				c <- b
-			}
-		}()
-		defer func() {
-			// Stop the read, and wait for it.
-			_ = f.SetReadDeadline(time.Unix(1, 0))
-			for b := range c {
-				clear(b)
-			}
-		}()
+		c, stop := readTerminal(f)
+		defer stop()
 		ch = c
 	}
 	s.ask("Secret (typing is hidden): ")

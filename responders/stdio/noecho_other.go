@@ -11,3 +11,7 @@ const canHideInput = false
 func noEcho(int) (func(), error) {
 	return nil, errors.New("stdio: reading without echo is not supported on this system")
 }
+
+func flushInput(int) error {
+	return errors.New("stdio: flushing a terminal's input is not supported on this system")
+}

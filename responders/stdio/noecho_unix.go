@@ -32,3 +32,6 @@ func noEcho(fd int) (restore func(), err error) {
 	var once sync.Once
 	return func() { once.Do(func() { _ = term.Restore(fd, old) }) }, nil
 }
+
+// flushInput discards what was typed on the terminal and not yet read.
+func flushInput(fd int) error { return flushTTY(fd) }

@@ -54,6 +54,25 @@
 // anyone for the call (it implements askuser.SecretCapable, so the
 // orchestrator knows before asking).
 //
+// An approval (askuser.ApprovalForm) is taken only from a terminal — the
+// input when it is one, else Options.Terminal (the controlling terminal) —
+// never from a pipe: with no terminal, CanTakeApprovals reports false and
+// the orchestrator treats the approval as having nobody to ask
+// (unresolved). The responder shows the risk (in words: IRREVERSIBLE is
+// the loudest), the action, the reason and the details, all made inert,
+// on that terminal; where the input is a pipe it shows them on
+// Options.Terminal, and prints on out only that an approval is asked
+// there and, at the end, how it ended. The person's line decides: "y" (or
+// "yes") approves once and "session" approves the same action for the
+// rest of the session; an irreversible action needs "approve" (or
+// "approve session") typed in full, and "y" there denies; "never" denies
+// for the rest of the session; Enter alone or anything else denies once.
+// A note for the agent goes after a colon ("y: go ahead", ": not before
+// Friday"). Words are matched without regard to case. What was typed
+// before the prompt appeared is discarded, never taken for a decision. The
+// end of input (Ctrl-D), Interrupt and the deadline leave the approval
+// unresolved.
+//
 // At the call's NudgeAt it prints one countdown line saying what the
 // deadline will apply; at the deadline it stops asking and prints what was
 // applied, read from the final outcome. Asks that arrive while one is shown
@@ -73,16 +92,18 @@ import (
 	"github.com/askuser-go/askuser"
 )
 
-// Options configures a Responder. The zero value works: secrets are then
-// read only when the input itself is a terminal.
+// Options configures a Responder. The zero value works: secrets and
+// approvals are then taken only when the input itself is a terminal.
 type Options struct {
-	// Terminal is where a secret is typed when the input is not a
-	// terminal: the controlling terminal, opened by the caller (/dev/tty
-	// on Unix). It must be a terminal that supports read deadlines (a file
-	// opened with os.Open does), so that a deadline can stop the read; one
-	// that is not is ignored. When the input is itself a terminal, secrets
-	// are read from the input and Terminal is not used. The responder never
-	// closes it.
+	// Terminal is where a secret is typed, and an approval shown and
+	// answered, when the input is not a terminal: the controlling
+	// terminal, opened by the caller for reading and writing (/dev/tty on
+	// Unix, with os.OpenFile and os.O_RDWR). It must be a terminal that
+	// supports read deadlines (a file opened with os.Open or os.OpenFile
+	// does), so that a deadline can stop the read; one that is not is
+	// ignored. When the input is itself a terminal, secrets and approvals
+	// are read from the input and Terminal is not used. The responder
+	// never closes it.
 	Terminal *os.File
 }
 
@@ -131,6 +152,11 @@ func (r *Responder) ResponderName() string { return "stdio" }
 // CanCollectSecrets reports whether a terminal is there to read a secret
 // from without echo: the input, or Options.Terminal.
 func (r *Responder) CanCollectSecrets() bool { return r.inTTY != nil || r.tty != nil }
+
+// CanTakeApprovals reports whether a terminal is there to take an approval
+// from: the input, or Options.Terminal. An approval is never taken from a
+// pipe.
+func (r *Responder) CanTakeApprovals() bool { return r.inTTY != nil || r.tty != nil }
 
 // Interrupt dismisses the ask being shown, as the person closing it would
 // (Ask.Cancel on the question they are on), and reports whether there was
@@ -220,7 +246,8 @@ var (
 )
 
 var (
-	_ askuser.Responder     = (*Responder)(nil)
-	_ askuser.Named         = (*Responder)(nil)
-	_ askuser.SecretCapable = (*Responder)(nil)
+	_ askuser.Responder       = (*Responder)(nil)
+	_ askuser.Named           = (*Responder)(nil)
+	_ askuser.SecretCapable   = (*Responder)(nil)
+	_ askuser.ApprovalCapable = (*Responder)(nil)
 )

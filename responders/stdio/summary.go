@@ -17,6 +17,9 @@ import (
 // a question has none).
 func (s *asking) countdown() string {
 	left := int(math.Ceil(time.Until(s.call.ExpiresAt).Seconds()))
+	if s.call.Approval != nil {
+		return fmt.Sprintf("⏳ %d s left: at the deadline nothing is decided, and your agent has no permission", left)
+	}
 	answered := map[string]bool{}
 	for _, a := range s.a.Accepted() {
 		answered[a.QuestionID] = true
@@ -54,6 +57,9 @@ func (s *asking) countdown() string {
 func summary(o *askuser.Outcome) string {
 	if o == nil {
 		return "The ask has ended."
+	}
+	if o.Form.Approval != nil {
+		return approvalSummary(o)
 	}
 	items := answerList(o, o.Reason != askuser.ReasonSubmitted)
 	kept := func(lead string) string {

@@ -8,3 +8,9 @@ const (
 	ioctlGetTermios = unix.TIOCGETA
 	ioctlSetTermios = unix.TIOCSETA
 )
+
+// fread is FREAD of <sys/fcntl.h>: TIOCFLUSH with it flushes the input.
+const fread = 0x1
+
+// flushTTY discards the terminal's input not yet read (tcflush TCIFLUSH).
+func flushTTY(fd int) error { return unix.IoctlSetPointerInt(fd, unix.TIOCFLUSH, fread) }

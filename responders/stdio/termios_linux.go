@@ -6,3 +6,6 @@ const (
 	ioctlGetTermios = unix.TCGETS
 	ioctlSetTermios = unix.TCSETS
 )
+
+// flushTTY discards the terminal's input not yet read (tcflush TCIFLUSH).
+func flushTTY(fd int) error { return unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) }

@@ -54,7 +54,9 @@ func newAPIServer(t *testing.T, opts *web.Options) *apiServer {
 	if opts == nil {
 		opts = &web.Options{}
 	}
-	opts.Logger = quiet
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
 	as := &apiServer{cardServer: &cardServer{t: t, r: web.New(opts), rec: &recorder{}}}
 	as.store = secretstore.NewMemory(nil)
 	as.o = &askuser.Orchestrator{Responder: as.r, Logger: quiet, Secrets: countingStore{as.store, &as.puts}}

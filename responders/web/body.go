@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -19,6 +20,10 @@ var (
 	answerFields  = []string{"selected", "other_text", "note", "option_notes", "secret"}
 	submitFields  = []string{"answers"}
 	dismissFields = []string{"on_question"}
+	// An approval's.
+	decisionFields        = []string{"answers", "code", "confirm"}
+	approvalDeclineFields = []string{"code"}
+	approvalDismissFields = []string{"on_question", "code"}
 )
 
 // bodyOpts reads a body's strings as encoding/json does: invalid UTF-8 and
@@ -95,6 +100,62 @@ var shapes = map[string]string{
 	"a submit":    `{"answers": {"<question id>": answer}}`,
 	"a dismissal": `{"on_question": "<question id>"}`,
 	"a decline":   `{} or no body`,
+
+	"a decision":              `{"answers": {"approval": {"selected": ["approve" | "approve_session" | "deny" | "deny_session"], "note": "…"}}, "code": "…", "confirm": "approve"}`,
+	"an approval's decline":   `{"code": "…"}`,
+	"an approval's dismissal": `{"on_question": "approval", "code": "…"}`,
+}
+
+// A decision is what a submit on an approval carries.
+type decision struct {
+	answer  askuser.Answer // to the approval's question
+	code    string         // the approval code, as typed
+	confirm string         // the confirmation, as typed
+}
+
+// parseDecision decodes a submit on an approval: the one answer, to the
+// question askuser.ApprovalQuestionID, and the code and confirmation. It
+// refuses a body that is not one (see fields), answers to any other
+// question, and a decision without its answer. The caller wipes data.
+func parseDecision(data []byte) (decision, error) {
+	const what = "a decision"
+	m, err := fields(data, decisionFields, what)
+	if err != nil {
+		return decision{}, err
+	}
+	defer wipe(m)
+	var d decision
+	var answers map[string]jsontext.Value
+	if err := field(m, "answers", &answers, what); err != nil {
+		return decision{}, err
+	}
+	defer wipe(answers)
+	for _, k := range slices.Sorted(maps.Keys(answers)) {
+		if k != askuser.ApprovalQuestionID {
+			return decision{}, &bodyError{"the body is not a decision: an approval has one question, " + strconv.Quote(askuser.ApprovalQuestionID) + ", not " + strconv.Quote(k) + "; a decision is " + shapes[what]}
+		}
+	}
+	raw, ok := answers[askuser.ApprovalQuestionID]
+	if !ok || raw.Kind() == 'n' {
+		return decision{}, &bodyError{"the body decides nothing: a decision is " + shapes[what]}
+	}
+	if d.answer, err = parseAnswer(askuser.ApprovalQuestionID, raw); err != nil {
+		var be *bodyError
+		if errors.As(err, &be) {
+			err = &bodyError{strings.Replace(be.msg, "the body is not an answer", "the decision's answer is not an answer", 1)}
+		}
+		return decision{}, err
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"code", &d.code}, {"confirm", &d.confirm}} {
+		if err := field(m, f.name, f.v, what); err != nil {
+			d.answer.Secret.Wipe()
+			return decision{}, err
+		}
+	}
+	return d, nil
 }
 
 // parseAnswer decodes an answer to the question qid from a body. A secret

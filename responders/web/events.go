@@ -56,7 +56,7 @@ func (r *Responder) publish(sess, name string, a *askuser.Ask) {
 	if n == 0 {
 		return
 	}
-	data, err := json.Marshal(askView(a, time.Now()))
+	data, err := json.Marshal(r.view(a))
 	if err != nil {
 		r.logger().Error("web: encoding an event failed", "ask", a.ID(), "err", err)
 		return
@@ -125,7 +125,7 @@ func (r *Responder) events(w http.ResponseWriter, req *http.Request, sess string
 		return rc.Flush() == nil
 	}
 
-	snap, err := json.Marshal(listView{Asks: askViews(r.pending(sess), time.Now())})
+	snap, err := json.Marshal(listView{Asks: r.views(r.pending(sess))})
 	if err != nil || !write(frame("snapshot", snap)) {
 		return
 	}

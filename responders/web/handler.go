@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -134,19 +135,23 @@ func (r *Responder) askRoute(change bool, h func(http.ResponseWriter, *http.Requ
 		}
 		if p != "" {
 			a.SetPrincipal(p)
+			req = req.WithContext(context.WithValue(req.Context(), principalKey{}, p))
 		}
 		h(w, req, a, buf.Bytes())
 	}
 }
 
+// principalKey keys the principal Authorize named, in a request's context.
+type principalKey struct{}
+
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (r *Responder) list(w http.ResponseWriter, _ *http.Request, sess string) {
-	writeJSON(w, http.StatusOK, listView{CSRFToken: r.CSRFToken(sess), Asks: askViews(r.pending(sess), time.Now())})
+	writeJSON(w, http.StatusOK, listView{CSRFToken: r.CSRFToken(sess), Asks: r.views(r.pending(sess))})
 }
 
 func (r *Responder) get(w http.ResponseWriter, _ *http.Request, a *askuser.Ask, _ []byte) {
-	writeJSON(w, http.StatusOK, askView(a, time.Now()))
+	writeJSON(w, http.StatusOK, r.view(a))
 }
 
 // reply answers a report on a: 200 with the ask, or the refusal.
@@ -156,9 +161,9 @@ func (r *Responder) reply(w http.ResponseWriter, a *askuser.Ask, err error) {
 	var be *bodyError
 	switch {
 	case err == nil:
-		writeJSON(w, http.StatusOK, askView(a, time.Now()))
+		writeJSON(w, http.StatusOK, r.view(a))
 	case errors.Is(err, askuser.ErrClosed):
-		writeError(w, http.StatusConflict, errorBody{Error: "the ask has ended; nothing more is accepted", Ask: askView(a, time.Now())})
+		writeError(w, http.StatusConflict, errorBody{Error: "the ask has ended; nothing more is accepted", Ask: r.view(a)})
 	case errors.As(err, &ae):
 		writeError(w, http.StatusBadRequest, errorBody{Error: ae.Reason, QuestionID: ae.QuestionID})
 	case errors.As(err, &ue):
@@ -180,6 +185,10 @@ func (r *Responder) answer(w http.ResponseWriter, req *http.Request, a *askuser.
 	qid := req.PathValue("question")
 	if a.Form().Question(qid) == nil {
 		noQuestion(w, qid)
+		return
+	}
+	if a.Form().Approval != nil {
+		writeError(w, http.StatusBadRequest, errorBody{Error: "an approval is decided in one request, never from answers put before it: POST its submit with " + shapes["a decision"], QuestionID: qid})
 		return
 	}
 	ans, err := parseAnswer(qid, body)
@@ -205,6 +214,10 @@ type acceptedJSON struct {
 }
 
 func (r *Responder) submit(w http.ResponseWriter, req *http.Request, a *askuser.Ask, body []byte) {
+	if a.Form().Approval != nil {
+		r.decide(w, req, a, body)
+		return
+	}
 	m, err := fields(body, submitFields, "a submit")
 	if err != nil {
 		r.reply(w, a, err)
@@ -264,26 +277,82 @@ func (r *Responder) endReply(w http.ResponseWriter, req *http.Request, a *askuse
 	r.reply(w, a, err)
 }
 
-func (r *Responder) decline(w http.ResponseWriter, req *http.Request, a *askuser.Ask, body []byte) {
-	if _, err := fields(body, nil, "a decline"); err != nil {
+// decide takes a decision on an approval: admitted (the code), one of
+// the four options, confirmed where the action cannot be undone, reported
+// and submitted together.
+func (r *Responder) decide(w http.ResponseWriter, req *http.Request, a *askuser.Ask, body []byte) {
+	d, err := parseDecision(body)
+	if err != nil {
 		r.reply(w, a, err)
 		return
+	}
+	defer d.answer.Secret.Wipe() // a secret has no place here; Report refuses it
+	if !r.admit(w, req, a, d.code) {
+		return
+	}
+	if len(d.answer.Selected) == 1 && !confirmed(a.Form().Approval, d.answer.Selected[0], d.confirm) {
+		writeError(w, http.StatusBadRequest, errorBody{Error: `this action cannot be undone: approving it needs "confirm": "approve", the word the person types to confirm`, QuestionID: askuser.ApprovalQuestionID})
+		return
+	}
+	if err := a.Report(d.answer); err != nil {
+		r.reply(w, a, err)
+		return
+	}
+	r.endReply(w, req, a, a.Submit())
+}
+
+func (r *Responder) decline(w http.ResponseWriter, req *http.Request, a *askuser.Ask, body []byte) {
+	what, allowed := "a decline", []string(nil)
+	if a.Form().Approval != nil {
+		what, allowed = "an approval's decline", approvalDeclineFields
+	}
+	m, err := fields(body, allowed, what)
+	if err != nil {
+		r.reply(w, a, err)
+		return
+	}
+	defer wipe(m)
+	if a.Form().Approval != nil {
+		var code string
+		if err := field(m, "code", &code, what); err != nil {
+			r.reply(w, a, err)
+			return
+		}
+		if !r.admit(w, req, a, code) {
+			return
+		}
 	}
 	r.endReply(w, req, a, a.Decline())
 }
 
 func (r *Responder) dismiss(w http.ResponseWriter, req *http.Request, a *askuser.Ask, body []byte) {
-	m, err := fields(body, dismissFields, "a dismissal")
-	if err == nil {
-		var on string
-		if err = field(m, "on_question", &on, "a dismissal"); err == nil {
-			if on != "" && a.Form().Question(on) == nil {
-				noQuestion(w, on)
-				return
-			}
-			r.endReply(w, req, a, a.Cancel(on))
+	what, allowed := "a dismissal", dismissFields
+	if a.Form().Approval != nil {
+		what, allowed = "an approval's dismissal", approvalDismissFields
+	}
+	m, err := fields(body, allowed, what)
+	if err != nil {
+		r.reply(w, a, err)
+		return
+	}
+	defer wipe(m)
+	var on, code string
+	if err := field(m, "on_question", &on, what); err != nil {
+		r.reply(w, a, err)
+		return
+	}
+	if on != "" && a.Form().Question(on) == nil {
+		noQuestion(w, on)
+		return
+	}
+	if a.Form().Approval != nil {
+		if err := field(m, "code", &code, what); err != nil {
+			r.reply(w, a, err)
+			return
+		}
+		if !r.admit(w, req, a, code) {
 			return
 		}
 	}
-	r.reply(w, a, err)
+	r.endReply(w, req, a, a.Cancel(on))
 }

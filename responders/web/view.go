@@ -28,7 +28,32 @@ type askJSON struct {
 	NudgeInMS   int64          `json:"nudge_in_ms"`
 	ExpiresInMS int64          `json:"expires_in_ms"`
 	Questions   []questionJSON `json:"questions"`
-	Final       *finalJSON     `json:"final,omitempty"`
+	// Approval is what an approval asks to permit; absent on other asks.
+	Approval *approvalJSON `json:"approval,omitempty"`
+	Final    *finalJSON    `json:"final,omitempty"`
+}
+
+// approvalJSON is an approval as the card shows it.
+type approvalJSON struct {
+	Action  string       `json:"action"`
+	Reason  string       `json:"reason"`
+	Risk    askuser.Risk `json:"risk"`
+	Details string       `json:"details,omitempty"`
+	Digest  string       `json:"digest"`
+	// NeedsCode says a decision must carry the approval code.
+	NeedsCode bool `json:"needs_code"`
+	// Confirm is the word an approve must carry in "confirm" (for an
+	// irreversible action); empty when none is needed.
+	Confirm string `json:"confirm,omitempty"`
+}
+
+// verdictJSON is what an ended approval means (askuser.ApprovalVerdict).
+type verdictJSON struct {
+	Status    string             `json:"status"`
+	DecidedBy askuser.Provenance `json:"decided_by,omitempty"`
+	Ended     askuser.Reason     `json:"ended,omitempty"`
+	Remember  bool               `json:"remember,omitempty"`
+	Note      string             `json:"note,omitempty"`
 }
 
 type questionJSON struct {
@@ -81,6 +106,9 @@ type finalJSON struct {
 	AnsweredBy askuser.Provenance    `json:"answered_by"`
 	Reason     askuser.Reason        `json:"reason"`
 	Answers    []askuser.FinalAnswer `json:"answers"`
+	// Verdict is, for an approval, what its ending means; its State is
+	// then the verdict's status: approved, denied or unresolved.
+	Verdict *verdictJSON `json:"verdict,omitempty"`
 }
 
 // The card's final states.
@@ -91,15 +119,21 @@ const (
 	stateCancelled    = "cancelled"
 )
 
-func askViews(as []*askuser.Ask, now time.Time) []*askJSON {
+// view is the ask as the API shows it now.
+func (r *Responder) view(a *askuser.Ask) *askJSON { return askView(a, time.Now(), r.needsCode()) }
+
+func (r *Responder) views(as []*askuser.Ask) []*askJSON {
 	out := make([]*askJSON, len(as))
+	now := time.Now()
 	for i, a := range as {
-		out[i] = askView(a, now)
+		out[i] = askView(a, now, r.needsCode())
 	}
 	return out
 }
 
-func askView(a *askuser.Ask, now time.Time) *askJSON {
+// askView is the ask as the API shows it at now; needsCode says an
+// approval's decision needs the approval code.
+func askView(a *askuser.Ask, now time.Time, needsCode bool) *askJSON {
 	c := a.Form()
 	v := &askJSON{
 		ID:          a.ID(),
@@ -167,6 +201,12 @@ func askView(a *askuser.Ask, now time.Time) *askJSON {
 		}
 		v.Questions[i] = qv
 	}
+	if ap := c.Approval; ap != nil {
+		v.Approval = &approvalJSON{Action: ap.Action, Reason: ap.Reason, Risk: ap.Risk, Details: ap.Details, Digest: ap.Digest, NeedsCode: needsCode}
+		if ap.Risk == askuser.RiskIrreversible {
+			v.Approval.Confirm = confirmWord
+		}
+	}
 	if out := a.Outcome(); out != nil {
 		v.State = "ended"
 		v.Final = finalView(out)
@@ -193,6 +233,10 @@ func finalView(out *askuser.Outcome) *finalJSON {
 		f.State = stateDeclined
 	default:
 		f.State = stateCancelled
+	}
+	if vd, ok := askuser.ApprovalVerdict(out); ok {
+		f.Verdict = &verdictJSON{Status: vd.Status, DecidedBy: vd.DecidedBy, Ended: vd.Ended, Remember: vd.Remember, Note: vd.Note}
+		f.State = vd.Status
 	}
 	return f
 }

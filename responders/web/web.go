@@ -114,11 +114,53 @@
 // waits at most 5 seconds for the final state, so a WriteTimeout of a few
 // seconds more suits every route.
 //
+// Approvals need more than the above: see Approvals.
+//
 // Every string the model wrote reaches the page only through JSON and
 // textContent, never as markup; the page is an html/template served with a
 // Content-Security-Policy that allows scripts and styles only by a
 // per-response nonce, connections only to its own origin, and no framing by
 // other sites.
+//
+// # Approvals
+//
+// An approval (askuser.ApprovalForm) shows as a card of its own: the
+// risk, prominent (in colour and in words: irreversible loudest), the
+// action, the reason, the details behind a disclosure, an optional note,
+// a "for this session" checkbox that makes Approve and Deny remember the
+// decision for the session (approve_session, deny_session), and Approve /
+// Deny buttons. For an irreversible action Approve is enabled only once
+// the person has typed "approve".
+//
+// The card takes approvals only where something admits the person, never
+// on the strength of a URL alone: Options.Authorize, which must then tell
+// the person apart from anyone (an agent) who may have seen the card's
+// URL, or Options.ApprovalCode, a code the person types on the card. Without
+// either, CanTakeApprovals reports false and the orchestrator treats an
+// approval as having nobody to ask (unresolved). An approval's ask carries
+// "approval": {"action", "reason", "risk", "details", "digest",
+// "needs_code": whether a decision needs the code, "confirm": the word an
+// approve must carry, "approve", for an irreversible action}. It is decided
+// in one request:
+//
+//	POST /api/asks/{id}/submit   {"answers": {"approval": {"selected": ["approve"], "note": "…"}},
+//	                              "code": "1234-5678", "confirm": "approve"}
+//
+// where selected holds one of approve, approve_session, deny and
+// deny_session; note, code and confirm are optional as the approval needs
+// them. A decline ({"code": …}) denies too; a dismissal ({"on_question": …,
+// "code": …}) leaves it unresolved. An approval's question takes no PUT
+// (400): a decision is never assembled from earlier reports. Refusals, in
+// the order they are checked: 400 for a body that is not a decision; 403
+// when the card takes no approvals (any more), when the code is missing,
+// or wrong (the reply says how many attempts are left); 400 for a decision
+// that is not one of the four, and for an approve of an irreversible action
+// without "confirm": "approve". Once the ask has ended, 409 as for any ask.
+// An ended approval's "final" carries "verdict": {"status": approved,
+// denied or unresolved, "decided_by", "ended", "remember", "note"}, as
+// askuser.ApprovalVerdict gives it, and its state is that status. The
+// principal of a decision is Authorize's, or else "web approval code".
+// No response, event or log line carries the code.
 //
 // # Presence
 //
@@ -180,6 +222,19 @@ type Options struct {
 	// OnlyWhenConnected makes a session reachable only while a page is
 	// connected to its event stream; see Presence in the package doc.
 	OnlyWhenConnected bool
+	// ApprovalCode is a code the person types on the card before they
+	// decide an approval: every approve, deny, decline or dismissal of one
+	// carries it in "code" and is refused (403) without it. Show it where
+	// only the person reads it — askuser's command prints it on its
+	// controlling terminal — never where an agent can (its shell's output,
+	// the card's URL). NewApprovalCode makes one. It is compared in
+	// constant time, without regard to spaces, dashes and case; it must
+	// have at least 6 characters besides those, or no approval is taken.
+	// After MaxApprovalCodeAttempts wrong codes in all, the card takes no
+	// more approvals: the pending ones end as having nobody to ask. With
+	// both this and Authorize set, a decision needs both. See Approvals in
+	// the package doc.
+	ApprovalCode string
 	// Logger receives what goes wrong in the handler (nil: slog.Default()).
 	// No answer and no secret is ever logged.
 	Logger *slog.Logger
@@ -200,12 +255,17 @@ type Responder struct {
 	mux         *http.ServeMux
 	closing     chan struct{}
 
-	mu       sync.Mutex
-	closed   bool
-	active   sync.WaitGroup // Respond calls in progress
-	asks     map[string]*entry
-	ended    []string // ended ask ids, oldest first
-	sessions map[string]*session
+	codeSum [32]byte // SHA-256 of ApprovalCode, normalized
+	badCode bool     // ApprovalCode is too short: no approval is taken
+
+	mu         sync.Mutex
+	closed     bool
+	wrongCodes int            // wrong approval codes so far
+	codeLocked bool           // MaxApprovalCodeAttempts reached: no more approvals
+	active     sync.WaitGroup // Respond calls in progress
+	asks       map[string]*entry
+	ended      []string // ended ask ids, oldest first
+	sessions   map[string]*session
 }
 
 // entry is an ask the responder knows: pending, or ended and kept.
@@ -254,6 +314,7 @@ func New(opts *Options) *Responder {
 		writeError(w, http.StatusForbidden, errorBody{Error: "cross-origin requests are not allowed"})
 	}))
 	_, _ = rand.Read(r.csrfKey[:])
+	r.setupApprovals()
 	r.routes()
 	return r
 }
@@ -307,7 +368,9 @@ func (r *Responder) checkCSRF(req *http.Request, sess string) bool {
 // the connected pages.
 func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 	r.mu.Lock()
-	if r.closed {
+	if r.closed || (a.Form().Approval != nil && !r.approvalsLocked()) {
+		// Closed; or an approval, which nobody is admitted to decide here
+		// (handed over by something that did not ask CanTakeApprovals).
 		r.mu.Unlock()
 		return unreachable(a)
 	}
@@ -439,9 +502,10 @@ func (r *Responder) Close() error {
 }
 
 var (
-	_ askuser.Responder     = (*Responder)(nil)
-	_ askuser.Named         = (*Responder)(nil)
-	_ askuser.Presence      = (*Responder)(nil)
-	_ askuser.SecretCapable = (*Responder)(nil)
-	_ http.Handler          = (*Responder)(nil)
+	_ askuser.Responder       = (*Responder)(nil)
+	_ askuser.Named           = (*Responder)(nil)
+	_ askuser.Presence        = (*Responder)(nil)
+	_ askuser.SecretCapable   = (*Responder)(nil)
+	_ askuser.ApprovalCapable = (*Responder)(nil)
+	_ http.Handler            = (*Responder)(nil)
 )

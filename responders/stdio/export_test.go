@@ -1,0 +1,4 @@
+package stdio
+
+// ParseDecision is parseDecision, for the tests.
+var ParseDecision = parseDecision
