@@ -1,12 +1,11 @@
 package approvaltool
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"github.com/askuser-go/askuser/internal/strictjson"
 )
 
 // Decode reads a call in one pass over its JSON, checking the shape and
@@ -37,11 +36,9 @@ import (
 //     strings.TrimSpace; action, reason and human_intent are counted in
 //     runes, details in bytes of UTF-8.
 
-// The fields of a call, by index; a field's bit in the seen set is 1<<index.
-var (
-	topFields  = []string{"action", "reason", "risk", "details", "timeout_seconds", "human_intent"}
-	allowedTop = strings.Join(topFields, ", ")
-)
+// The fields of a call, by index; an unknown field's message lists them in
+// this order.
+var topFields = []string{"action", "reason", "risk", "details", "timeout_seconds", "human_intent"}
 
 const (
 	fAction = iota
@@ -56,15 +53,8 @@ const allowedRisks = `"low", "medium", "high", "irreversible"`
 
 var risks = Risks()
 
-// The decoder's options: duplicate fields and invalid UTF-8 are the
-// contract's business (a duplicate is refused with its own message; invalid
-// UTF-8 in a string becomes U+FFFD, as encoding/json has it).
-var decodeOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
-
 type decoder struct {
-	dec        jsontext.Decoder
-	data       []byte
-	scratch    []byte // for unquoting
+	strictjson.Decoder
 	call       Call
 	timeout    int
 	hasTimeout bool
@@ -78,8 +68,8 @@ func Decode(data []byte, lim Limits) (*Call, error) {
 	if len(data) > lim.MaxCallBytes {
 		return nil, &Error{Message: fmt.Sprintf(Prefix+"the call is %d bytes; at most %d bytes are accepted", len(data), lim.MaxCallBytes)}
 	}
-	d := &decoder{data: data}
-	d.dec.Reset(bytes.NewBuffer(data), decodeOptions...)
+	d := &decoder{}
+	d.Reset(data)
 	if err := d.top(); err != nil {
 		return nil, err
 	}
@@ -94,16 +84,14 @@ func Decode(data []byte, lim Limits) (*Call, error) {
 	return &c, nil
 }
 
-// loc is where the decoder is: the top-level value, or one of its fields,
-// and the offset where the value there starts (before any whitespace).
+// loc is where the decoder is: the top-level value, or one of its fields.
 type loc struct {
 	field    string
 	hasField bool
-	start    int
 }
 
-func (l loc) with(field string, start int) loc {
-	l.field, l.hasField, l.start = field, true, start
+func (l loc) with(field string) loc {
+	l.field, l.hasField = field, true
 	return l
 }
 
@@ -111,35 +99,10 @@ func (l loc) String() string {
 	switch {
 	case !l.hasField:
 		return "(root)"
-	case isIdent(l.field):
+	case strictjson.IsIdent(l.field):
 		return l.field
 	}
-	return "[" + quote(l.field) + "]"
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// quote returns s as a JSON string literal, as encoding/json writes it
-// without HTML escaping. jsontext writes the shortest form; encoding/json
-// also escapes U+2028 and U+2029. (A decoded string holds valid UTF-8.)
-func quote(s string) string {
-	b, _ := jsontext.AppendQuote(nil, s)
-	q := string(b)
-	if strings.ContainsAny(q, "\u2028\u2029") {
-		q = strings.NewReplacer("\u2028", `\u2028`, "\u2029", `\u2029`).Replace(q)
-	}
-	return q
+	return "[" + strictjson.Quote(l.field) + "]"
 }
 
 // cut shortens s to its first n runes and an ellipsis, for a message that
@@ -155,292 +118,70 @@ func cut(s string, n int) string {
 	return s
 }
 
-func shapeError(l loc, what string) *Error {
-	p := l.String()
-	return &Error{Path: p, Message: Prefix + p + ": " + what}
-}
-
-// syntax reports a read that jsontext refused, at l, as the scanner words
-// it. Should the scanner find nothing wrong where jsontext did, jsontext's
-// own words are used.
-func (d *decoder) syntax(l loc, e *syntaxError, err error) *Error {
-	if e == nil {
-		off := int(d.dec.InputOffset())
-		if se, ok := err.(*jsontext.SyntacticError); ok {
-			off = int(se.ByteOffset)
-		}
-		msg := "invalid JSON"
-		if err != nil {
-			msg = err.Error()
-		}
-		e = &syntaxError{off, msg}
+// refuse is place for a p that may be nil, which is no error.
+func refuse(l loc, p *strictjson.Problem) *Error {
+	if p == nil {
+		return nil
 	}
-	return shapeError(l, e.String())
+	return place(l, p)
 }
 
-// badValue reports the value at l that jsontext refused.
-func (d *decoder) badValue(l loc, err error) *Error {
-	s := scanner{src: d.data, pos: l.start}
-	return d.syntax(l, s.value(), err)
-}
-
-func describe(k jsontext.Kind) string {
-	switch k {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't':
-		return "true"
-	case 'f':
-		return "false"
-	case 'n':
-		return "null"
+// place words p as a shape error at l, or at l's member that p names.
+func place(l loc, p *strictjson.Problem) *Error {
+	if p.Inner {
+		l = l.with(p.Field)
 	}
-	return "no value"
-}
-
-// wrongType reports the value at l, peeked as k, as not what was wanted. A
-// scalar is read first so that a broken one is reported as the syntax error
-// it is; an object or array is not entered.
-func (d *decoder) wrongType(l loc, k jsontext.Kind, want string) *Error {
-	switch k {
-	case '"', '0', 't', 'f', 'n':
-		if _, err := d.dec.ReadValue(); err != nil {
-			return d.badValue(l, err)
-		}
-	case '{', '[':
-	default:
-		return d.badValue(l, nil)
-	}
-	return shapeError(l, "expected "+want+", got "+describe(k))
+	path := l.String()
+	return &Error{Path: path, Message: Prefix + path + ": " + p.What}
 }
 
 func (d *decoder) top() *Error {
 	l := loc{}
-	if k := d.dec.PeekKind(); k != '{' {
-		return d.wrongType(l, k, "an object")
+	if k := d.PeekKind(); k != '{' {
+		return refuse(l, d.WrongType(k, "an object"))
 	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		panic("approvaltool: a peeked '{' cannot be read: " + err.Error())
-	}
+	d.ReadDelim()
 	if err := d.members(l); err != nil {
 		return err
 	}
-	if p := skipSpace(d.data, int(d.dec.InputOffset())); p < len(d.data) {
-		return d.syntax(l, &syntaxError{p, "unexpected data after the top-level value"}, nil)
-	}
-	return nil
+	return refuse(l, d.ReadEnd())
 }
 
-// members reads the call's fields, after its '{', and refuses unknown and
-// repeated ones.
+// members reads the call's fields, after its '{'.
 func (d *decoder) members(l loc) *Error {
-	var seen uint8
-	for first := true; ; first = false {
-		start := int(d.dec.InputOffset())
-		k := d.dec.PeekKind()
-		if k == '}' {
-			if _, err := d.dec.ReadToken(); err != nil {
-				panic("approvaltool: a peeked '}' cannot be read: " + err.Error())
-			}
-			return nil
-		}
-		s := scanner{src: d.data, pos: start}
-		if k != '"' {
-			return d.syntax(l, s.member(first), nil)
-		}
-		name, err := d.dec.ReadValue()
-		if err != nil {
-			return d.syntax(l, s.member(first), err)
-		}
-		colon := skipSpace(d.data, int(d.dec.InputOffset()))
-		if colon >= len(d.data) || d.data[colon] != ':' {
-			return d.syntax(l, unexpectedAt(d.data, colon, "':' after the field name"), nil)
-		}
-		i := d.index(name, topFields)
-		if i < 0 {
-			return shapeError(l.with(d.unquote(name), colon+1), "unknown field; allowed fields: "+allowedTop)
-		}
-		fl := l.with(topFields[i], colon+1)
-		if seen&(1<<i) != 0 {
-			return shapeError(fl, "duplicate field; a field may appear only once")
-		}
-		seen |= 1 << i
-		var e *Error
+	err, p := strictjson.ReadObject(&d.Decoder, topFields, func(i int) *Error {
+		var p *strictjson.Problem
 		switch i {
 		case fAction:
-			e = d.str(fl, &d.call.Action)
+			_, p = d.ReadString(&d.call.Action)
 		case fReason:
-			e = d.str(fl, &d.call.Reason)
+			_, p = d.ReadString(&d.call.Reason)
 		case fRisk:
-			e = d.risk(fl)
+			var r int
+			if r, p = d.ReadOneOf(risks, allowedRisks, notARisk); r >= 0 {
+				d.call.Risk = risks[r]
+			}
 		case fDetails:
-			e = d.str(fl, &d.call.Details)
+			_, p = d.ReadString(&d.call.Details)
 		case fTimeout:
-			e = d.timeoutSeconds(fl)
+			d.timeout, d.hasTimeout, p = d.ReadInteger()
 		case fHumanIntent:
-			e = d.str(fl, &d.call.HumanIntent)
+			_, p = d.ReadString(&d.call.HumanIntent)
 		}
-		if e != nil {
-			return e
+		if p != nil {
+			return place(l.with(topFields[i]), p)
 		}
-	}
-}
-
-// index returns the index in names of the JSON string raw (a field's name
-// or a risk, as read), or -1.
-func (d *decoder) index(raw []byte, names []string) int {
-	n := raw[1 : len(raw)-1]
-	if bytes.IndexByte(n, '\\') >= 0 {
-		d.scratch, _ = jsontext.AppendUnquote(d.scratch[:0], raw)
-		n = d.scratch
-	}
-	for i, f := range names {
-		if string(n) == f {
-			return i
-		}
-	}
-	return -1
-}
-
-// unquote returns the value of a JSON string as read.
-func (d *decoder) unquote(raw []byte) string {
-	v := raw[1 : len(raw)-1]
-	if bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
-		d.scratch, _ = jsontext.AppendUnquote(d.scratch[:0], raw)
-		v = d.scratch
-	}
-	return string(v)
-}
-
-// str reads an optional string field. null leaves it absent.
-func (d *decoder) str(l loc, dst *string) *Error {
-	switch k := d.dec.PeekKind(); k {
-	case '"':
-		raw, err := d.dec.ReadValue()
-		if err != nil {
-			return d.badValue(l, err)
-		}
-		*dst = d.unquote(raw)
 		return nil
-	case 'n':
-		return d.null(l)
-	default:
-		return d.wrongType(l, k, "a string")
+	})
+	if p != nil {
+		return place(l, p)
 	}
+	return err
 }
 
-func (d *decoder) null(l loc) *Error {
-	if _, err := d.dec.ReadToken(); err != nil {
-		return d.badValue(l, err)
-	}
-	return nil
-}
-
-// risk reads the risk: one of the risks, exactly (case-sensitive), or null.
-func (d *decoder) risk(l loc) *Error {
-	switch k := d.dec.PeekKind(); k {
-	case 'n':
-		return d.null(l)
-	case '"':
-		raw, err := d.dec.ReadValue()
-		if err != nil {
-			return d.badValue(l, err)
-		}
-		if i := d.index(raw, risks); i >= 0 {
-			d.call.Risk = risks[i]
-			return nil
-		}
-		return shapeError(l, quote(cut(d.unquote(raw), 40))+" is not a risk; allowed: "+allowedRisks)
-	default:
-		return d.wrongType(l, k, "one of "+allowedRisks)
-	}
-}
-
-func (d *decoder) timeoutSeconds(l loc) *Error {
-	switch k := d.dec.PeekKind(); k {
-	case 'n':
-		return d.null(l)
-	case '0':
-		raw, err := d.dec.ReadValue()
-		if err != nil {
-			return d.badValue(l, err)
-		}
-		num := string(raw)
-		v, ok := integral(num)
-		if !ok {
-			if len(num) > 40 {
-				num = num[:40] + "…"
-			}
-			return shapeError(l, "expected an integer, got "+num)
-		}
-		d.timeout, d.hasTimeout = v, true
-		return nil
-	default:
-		return d.wrongType(l, k, "an integer")
-	}
-}
-
-// integral returns the value of a JSON number that is an integer, clamped
-// to ±(1<<40) (far outside any ceiling), and whether it is one.
-func integral(num string) (int, bool) {
-	const clamp = 1 << 40
-	neg := num[0] == '-'
-	if neg {
-		num = num[1:]
-	}
-	mant, exp := num, 0
-	if i := strings.IndexAny(mant, "eE"); i >= 0 {
-		e := mant[i+1:]
-		mant = mant[:i]
-		eneg := e[0] == '-'
-		if e[0] == '+' || e[0] == '-' {
-			e = e[1:]
-		}
-		for j := 0; j < len(e); j++ {
-			if exp < 1<<30 {
-				exp = exp*10 + int(e[j]-'0')
-			}
-		}
-		if eneg {
-			exp = -exp
-		}
-	}
-	if i := strings.IndexByte(mant, '.'); i >= 0 {
-		exp -= len(mant) - i - 1
-		mant = mant[:i] + mant[i+1:]
-	}
-	mant = strings.TrimLeft(mant, "0")
-	if mant == "" {
-		return 0, true
-	}
-	for mant[len(mant)-1] == '0' {
-		mant = mant[:len(mant)-1]
-		exp++
-	}
-	if exp < 0 {
-		return 0, false
-	}
-	v := clamp
-	if len(mant)+exp <= 12 {
-		v = 0
-		for j := 0; j < len(mant); j++ {
-			v = v*10 + int(mant[j]-'0')
-		}
-		for ; exp > 0; exp-- {
-			v *= 10
-		}
-		v = min(v, clamp)
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
+// notARisk refuses a string that is not a risk (risks are case-sensitive).
+func notARisk(s string) string {
+	return strictjson.Quote(cut(s, 40)) + " is not a risk; allowed: " + allowedRisks
 }
 
 func ruleError(msg string) *Error { return &Error{Message: Prefix + msg} }

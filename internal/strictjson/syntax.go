@@ -1,4 +1,4 @@
-package approvaltool
+package strictjson
 
 import (
 	"fmt"
@@ -7,11 +7,10 @@ import (
 )
 
 // jsontext finds where the input stops being JSON; the messages say it in
-// the contract's own words, which are these, the same as ask_user's
-// (dialect/askusertool words a syntax error the same way, so that a model
-// reads one kind of message from both tools). When a read fails, the decoder
-// reads the step that failed again from its start with a scanner that knows
-// only what can go wrong there, and words the first problem it meets.
+// the contracts' own words, which are these. When a read fails, the
+// Decoder reads the step that failed again from its start with a scanner
+// that knows only what can go wrong there, and words the first problem it
+// meets.
 
 // A syntaxError is input that is not JSON, at a byte offset.
 type syntaxError struct {
@@ -85,6 +84,21 @@ func (s *scanner) member(first bool) *syntaxError {
 		return s.unexpected("',' or '}'")
 	}
 	return s.str()
+}
+
+// element rereads the step after an array's element, up to the end of the
+// next one's first token; inElement tells whether a problem found is in
+// the next element rather than between the two.
+func (s *scanner) element() (err *syntaxError, inElement bool) {
+	s.space()
+	switch {
+	case s.at(']'):
+		return nil, false
+	case s.at(','):
+		s.pos++
+		return s.value(), true
+	}
+	return s.unexpected("',' or ']'"), false
 }
 
 // value rereads a value's first token. An object or an array is not
