@@ -108,7 +108,7 @@ func TestAskDialectInvalid(t *testing.T) {
 // speak. (schema's own dialects are checked in schema_test.go.)
 func TestUnknownDialect(t *testing.T) {
 	for _, cmd := range []string{"validate", "ask"} {
-		want := "askuser " + cmd + ": --dialect \"mcp\" is not a contract; allowed: ask_user, pi-ask, pi\n"
+		want := "askuser " + cmd + ": --dialect \"mcp\" is not a contract; allowed: ask_user, pi-ask, pi, request_approval\n"
 		if code, _, errs := cli(t, "", cmd, "--dialect", "mcp"); code != 2 || errs != want {
 			t.Errorf("%s: exit %d, stderr %q", cmd, code, errs)
 		}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/responder/scripted"
+	"github.com/askuser-go/askuser/responders/auto"
+)
+
+const approveSynopsis = "approve [--responder stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]"
+
+// approve asks a person for permission to act: it reads a request_approval
+// call (docs/request_approval.md), asks it through the responder, and
+// prints the result JSON on one line. It exits 0 whatever the person did
+// (approved, denied, or nobody decided: the result says which); an invalid
+// call prints the model-facing message on standard error and exits 2.
+//
+// Only a responder that can tell a person is answering is given the
+// approval: stdio reads the decision from the controlling terminal, never
+// from a pipe; web admits the person by a code shown only on the
+// controlling terminal; auto reaches nobody, so the result is unresolved;
+// script=FILE plays a script (for tests). --consents FILE keeps the
+// decisions a person makes for the session in a file, so that the next
+// approve for the same session and action is decided the same way.
+func (e env) approve(ctx context.Context, args []string) int {
+	fl := e.flags("approve", approveSynopsis)
+	responder := fl.String("responder", "stdio", "who decides (`stdio|auto|web|script=FILE`): stdio (a person at the controlling terminal; never standard input), auto (nobody: the result is unresolved), web (a person on a web card, admitted by a code shown on the controlling terminal) or script=FILE (replay a script file)")
+	listen := fl.String("listen", "127.0.0.1:0", "with --responder web, serve the card on `ADDR`")
+	session := fl.String("session", "cli", "the session `ID` the request, and any decision remembered for the session, belong to")
+	toolCall := fl.String("tool-call", "", "the model's tool-call `ID`")
+	request := fl.String("request", "", "read the call from `FILE`, a regular file (default, or -: standard input)")
+	journalFile := fl.String("journal", "", "append the decision record to the journal `FILE` (JSON lines), a regular file")
+	consentsFile := fl.String("consents", "", "keep the decisions a person makes for the session in `FILE` (JSON lines), a regular file, so that later approves of the session find them (default: none are kept after the command)")
+	ceiling := ceilingFlag(fl)
+	if code, stop := parse(fl, args); stop {
+		return code
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "askuser approve: unexpected argument %q; the call comes from --request FILE or standard input\n", fl.Arg(0))
+		return exitUsage
+	}
+	if !e.checkCeiling("approve", *ceiling) {
+		return exitUsage
+	}
+	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
+	switch {
+	case *responder == "stdio":
+		r, done := e.stdioResponder()
+		defer done()
+		o.Responder = r
+	case *responder == "auto":
+		o.Responder = auto.New()
+	case *responder == "web":
+		r, done, err := e.approvalWebResponder(*listen, *session)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
+			return exitFailure
+		}
+		defer done()
+		o.Responder = r
+	case strings.HasPrefix(*responder, "script="):
+		data, err := readScript(strings.TrimPrefix(*responder, "script="))
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
+			return exitFailure
+		}
+		r, err := scripted.ParseFile(data)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
+			return exitUsage
+		}
+		r.Supersede = o.Supersede
+		o.Responder = r
+	default:
+		fmt.Fprintf(e.stderr, "askuser approve: --responder %q is not a responder; allowed: stdio, auto, web, script=FILE\n", *responder)
+		return exitUsage
+	}
+	if *journalFile != "" {
+		if err := checkJournal(*journalFile); err != nil {
+			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
+			return exitFailure
+		}
+		closeJournal, err := e.openJournal(o, *journalFile)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
+			return exitFailure
+		}
+		defer closeJournal()
+	}
+	if *consentsFile != "" {
+		cs, err := openConsents(*consentsFile)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
+			return exitFailure
+		}
+		defer func() {
+			if err := cs.Close(); err != nil {
+				fmt.Fprintf(e.stderr, "askuser approve: closing the consents file: %v\n", err)
+			}
+		}()
+		o.Consents = cs
+	}
+	data, err := e.readCall("--request", *request)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
+		return exitFailure
+	}
+	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: askuser.RequestApproval()})
+	var ce *askuser.CallError
+	switch {
+	case errors.As(err, &ce):
+		fmt.Fprintln(e.stderr, ce.Message)
+		return exitUsage
+	case err != nil:
+		fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
+		return exitFailure
+	}
+	if out.Fault != nil {
+		fmt.Fprintf(e.stderr, "askuser approve: %v\n", out.Fault)
+	}
+	if out.JournalErr != nil {
+		fmt.Fprintf(e.stderr, "askuser approve: the decision record was not written: %v\n", out.JournalErr)
+	}
+	fmt.Fprintf(e.stdout, "%s\n", out.Result)
+	return exitOK
+}
+
+// openConsents opens the consents file, refusing one that exists and is
+// not a regular file (a FIFO, a device, a directory); a file that does not
+// exist yet is made (mode 0600).
+func openConsents(name string) (*journal.Consents, error) {
+	fi, err := os.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fileError("--consents", name, err)
+	case !fi.Mode().IsRegular():
+		return nil, notRegular("--consents", name, fi.Mode(), "the consents file is a regular file askuser appends to; give its path, or the path of one to create")
+	}
+	return journal.OpenConsents(name)
+}
