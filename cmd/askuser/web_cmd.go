@@ -49,9 +49,22 @@ var cardLimits = webLimits{
 // page is refused), and drops connections that stall (cardLimits). done
 // ends the pending asks and the pages' event streams and stops the server.
 func (e env) webResponder(addr, session string) (r *web.Responder, done func(), err error) {
+	r, cardURL, done, err := serveCard(addr, session, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(e.stderr, "askuser: answer on %s\n", cardURL)
+	return r, done, nil
+}
+
+// serveCard serves the web card on addr, as webResponder describes, with
+// the options setup adds (nil: none), and returns the session's card URL
+// with its access token. done ends the pending asks and the pages' event
+// streams and stops the server.
+func serveCard(addr, session string, setup func(*web.Options)) (r *web.Responder, cardURL string, done func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--listen %s: %w", addr, err)
+		return nil, "", nil, fmt.Errorf("--listen %s: %w", addr, err)
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -60,7 +73,7 @@ func (e env) webResponder(addr, session string) (r *web.Responder, done func(), 
 	cookie := "askuser_token_" + strconv.Itoa(tcp.Port)
 	urlHost, allowed := cardHost(addr, tcp)
 	lim := cardLimits
-	r = web.New(&web.Options{
+	opts := &web.Options{
 		AllowedHosts: allowed,
 		BodyTimeout:  lim.body,
 		Authorize: func(req *http.Request, _ string) (string, error) {
@@ -70,7 +83,11 @@ func (e env) webResponder(addr, session string) (r *web.Responder, done func(), 
 			}
 			return "cli", nil
 		},
-	})
+	}
+	if setup != nil {
+		setup(opts)
+	}
+	r = web.New(opts)
 	srv := &http.Server{
 		Handler:           withToken(r, cookie, token),
 		ReadHeaderTimeout: lim.header,
@@ -84,8 +101,8 @@ func (e env) webResponder(addr, session string) (r *web.Responder, done func(), 
 		defer close(served)
 		_ = srv.Serve(limitListener(ln, lim.maxConns))
 	}()
-	fmt.Fprintf(e.stderr, "askuser: answer on http://%s/%s?token=%s\n", urlHost, web.SessionPath(session), token)
-	return r, func() {
+	cardURL = fmt.Sprintf("http://%s/%s?token=%s", urlHost, web.SessionPath(session), token)
+	return r, cardURL, func() {
 		r.Close() // publishes the outcome to the page, then ends its stream
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
