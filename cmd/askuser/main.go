@@ -4,9 +4,11 @@
 //
 // Usage:
 //
-//	askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [--max-timeout-seconds N] [FILE]
-//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
-//	askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
+//	askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
+//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
+//	askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
+//	askuser approve [--responder stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
+//	askuser mcp [--dialect ask_user|pi-ask|pi] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
 //	askuser journal [--session ID] [--json] FILE
 //	askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 //
@@ -22,12 +24,19 @@
 // pi contracts have none).
 //
 // ask validates the call, asks it, and prints the result JSON on one line.
-// It exits 0 for every result; an invalid call behaves as in validate. The
-// default responder, stdio, asks on the terminal: questions on standard
-// error, answers from standard input (give the call with --request so that
-// standard input carries the answers, from a person or a pipe), secrets
-// typed without echo on the controlling terminal. Ctrl-C dismisses the ask
-// shown (the result is cancelled / user); a second Ctrl-C quits at once.
+// It exits 0 for every result; an invalid call behaves as in validate. When
+// standard input and standard error are terminals and TERM can draw a
+// screen (it is set and not dumb), the default responder is tui: a
+// full-screen card drawn on the terminal (never on standard output; the
+// result is printed once the screen is given back), answered with the
+// keyboard (docs/tui.md), NO_COLOR honoured. Otherwise it is stdio, which
+// asks line by line: questions on standard error, answers from standard
+// input (give the call with --request so that standard input carries the
+// answers, from a person or a pipe), secrets typed without echo on the
+// controlling terminal. --responder tui|stdio chooses. With stdio, Ctrl-C
+// dismisses the ask shown (the result is cancelled / user); a second
+// Ctrl-C quits at once; on the full screen Ctrl-C is a key that dismisses
+// it.
 // With --responder web the card is served on --listen (by default a free
 // port on 127.0.0.1) and its URL, carrying a random access token, is
 // printed on standard error; the result still goes to standard output. The
@@ -48,6 +57,16 @@
 //
 // schema prints the tool definition of a contract (--dialect) for one model
 // API (--format; json by default): every contract in every format.
+//
+// mcp serves the tool of one contract (--dialect) as an MCP server, over
+// standard input and output, or with --listen ADDR over streamable HTTP at
+// http://ADDR/mcp behind a bearer token (--token-file) and the card's Host
+// and Origin checks. Each call is asked through the MCP client's
+// elicitation (see package responders/mcp and docs/mcp.md); a secret
+// question goes to a web card (--card ADDR) through a link and a short
+// code, and is declined without one. --session names the session of every
+// ask (default mcp); --journal, --store, --key-file and
+// --max-timeout-seconds are as on ask.
 //
 // journal lists the records of a journal file as a table, or with --json
 // one JSON object a line; --session ID keeps one session's records.
@@ -128,9 +147,11 @@ func main() {
 }
 
 const usage = `usage:
-  askuser validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [--max-timeout-seconds N] [FILE]
-  askuser ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
-  askuser schema [--dialect ask_user|pi-ask|pi] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
+  askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
+  askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
+  askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
+  askuser approve [--responder stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
+  askuser mcp [--dialect ask_user|pi-ask|pi] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
   askuser journal [--session ID] [--json] FILE
   askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 
@@ -176,6 +197,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return e.secretCmd(ctx, args[1:])
 	case "journal":
 		return e.journal(args[1:])
+	case "approve":
+		return e.approve(ctx, args[1:])
+	case "mcp":
+		return e.mcp(ctx, args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -311,11 +336,11 @@ func (e env) validate(args []string) int {
 	return exitOK
 }
 
-const askSynopsis = "ask [--dialect ask_user|pi-ask|pi] [--responder stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
+const askSynopsis = "ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
 
 func (e env) ask(ctx context.Context, args []string) int {
 	fs := e.flags("ask", askSynopsis)
-	responder := fs.String("responder", "stdio", "who answers (`stdio|auto|web|script=FILE`): stdio (a person at the terminal: questions on standard error, answers on standard input), auto (nobody: the unattended rules apply), web (a person on a web card: its URL is printed on standard error) or script=FILE (replay a script file)")
+	responder := fs.String("responder", "", "who answers (`tui|stdio|auto|web|script=FILE`; default: tui where standard input and standard error are terminals and TERM is set and not dumb, else stdio): tui (a person at the terminal, on a full-screen card drawn on the terminal), stdio (a person at the terminal: questions on standard error, answers on standard input), auto (nobody: the unattended rules apply), web (a person on a web card: its URL is printed on standard error) or script=FILE (replay a script file)")
 	listen := fs.String("listen", "127.0.0.1:0", "with --responder web, serve the card on `ADDR`")
 	session := fs.String("session", "cli", "the session `ID` that owns the ask and its secrets")
 	toolCall := fs.String("tool-call", "", "the model's tool-call `ID`")
@@ -346,8 +371,18 @@ func (e env) ask(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
+	giveBack := func() {} // gives the terminal back before the result is printed
 	switch {
-	case *responder == "stdio":
+	case *responder == "tui" || *responder == "" && e.tuiUsable():
+		r, done, err := e.tuiResponder()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
+			return exitFailure
+		}
+		defer done()
+		giveBack = done
+		o.Responder = r
+	case *responder == "stdio" || *responder == "":
 		r, done := e.stdioResponder()
 		defer done()
 		o.Responder = r
@@ -375,7 +410,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 		r.Supersede = o.Supersede
 		o.Responder = r
 	default:
-		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: stdio, auto, web, script=FILE\n", *responder)
+		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: tui, stdio, auto, web, script=FILE\n", *responder)
 		return exitUsage
 	}
 	// A store the flags name is opened at once, so that a bad key is found
@@ -415,6 +450,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 		o.Secrets = s
 	}
 	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: d})
+	giveBack()
 	var ce *askuser.CallError
 	switch {
 	case errors.As(err, &ce):

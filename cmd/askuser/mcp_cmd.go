@@ -1,0 +1,428 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/pi"
+	"github.com/askuser-go/askuser/dialect/piask"
+	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
+	"github.com/askuser-go/askuser/responders/web"
+	"github.com/askuser-go/askuser/secretstore"
+)
+
+// askuser mcp serves askuser as an MCP server: one tool, the contract
+// --dialect names (ask_user by default), whose calls are asked through the
+// client's elicitation (see package mcpresponder). Over standard input and
+// output by default; with --listen ADDR over streamable HTTP at /mcp,
+// behind a bearer token and the web card's Host and Origin checks. A
+// second tool, request_approval, is meant to join it here once its
+// contract lands; nothing of it is served yet.
+
+const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
+
+// mcpPath is where --listen serves MCP.
+const mcpPath = "/mcp"
+
+// Bounds of the HTTP server. A tool call before 2026-07-28 stays open
+// while the person answers (minutes), so the server sets no deadline over
+// a whole request or response: a request's header must arrive within
+// mcpReadHeaderTimeout, and its body within mcpBodyTimeout, after which
+// the connection's read deadline is lifted.
+const (
+	mcpReadHeaderTimeout = 10 * time.Second
+	mcpIdleTimeout       = 2 * time.Minute
+	mcpMaxBody           = 1 << 20
+	mcpMaxConns          = 256
+	maxTokenFileBytes    = 4 << 10
+)
+
+// mcpBodyTimeout is how long a request's body may take; tests shorten it.
+var mcpBodyTimeout = 30 * time.Second
+
+func (e env) mcp(ctx context.Context, args []string) int {
+	fs := e.flags("mcp", mcpSynopsis)
+	listen := fs.String("listen", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (behind a bearer token) instead of standard input and output")
+	tokenFile := fs.String("token-file", "", "with --listen, the bearer token is in `FILE` (mode 0600; made, with a random token, when it does not exist); without it a random token is printed on standard error")
+	cardAddr := fs.String("card", "", "serve a web card on `ADDR` (127.0.0.1:0 for any free port) where a secret question is answered, reached by a link the MCP client shows with a short code; without it a secret question is declined")
+	session := fs.String("session", "mcp", "the session `ID` that owns the asks and their secrets")
+	journalFile := fs.String("journal", "", "append each ask's decision record to the journal `FILE` (JSON lines), a regular file")
+	ceiling := ceilingFlag(fs)
+	storeDir := fs.String("store", "", "keep sealed secrets in a file store under `DIR` (needs --key-file or $ASKUSER_SECRET_KEY; default, with --card: $XDG_STATE_HOME/askuser/store, else ~/.local/state/askuser/store)")
+	keyFile := fs.String("key-file", "", "read the key ring from `FILE`, mode 0600: <key-id>:<base64 of 32 bytes>, comma-separated, newest first (default: $ASKUSER_SECRET_KEY, else the default store's key file for secrets and a key made up for the process for requestStates)")
+	dialectName := dialectFlag(fs)
+	if code, stop := parse(fs, args); stop {
+		return code
+	}
+	d, err := dialectNamed(*dialectName)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+		return exitUsage
+	}
+	switch {
+	case d.Name() != askuser.AskUser().Name() && d.Name() != piask.Name && d.Name() != pi.Name:
+		// request_approval is to be a second tool of its own, beside
+		// ask_user; it is not served yet.
+		fmt.Fprintf(e.stderr, "askuser mcp: --dialect %s is not served over MCP yet; allowed: ask_user, pi-ask, pi\n", d.Name())
+		return exitUsage
+	case fs.NArg() > 0:
+		fmt.Fprintf(e.stderr, "askuser mcp: unexpected argument %q; the calls come from the MCP client\n", fs.Arg(0))
+		return exitUsage
+	case !e.checkCeiling("mcp", *ceiling):
+		return exitUsage
+	case *tokenFile != "" && *listen == "":
+		fmt.Fprintln(e.stderr, "askuser mcp: --token-file is for --listen: over standard input and output there is no token")
+		return exitUsage
+	case strings.TrimSpace(*session) == "":
+		fmt.Fprintln(e.stderr, "askuser mcp: --session is empty; give a session id")
+		return exitUsage
+	}
+	store, err := resolveStore(*storeDir, *keyFile)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+		return exitUsage
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling, Logger: logger}
+
+	// The key ring that seals requestStates: the one the flags or the
+	// environment name, else one made up for the life of the process.
+	var keys *secretstore.KeyRing
+	switch {
+	case *keyFile != "":
+		if keys, err = readKeyFile("--key-file", *keyFile); err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+	case strings.TrimSpace(os.Getenv(secretstore.KeyEnv)) != "":
+		if keys, err = secretstore.KeysFromEnv(); err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+	}
+	// Secrets are asked only on the card: the store is opened when there
+	// is one (or when --store names one, so that a bad key is found now).
+	if *storeDir != "" || *cardAddr != "" {
+		s, err := store.open(true)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+		o.Secrets = s
+	}
+	if *journalFile != "" {
+		if err := checkJournal(*journalFile); err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+		closeJournal, err := e.openJournal(o, *journalFile)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+		defer closeJournal()
+	}
+	ropts := &mcpresponder.Options{Logger: logger}
+	if *cardAddr != "" {
+		stopCard, err := e.mcpCard(*cardAddr, ropts, logger)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+		defer stopCard()
+	}
+	o.Responder = mcpresponder.New(ropts)
+	sess := *session
+	tool := &mcpresponder.Tool{
+		Orchestrator: o,
+		Dialect:      d,
+		Keys:         keys,
+		Session:      func(*mcp.CallToolRequest) string { return sess },
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: "v0"}, &mcp.ServerOptions{Logger: logger})
+	if err := mcpresponder.AddTool(server, tool); err != nil {
+		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+		return exitFailure
+	}
+	defer o.Wait()
+	defer tool.Close()
+
+	if *listen != "" {
+		return e.mcpHTTP(ctx, server, *listen, *tokenFile, logger)
+	}
+	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// mcpCard serves the web card for secret questions on addr, behind the
+// short-code gate and the card's Host check, and sets the responder's
+// options to send the person there. The card's link carries no
+// credential: the person types the code the MCP client shows beside it.
+func (e env) mcpCard(addr string, ropts *mcpresponder.Options, logger *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--card %s: %w", addr, err)
+	}
+	tcp := ln.Addr().(*net.TCPAddr)
+	urlHost, allowed := cardHost(addr, tcp)
+	codes := &mcpresponder.Codes{CookieName: "askuser_mcp_code_" + strconv.Itoa(tcp.Port)}
+	card := web.New(&web.Options{AllowedHosts: allowed, Authorize: codes.Authorize, BodyTimeout: cardLimits.body, Logger: logger})
+	hosts := newHostCheck(allowed)
+	srv := &http.Server{
+		Handler:           hosts.wrap(codes.Gate(card)),
+		ReadHeaderTimeout: cardLimits.header,
+		ReadTimeout:       cardLimits.read,
+		WriteTimeout:      cardLimits.write,
+		IdleTimeout:       cardLimits.idle,
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(limitListener(ln, cardLimits.maxConns))
+	}()
+	ropts.Card = card
+	ropts.Codes = codes
+	ropts.CardURL = func(a *askuser.Ask) string { return "http://" + urlHost + "/" + web.AskPath(a.ID()) }
+	fmt.Fprintf(e.stderr, "askuser mcp: secret questions are answered on the card at http://%s/ (the MCP client shows the link and a code)\n", urlHost)
+	return func() {
+		card.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if srv.Shutdown(sctx) != nil {
+			_ = srv.Close()
+		}
+		<-served
+	}, nil
+}
+
+// mcpHTTP serves MCP over streamable HTTP until ctx ends. A request must
+// name an allowed Host (the loopback names, or the address --listen
+// gives), come from no other origin, and carry the bearer token. Clients
+// on 2026-07-28 and later are served statelessly (multi round-trip: the
+// form is the tool call's input request), the others with a session,
+// within which the server elicits during the call.
+func (e env) mcpHTTP(ctx context.Context, server *mcp.Server, addr, tokenFile string, logger *slog.Logger) int {
+	token, made, err := bearerToken(tokenFile)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+		return exitFailure
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser mcp: --listen %s: %v\n", addr, err)
+		return exitFailure
+	}
+	tcp := ln.Addr().(*net.TCPAddr)
+	urlHost, allowed := cardHost(addr, tcp)
+	srv := &http.Server{
+		Handler:           mcpHandler(server, token, allowed, logger),
+		ReadHeaderTimeout: mcpReadHeaderTimeout,
+		IdleTimeout:       mcpIdleTimeout,
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(limitListener(ln, mcpMaxConns)) }()
+	switch {
+	case tokenFile == "":
+		fmt.Fprintf(e.stderr, "askuser mcp: serving MCP on http://%s%s; bearer token %s\n", urlHost, mcpPath, token)
+	case made:
+		fmt.Fprintf(e.stderr, "askuser mcp: serving MCP on http://%s%s; made the bearer token file %s\n", urlHost, mcpPath, tokenFile)
+	default:
+		fmt.Fprintf(e.stderr, "askuser mcp: serving MCP on http://%s%s; bearer token in %s\n", urlHost, mcpPath, tokenFile)
+	}
+	select {
+	case err := <-served:
+		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+		return exitFailure
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if srv.Shutdown(sctx) != nil {
+		_ = srv.Close()
+	}
+	return exitOK
+}
+
+// mcpHandler is the HTTP side of askuser mcp: the Host and Origin checks,
+// the bearer token, and the SDK's streamable handlers, stateless for
+// 2026-07-28 and later (by the Mcp-Protocol-Version header every request
+// of theirs carries) and with sessions for the others.
+func mcpHandler(server *mcp.Server, token string, allowed []string, logger *slog.Logger) http.Handler {
+	get := func(*http.Request) *mcp.Server { return server }
+	withSessions := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: logger, MaxRequestBodyBytes: mcpMaxBody})
+	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: logger, MaxRequestBodyBytes: mcpMaxBody, Stateless: true})
+	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: "bearer"}, nil
+	}
+	bearer := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != mcpPath {
+			http.NotFound(w, r)
+			return
+		}
+		if v := r.Header.Get("Mcp-Protocol-Version"); v >= "2026-07-28" {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		withSessions.ServeHTTP(w, r)
+	})
+	return newHostCheck(allowed).wrap(bearer(readBody(route)))
+}
+
+// readBody reads a request's body (at most mcpMaxBody bytes) within
+// mcpBodyTimeout, and then lifts the connection's read deadline, so that
+// a tool call may stay open for as long as its ask, while a client that
+// declares a body it does not send cannot hold the connection.
+func readBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Now().Add(mcpBodyTimeout))
+			body, err := io.ReadAll(io.LimitReader(r.Body, mcpMaxBody+1))
+			if err != nil {
+				http.Error(w, "the request's body did not arrive in time", http.StatusRequestTimeout)
+				return
+			}
+			if len(body) > mcpMaxBody {
+				http.Error(w, "the request's body is larger than "+bytesString(mcpMaxBody), http.StatusRequestEntityTooLarge)
+				return
+			}
+			_ = rc.SetReadDeadline(time.Time{})
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostCheck refuses a request for a Host the server does not answer for
+// (421, as the web card does), and one whose Origin names another host
+// (403): a DNS-rebinding page, or any other site in the person's browser.
+type hostCheck struct {
+	hosts map[string]bool
+	list  string
+}
+
+func newHostCheck(allowed []string) hostCheck {
+	if len(allowed) == 0 {
+		allowed = []string{"localhost", "127.0.0.1", "[::1]"}
+	}
+	h := hostCheck{hosts: map[string]bool{}}
+	var shown []string
+	for _, a := range allowed {
+		if n := hostOnly(a); n != "" && !h.hosts[n] {
+			h.hosts[n] = true
+			shown = append(shown, a)
+		}
+	}
+	h.list = strings.Join(shown, ", ")
+	return h
+}
+
+// hostOnly returns a Host header's or an allowed entry's host, lower case,
+// without its port or an IPv6 literal's brackets.
+func hostOnly(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	} else if len(h) > 1 && h[0] == '[' && h[len(h)-1] == ']' {
+		h = h[1 : len(h)-1]
+	}
+	return strings.ToLower(h)
+}
+
+func (h hostCheck) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !h.hosts[hostOnly(r.Host)] {
+			http.Error(w, "this server answers only for the hosts "+h.list+" (any port)", http.StatusMisdirectedRequest)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !h.hosts[hostOnly(u.Host)] {
+				http.Error(w, "requests from another origin are not allowed", http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bearerToken returns the bearer token: read from file (trimmed; the file
+// must be a regular file of mode 0600 or stricter), made there when it
+// does not exist (made reports so), or, without a file, made up for the
+// life of the process.
+func bearerToken(file string) (token string, made bool, err error) {
+	fresh := func() string {
+		var b [32]byte
+		_, _ = rand.Read(b[:])
+		return hex.EncodeToString(b[:])
+	}
+	if file == "" {
+		return fresh(), false, nil
+	}
+	f, fi, err := openRegular("--token-file", file, "keep the token in a regular file of mode 0600")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		t := fresh()
+		nf, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return "", false, fileError("--token-file", file, err)
+		}
+		_, err = nf.WriteString(t + "\n")
+		if cerr := nf.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", false, fileError("--token-file", file, err)
+		}
+		return t, true, nil
+	case err != nil:
+		return "", false, err
+	}
+	defer f.Close()
+	if checkKeyMode && fi.Mode().Perm()&0o077 != 0 {
+		return "", false, fmt.Errorf("--token-file %s has mode %#o: it must not be accessible by group or others (chmod 600 it)", file, fi.Mode().Perm())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
+	defer clear(data)
+	if err != nil {
+		return "", false, fileError("--token-file", file, err)
+	}
+	t := strings.TrimSpace(string(data))
+	switch {
+	case len(data) > maxTokenFileBytes:
+		return "", false, fmt.Errorf("--token-file %s is larger than %s; it holds one token", file, bytesString(maxTokenFileBytes))
+	case len(t) < 16 || strings.ContainsAny(t, " \t\r\n"):
+		return "", false, fmt.Errorf("--token-file %s must hold one token of at least 16 characters, without spaces", file)
+	}
+	return t, false, nil
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// startMCPHTTP runs `askuser mcp --listen 127.0.0.1:0 args…` in process and
+// returns its endpoint once it serves; the command stops when the test
+// ends.
+func startMCPHTTP(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(ctx, append([]string{"mcp", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), io.Discard, pw)
+		pw.Close()
+	}()
+	endpoint := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`serving MCP on (http://\S+/mcp)`)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				endpoint <- m[1]
+			}
+		}
+		close(endpoint)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-exited; code != exitOK {
+			t.Errorf("askuser mcp exited %d; want 0 when stopped", code)
+		}
+	})
+	u, ok := <-endpoint
+	if !ok {
+		t.Fatal("askuser mcp did not start serving")
+	}
+	return u
+}
+
+// bearerTransport adds the bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestMCPHTTP serves MCP over streamable HTTP behind the bearer token and
+// the Host and Origin checks, and asks through the client's elicitation on
+// both protocol generations (with a session before 2026-07-28, statelessly
+// from it).
+func TestMCPHTTP(t *testing.T) {
+	// A body must arrive within a tenth of a second here; a tool call may
+	// still stay open far longer.
+	defer func(d time.Duration) { mcpBodyTimeout = d }(mcpBodyTimeout)
+	mcpBodyTimeout = 100 * time.Millisecond
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("test-token-0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := startMCPHTTP(t, "--token-file", tokenFile)
+
+	t.Run("refusals", func(t *testing.T) {
+		post := func(hdr map[string]string) int {
+			req, _ := http.NewRequest("POST", endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range hdr {
+				if k == "Host" {
+					req.Host = v
+					continue
+				}
+				req.Header.Set(k, v)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res.StatusCode
+		}
+		for _, c := range []struct {
+			name string
+			hdr  map[string]string
+			want int
+		}{
+			{"no token", nil, http.StatusUnauthorized},
+			{"wrong token", map[string]string{"Authorization": "Bearer test-token-0123456789abcdeX"}, http.StatusUnauthorized},
+			{"another host (DNS rebinding)", map[string]string{"Authorization": "Bearer test-token-0123456789abcdef", "Host": "evil.example:80"}, http.StatusMisdirectedRequest},
+			{"another origin", map[string]string{"Authorization": "Bearer test-token-0123456789abcdef", "Origin": "http://evil.example"}, http.StatusForbidden},
+		} {
+			if got := post(c.hdr); got != c.want {
+				t.Errorf("%s: %d; want %d", c.name, got, c.want)
+			}
+		}
+	})
+
+	t.Run("stalled body", func(t *testing.T) {
+		c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-token-0123456789abcdef\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("no response to a stalled body: %v", err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("a stalled body: %d; want 408", res.StatusCode)
+		}
+	})
+
+	for _, v := range mcpGenerations {
+		t.Run(v, func(t *testing.T) {
+			e := &elicitations{reply: func(int, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				// The person takes longer than a body may: the call stays
+				// open all the same.
+				time.Sleep(5 * mcpBodyTimeout)
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"env": "production"}}, nil
+			}}
+			client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0.0.1"}, &mcp.ClientOptions{ElicitationHandler: e.handle})
+			tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearerTransport{"test-token-0123456789abcdef"}}, MaxRetries: -1}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if got := cs.InitializeResult().ProtocolVersion; got != v {
+				t.Fatalf("the client speaks %s with the server; want %s", got, v)
+			}
+			resultJSON(t, callTool(t, cs, "ask_user", mcpDeployCall),
+				`{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["production"],"other_text":null}]}`)
+			if n := len(e.shown()); n != 1 {
+				t.Errorf("%d forms; want 1", n)
+			}
+		})
+	}
+}
+
+// TestMCPUsage: flags that cannot work together are refused before
+// anything is served.
+func TestMCPUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "--token-file", "x"}, "--token-file is for --listen"},
+		{[]string{"mcp", "stray"}, `unexpected argument "stray"`},
+		{[]string{"mcp", "--dialect", "nope"}, `--dialect "nope" is not a contract`},
+		{[]string{"mcp", "--max-timeout-seconds", "-1"}, "is negative"},
+		{[]string{"mcp", "--session", " "}, "--session is empty"},
+		{[]string{"mcp", "--dialect", "request_approval"}, "not served over MCP yet"},
+	} {
+		code, _, errs := cli(t, "", c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, exitUsage, c.want)
+		}
+	}
+	tf := writeFile(t, "token", "short")
+	if err := os.Chmod(tf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := cli(t, "", "mcp", "--listen", "127.0.0.1:0", "--token-file", tf)
+	if code != exitFailure || !strings.Contains(errs, "at least 16 characters") {
+		t.Errorf("a short token: exit %d, %q", code, errs)
+	}
+	if err := os.Chmod(tf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = cli(t, "", "mcp", "--listen", "127.0.0.1:0", "--token-file", tf)
+	if checkKeyMode && (code != exitFailure || !strings.Contains(errs, "chmod 600")) {
+		t.Errorf("a token file others may read: exit %d, %q", code, errs)
+	}
+}
