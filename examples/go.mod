@@ -1,6 +1,6 @@
 module github.com/askuser-go/askuser/examples
 
-go 1.26.0
+go 1.26.7
 
 replace github.com/askuser-go/askuser => ../
 
