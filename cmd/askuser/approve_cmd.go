@@ -14,7 +14,7 @@ import (
 	"github.com/askuser-go/askuser/responders/auto"
 )
 
-const approveSynopsis = "approve [--responder stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]"
+const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]"
 
 // approve asks a person for permission to act: it reads a request_approval
 // call (docs/request_approval.md), asks it through the responder, and
@@ -23,15 +23,18 @@ const approveSynopsis = "approve [--responder stdio|auto|web|script=FILE] [--ses
 // call prints the model-facing message on standard error and exits 2.
 //
 // Only a responder that can tell a person is answering is given the
-// approval: stdio reads the decision from the controlling terminal, never
-// from a pipe; web admits the person by a code shown only on the
+// approval: tui (the default where ask draws the full screen: standard
+// input and standard error are terminals and TERM is set and not dumb)
+// shows it on its own card and reads the keys from the terminal, never
+// from a pipe; stdio (the default otherwise) reads the decision from the
+// controlling terminal, never from a pipe; web admits the person by a code shown only on the
 // controlling terminal; auto reaches nobody, so the result is unresolved;
 // script=FILE plays a script (for tests). --consents FILE keeps the
 // decisions a person makes for the session in a file, so that the next
 // approve for the same session and action is decided the same way.
 func (e env) approve(ctx context.Context, args []string) int {
 	fl := e.flags("approve", approveSynopsis)
-	responder := fl.String("responder", "stdio", "who decides (`stdio|auto|web|script=FILE`): stdio (a person at the controlling terminal; never standard input), auto (nobody: the result is unresolved), web (a person on a web card, admitted by a code shown on the controlling terminal) or script=FILE (replay a script file)")
+	responder := fl.String("responder", "", "who decides (`tui|stdio|auto|web|script=FILE`; default: tui where standard input and standard error are terminals and TERM is set and not dumb, else stdio): tui (a person at the terminal, on a full-screen card; keys from the terminal, never a pipe), stdio (a person at the controlling terminal; never standard input), auto (nobody: the result is unresolved), web (a person on a web card, admitted by a code shown on the controlling terminal) or script=FILE (replay a script file)")
 	listen := fl.String("listen", "127.0.0.1:0", "with --responder web, serve the card on `ADDR`")
 	session := fl.String("session", "cli", "the session `ID` the request, and any decision remembered for the session, belong to")
 	toolCall := fl.String("tool-call", "", "the model's tool-call `ID`")
@@ -50,8 +53,18 @@ func (e env) approve(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
+	giveBack := func() {} // gives the terminal back before the result is printed
 	switch {
-	case *responder == "stdio":
+	case *responder == "tui" || *responder == "" && e.tuiUsable():
+		r, done, err := e.tuiResponder()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
+			return exitFailure
+		}
+		defer done()
+		giveBack = done
+		o.Responder = r
+	case *responder == "stdio" || *responder == "":
 		r, done := e.stdioResponder()
 		defer done()
 		o.Responder = r
@@ -79,7 +92,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 		r.Supersede = o.Supersede
 		o.Responder = r
 	default:
-		fmt.Fprintf(e.stderr, "askuser approve: --responder %q is not a responder; allowed: stdio, auto, web, script=FILE\n", *responder)
+		fmt.Fprintf(e.stderr, "askuser approve: --responder %q is not a responder; allowed: tui, stdio, auto, web, script=FILE\n", *responder)
 		return exitUsage
 	}
 	if *journalFile != "" {
@@ -113,6 +126,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 		return exitFailure
 	}
 	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: askuser.RequestApproval()})
+	giveBack()
 	var ce *askuser.CallError
 	switch {
 	case errors.As(err, &ce):

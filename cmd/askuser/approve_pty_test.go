@@ -34,7 +34,7 @@ func TestApprovePTY(t *testing.T) {
 		{"Enter alone denies", "\r", "denied", "user", "null"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := startOnPTY(t, bin, false, "approve", "--request", call)
+			p := startOnPTY(t, bin, false, "approve", "--responder", "stdio", "--request", call)
 			p.waitFor("Type approve to approve, Enter to deny: ")
 			if screen := p.screen(); !strings.Contains(screen, "Delete the S3 bucket logs-2023") || !strings.Contains(screen, "IRREVERSIBLE") {
 				t.Errorf("the terminal does not show the action and its risk:\n%s", screen)

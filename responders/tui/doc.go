@@ -68,6 +68,27 @@
 // no trace log of the keys (TEA_TRACE unset); otherwise the responder
 // reports, through askuser.SecretCapable, that it cannot collect them.
 //
+// # Approvals
+//
+// An approval (askuser.ApprovalForm, the request_approval contract) gets a
+// card of its own, with no tabs: the risk on a line of its own that never
+// scrolls away, in words ("!!! Risk: IRREVERSIBLE: this cannot be undone
+// !!!", "!! Risk: HIGH", "Risk: medium", "Risk: low") and, with colour,
+// in colour (irreversible white on red); the action, the reason, and the
+// agent's narration; the details behind d (j and k, or Shift+Down and
+// Shift+Up, scroll long ones); a "for this session" box (s); Approve and
+// Deny; and a note (n). Nothing is chosen when the card comes on screen,
+// every time it does: Up and Down choose, Enter does what is chosen, and
+// Enter on nothing, a number or y decide nothing. Approving an
+// irreversible action opens a field in which the person types "approve"
+// before Enter approves. Esc and Ctrl+C dismiss the approval, which
+// leaves it unresolved. The decision is reported and submitted at once,
+// with the note; nothing is drafted, so that an Approve chosen and not
+// done never counts. The verdict (askuser.ApprovalVerdict) is shown when
+// the approval ends. The responder takes approvals only when its input is
+// a real terminal (CanTakeApprovals, askuser.ApprovalCapable); keys typed
+// on it before the screen came up are discarded.
+//
 // # Several asks
 //
 // Asks pending at the same time share one screen: a line counts them and
@@ -80,7 +101,8 @@
 //
 // Everything the card shows that a model wrote — the title, the agent's
 // narration, headers, question texts, labels, descriptions, previews,
-// prefills, a secret's purpose and name, the orchestrator's reasons — is
+// prefills, a secret's purpose and name, an approval's action, reason and
+// details, the orchestrator's reasons — is
 // made inert first (see internal/inert, shared with responders/stdio):
 // control characters, escape sequences, C1 and bidi controls and invalid
 // UTF-8 are shown as visible escapes, so that a call cannot move the
@@ -95,5 +117,5 @@
 // gives it standard error, so that standard output carries the result
 // alone), and installs no signal handler: the embedding
 // program handles signals (Ctrl+C reaches the card as a key, since the
-// terminal is in raw mode). It does not take approvals.
+// terminal is in raw mode).
 package tui

@@ -89,3 +89,52 @@ func FuzzFrames(f *testing.F) {
 		})
 	})
 }
+
+// approvalKeys are the keys FuzzApprovalFrames presses: every key of the
+// card, and text that is not the confirmation word.
+var approvalKeys = []string{
+	"up", "down", "enter", "esc", "s", "d", "j", "k", "shift+down", "shift+up", "n", "1", "y", "space",
+	"tab", "left", "backspace", "ctrl+u", "type:approv", "type:yes", "paste:x\x1by\r\n\u202ez", "pgdown",
+}
+
+// FuzzApprovalFrames: whatever an approval's call writes (its action,
+// reason, details, narration) and whatever keys are pressed, every frame
+// fits the terminal and holds no control character but its newlines, and
+// an irreversible action is never approved unless "approve" was typed in
+// the confirmation field (these keys never type it).
+func FuzzApprovalFrames(f *testing.F) {
+	f.Add("Delete\x1b[2K", "why\u202e", "rm -rf /\n\tx\x1b]52;c;aGk=\a", "intent\r", uint8(3), []byte{1, 2, 6, 7, 4, 8, 2, 19, 18, 2})
+	f.Add("a", "b", "", "", uint8(0), []byte{1, 2, 1, 2})
+	f.Add(strings.Repeat("long ", 40), strings.Repeat("why ", 100), strings.Repeat("line\n", 200), "表情 😀", uint8(2), []byte{5, 6, 6, 6, 7, 9, 10, 0, 2})
+	f.Fuzz(func(t *testing.T, action, reason, details, intent string, risk uint8, keys []byte) {
+		if len(keys) > 64 {
+			keys = keys[:64]
+		}
+		form, err := askuser.ApprovalForm(askuser.Approval{Action: action, Reason: reason, Details: details, Risk: askuser.Risks()[int(risk)%4]}, 60)
+		if err != nil {
+			t.Skip(err)
+		}
+		form.HumanIntent = intent
+		if _, err := askuser.Normalize(form, askuser.Limits{}); err != nil {
+			t.Skip(err)
+		}
+		width := 20 + len(action)%100
+		height := 5 + len(reason)%30
+		synctest.Test(t, func(t *testing.T) {
+			h := newHarness(t, width, height, form)
+			h.shot("")
+			for _, k := range keys {
+				h.press(approvalKeys[int(k)%len(approvalKeys)])
+			}
+			h.settle()
+			select {
+			case <-h.asks[0].Done():
+				v, _ := askuser.ApprovalVerdict(h.asks[0].Outcome())
+				if v.Status == askuser.Approved && form.Approval.Risk == askuser.RiskIrreversible {
+					t.Errorf("an irreversible action was approved without %q typed", confirmWord)
+				}
+			default:
+			}
+		})
+	})
+}

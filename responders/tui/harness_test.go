@@ -41,11 +41,11 @@ func newHarness(t *testing.T, width, height int, forms ...*askuser.Form) *harnes
 	t.Helper()
 	got := make(chan *askuser.Ask)
 	h := &harness{t: t, m: newModel(plainTheme(), time.Now(), width, height)}
-	h.o = &askuser.Orchestrator{Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
+	h.o = &askuser.Orchestrator{Responder: takesApprovals{askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
 		got <- a
 		<-ctx.Done()
 		return nil
-	})}
+	})}}
 	for i, f := range forms {
 		ctx, cancel := context.WithCancel(context.Background())
 		out := make(chan *askuser.Outcome, 1)
@@ -74,6 +74,12 @@ func newHarness(t *testing.T, width, height int, forms ...*askuser.Form) *harnes
 	})
 	return h
 }
+
+// takesApprovals is the harness's responder: the model stands for a
+// person at a terminal, so it is handed approvals too.
+type takesApprovals struct{ askuser.ResponderFunc }
+
+func (takesApprovals) CanTakeApprovals() bool { return true }
 
 // settle lets the orchestrator finish what the keys set off, and hands
 // the model the outcome of every ask that has ended, as the responder
@@ -220,23 +226,25 @@ func keyMsgs(t *testing.T, k string) []tea.Msg {
 		return ms
 	}
 	named := map[string]tea.KeyPressMsg{
-		"enter":     {Code: tea.KeyEnter},
-		"alt+enter": {Code: tea.KeyEnter, Mod: tea.ModAlt},
-		"ctrl+j":    {Code: 'j', Mod: tea.ModCtrl},
-		"tab":       {Code: tea.KeyTab},
-		"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
-		"esc":       {Code: tea.KeyEscape},
-		"up":        {Code: tea.KeyUp},
-		"down":      {Code: tea.KeyDown},
-		"left":      {Code: tea.KeyLeft},
-		"right":     {Code: tea.KeyRight},
-		"space":     {Code: tea.KeySpace, Text: " "},
-		"backspace": {Code: tea.KeyBackspace},
-		"pgdown":    {Code: tea.KeyPgDown},
-		"pgup":      {Code: tea.KeyPgUp},
-		"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
-		"ctrl+u":    {Code: 'u', Mod: tea.ModCtrl},
-		"home":      {Code: tea.KeyHome},
+		"enter":      {Code: tea.KeyEnter},
+		"alt+enter":  {Code: tea.KeyEnter, Mod: tea.ModAlt},
+		"ctrl+j":     {Code: 'j', Mod: tea.ModCtrl},
+		"tab":        {Code: tea.KeyTab},
+		"shift+tab":  {Code: tea.KeyTab, Mod: tea.ModShift},
+		"esc":        {Code: tea.KeyEscape},
+		"up":         {Code: tea.KeyUp},
+		"down":       {Code: tea.KeyDown},
+		"left":       {Code: tea.KeyLeft},
+		"right":      {Code: tea.KeyRight},
+		"space":      {Code: tea.KeySpace, Text: " "},
+		"backspace":  {Code: tea.KeyBackspace},
+		"pgdown":     {Code: tea.KeyPgDown},
+		"pgup":       {Code: tea.KeyPgUp},
+		"ctrl+c":     {Code: 'c', Mod: tea.ModCtrl},
+		"ctrl+u":     {Code: 'u', Mod: tea.ModCtrl},
+		"home":       {Code: tea.KeyHome},
+		"shift+down": {Code: tea.KeyDown, Mod: tea.ModShift},
+		"shift+up":   {Code: tea.KeyUp, Mod: tea.ModShift},
 	}
 	if msg, ok := named[k]; ok {
 		return []tea.Msg{msg}

@@ -69,11 +69,12 @@ type askView struct {
 	tab     int // a question, or len(qs): the review tab
 	button  int // the review tab's button under the cursor
 	status  string
-	ending  bool   // the person ended it; its outcome is on the way
-	lastQ   string // the id of the question tab last shown
-	notesQ  bool   // the contract carries a note on the answer
-	notesO  bool   // the contract carries notes on options
-	decline bool   // the contract has a decline
+	ending  bool     // the person ended it; its outcome is on the way
+	lastQ   string   // the id of the question tab last shown
+	notesQ  bool     // the contract carries a note on the answer
+	notesO  bool     // the contract carries notes on options
+	decline bool     // the contract has a decline
+	ap      *apState // an approval's card, or nil for questions
 }
 
 // A qstate is what the person has done on one question's tab.
@@ -128,6 +129,9 @@ func newAskView(a *askuser.Ask) *askView {
 	}
 	if len(f.Questions) > 0 {
 		av.lastQ = f.Questions[0].ID
+	}
+	if f.Approval != nil {
+		av.ap = &apState{ap: f.Approval}
 	}
 	return av
 }
@@ -251,6 +255,8 @@ func (m *model) key(k tea.KeyPressMsg) {
 		return
 	}
 	switch {
+	case av.ap != nil:
+		m.approvalKey(av, k)
 	case m.mask != nil:
 		m.maskKey(av, k)
 	case m.ed != nil:
@@ -285,6 +291,13 @@ func (m *model) moveTab(av *askView, d int) {
 // enterTab opens what the tab opens by itself: the editor of a text
 // question, the masked field of a sealed one.
 func (m *model) enterTab(av *askView) {
+	if av.ap != nil {
+		// An approval comes on screen with nothing chosen, every time,
+		// so that no key typed before it was shown (an Enter meant for
+		// the ask before it) can decide it.
+		av.ap.choice = choiceNone
+		return
+	}
 	if av.tab < len(av.qs) {
 		qs := av.qs[av.tab]
 		av.lastQ = qs.q.ID
@@ -302,7 +315,11 @@ func (m *model) enterTab(av *askView) {
 // draft), and the masked field, wiping what was typed.
 func (m *model) closeField() {
 	if av := m.shown(); av != nil && m.ed != nil {
-		m.saveEditor(av, false)
+		if av.ap != nil {
+			m.closeApprovalField(av)
+		} else {
+			m.saveEditor(av, false)
+		}
 	}
 	m.discardField()
 }

@@ -18,6 +18,9 @@ func summary(o *askuser.Outcome) string {
 	if o == nil {
 		return "The ask has ended."
 	}
+	if o.Form != nil && o.Form.Approval != nil {
+		return approvalSummary(o)
+	}
 	items := answerList(o, o.Reason != askuser.ReasonSubmitted)
 	kept := func(lead string) string {
 		if items == "" {
@@ -127,6 +130,9 @@ func countdown(av *askView, now time.Time) string {
 		left = 0
 	}
 	head := fmt.Sprintf("⏳ %d s left", left)
+	if av.ap != nil {
+		return head + ": at the deadline nothing is decided, and your agent has no permission."
+	}
 	var fills []string
 	confirmed := false
 	for _, qs := range av.qs {

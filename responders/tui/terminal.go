@@ -54,3 +54,16 @@ func Usable(in io.Reader, out io.Writer, environ []string) error {
 	}
 	return nil
 }
+
+// discardTypedAhead discards what was typed on the terminal f before the
+// screen came up and not yet read, so that keys typed for something else
+// (the shell, a prompt before) never act on a card, as the line-based
+// terminal discards a line typed ahead of an approval. Where the system
+// cannot, nothing is discarded.
+func discardTypedAhead(f *os.File) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) { _ = flushTTY(int(fd)) })
+}

@@ -18,6 +18,8 @@ type theme struct {
 	warn     lipgloss.Style // the countdown
 	problem  lipgloss.Style // a refusal
 	keyStyle lipgloss.Style // key names in the help line
+	// The risk of an approval, loudest for what cannot be undone.
+	riskLow, riskMedium, riskHigh, riskIrreversible lipgloss.Style
 }
 
 // plainTheme styles nothing: a frame is plain text, with no escape
@@ -36,6 +38,11 @@ func monoTheme() theme {
 		warn:     s().Bold(true),
 		problem:  s().Bold(true).Underline(true),
 		keyStyle: s().Bold(true),
+
+		riskLow:          s(),
+		riskMedium:       s().Bold(true),
+		riskHigh:         s().Bold(true).Underline(true),
+		riskIrreversible: s().Bold(true).Reverse(true),
 	}
 }
 
@@ -50,6 +57,11 @@ func colorTheme() theme {
 		warn:     s().Bold(true).Foreground(lipgloss.Color("11")),
 		problem:  s().Bold(true).Foreground(lipgloss.Color("9")),
 		keyStyle: s().Bold(true),
+
+		riskLow:          s().Foreground(lipgloss.Color("10")),
+		riskMedium:       s().Bold(true).Foreground(lipgloss.Color("11")),
+		riskHigh:         s().Bold(true).Foreground(lipgloss.Color("9")),
+		riskIrreversible: s().Bold(true).Foreground(lipgloss.Color("15")).Background(lipgloss.Color("1")),
 	}
 }
 

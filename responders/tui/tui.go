@@ -105,6 +105,10 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 		q := &a.Form().Questions[i]
 		switch q.Kind {
 		case askuser.KindChoice, askuser.KindText, askuser.KindSecret:
+		case askuser.KindApproval:
+			if a.Form().Approval == nil || !r.CanTakeApprovals() {
+				return a.Unreachable() // no person is known to be at the keys
+			}
 		default:
 			return a.Unreachable() // a kind of question this responder does not show
 		}
@@ -256,6 +260,7 @@ func (r *Responder) start() *run {
 		// and to undo.
 		restore, err = makeRaw(r.inTTY)
 		if err == nil {
+			discardTypedAhead(r.inTTY)
 			ru.in, err = newTerminalInput(r.inTTY)
 			if err != nil {
 				restore()
@@ -347,4 +352,6 @@ var (
 	_ askuser.Responder     = (*Responder)(nil)
 	_ askuser.Named         = (*Responder)(nil)
 	_ askuser.SecretCapable = (*Responder)(nil)
+
+	_ askuser.ApprovalCapable = (*Responder)(nil)
 )

@@ -91,6 +91,26 @@ func (m *model) frame() frame {
 		}
 		return m.compose(head, b, foot)
 	}
+	head = m.headLines(av)
+	switch {
+	case av.ending:
+		b.add("Ending…")
+	case av.ap != nil:
+		m.approvalBody(av, &b, m.detailRows(av))
+	case av.tab == len(av.qs):
+		m.reviewBody(av, &b)
+	default:
+		m.questionBody(av, av.qs[av.tab], &b)
+	}
+	foot = m.footLines(av)
+	return m.compose(head, b, foot)
+}
+
+// headLines are the top of the frame of an ask on screen, which never
+// scrolls: the title, the count of asks waiting, what the ask before came
+// to, the tabs (an approval's risk), and a rule.
+func (m *model) headLines(av *askView) []string {
+	var head []string
 	if t := titleLine(av.f); t != "" {
 		head = append(head, m.th.paint(m.th.title, t))
 	}
@@ -100,25 +120,25 @@ func (m *model) frame() frame {
 	if m.banner != "" {
 		head = append(head, wrap("An ask ended. "+m.banner, m.width)...)
 	}
-	head = append(head, m.tabBar(av), strings.Repeat("─", m.width))
-
-	switch {
-	case av.ending:
-		b.add("Ending…")
-	case av.tab == len(av.qs):
-		m.reviewBody(av, &b)
-	default:
-		m.questionBody(av, av.qs[av.tab], &b)
+	if av.ap != nil {
+		head = append(head, m.approvalHead(av)...)
+	} else {
+		head = append(head, m.tabBar(av))
 	}
+	return append(head, strings.Repeat("─", m.width))
+}
 
+// footLines are the bottom of the frame of an ask on screen: what was
+// refused, the countdown, and the keys.
+func (m *model) footLines(av *askView) []string {
+	var foot []string
 	if av.status != "" {
 		foot = append(foot, wrap(m.th.paint(m.th.problem, av.status), m.width)...)
 	}
 	if !av.f.NudgeAt.IsZero() && !m.now.Before(av.f.NudgeAt) && !av.ending {
 		foot = append(foot, wrap(m.th.paint(m.th.warn, countdown(av, m.now)), m.width)...)
 	}
-	foot = append(foot, m.helpLines(av)...)
-	return m.compose(head, b, foot)
+	return append(foot, m.helpLines(av)...)
 }
 
 // compose fits head, body and foot to the terminal: every line cut to its
@@ -496,6 +516,8 @@ func (m *model) helpLines(av *askView) []string {
 	switch {
 	case av.ending:
 		return nil
+	case av.ap != nil:
+		m.approvalHelp(av, b)
 	case m.mask != nil:
 		b("enter", "hand over")
 		b("esc", "discard")

@@ -1,0 +1,93 @@
+//go:build linux
+
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestApproveTUIOnPTY runs the built command on a pseudo-terminal with
+// TERM set: approve shows the request on the full-screen card, the person
+// decides with the keyboard, and the result is printed on standard output
+// once the screen is given back.
+func TestApproveTUIOnPTY(t *testing.T) {
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build askuser with")
+	}
+	bin := filepath.Join(t.TempDir(), "askuser")
+	if out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Setenv("TERM", "xterm-256color")
+	t.Setenv("NO_COLOR", "")
+	call := writeFile(t, "call.json", approvalCall)
+
+	// afterScreen is what the terminal shows once the screen is given
+	// back.
+	afterScreen := func(t *testing.T, p *ptyRun) string {
+		t.Helper()
+		screen := p.screen()
+		i := strings.LastIndex(screen, "\x1b[?1049l")
+		if i < 0 || !strings.Contains(screen, "\x1b[?1049h") {
+			t.Fatalf("the command did not draw the full screen and give it back:\n%q", screen)
+		}
+		return screen[i:]
+	}
+
+	t.Run("typing approve approves an irreversible action", func(t *testing.T) {
+		p := startOnPTY(t, bin, true, "approve", "--responder", "tui", "--request", call)
+		p.waitFor("IRREVERSIBLE")
+		if p.echoOn() {
+			t.Error("the terminal echoes while the screen is up")
+		}
+		// A note, then Down and Enter: the confirmation field, and no
+		// decision yet.
+		p.typeIn("nafter the backup\r\x1b[B\r")
+		p.waitFor("Type approve, then Enter")
+		p.typeIn("approve\r")
+		r := parseApproval(t, p.wait())
+		if r.Status != "approved" || str(r.DecidedBy) != "user" || str(r.Note) != "after the backup" || str(r.Ended) != "null" {
+			t.Errorf("result %+v; want approved by user, with the note", r)
+		}
+		if !p.echoAfter {
+			t.Error("the terminal does not echo after the command exited")
+		}
+		if last := afterScreen(t, p); !strings.Contains(last, `Approved, this once: Delete the S3 bucket logs-2023 — your note: "after the backup"`) {
+			t.Errorf("once the screen was given back, the terminal does not show the verdict:\n%q", last)
+		}
+	})
+
+	t.Run("the card by default, and a denial", func(t *testing.T) {
+		p := startOnPTY(t, bin, true, "approve", "--request", call)
+		p.waitFor("IRREVERSIBLE")
+		p.typeIn("\x1b[A\r") // Up, Enter: Deny
+		r := parseApproval(t, p.wait())
+		if r.Status != "denied" || str(r.DecidedBy) != "user" || str(r.Note) != "null" {
+			t.Errorf("result %+v; want denied by user", r)
+		}
+		if last := afterScreen(t, p); !strings.Contains(last, "Denied: Delete the S3 bucket logs-2023") {
+			t.Errorf("once the screen was given back, the terminal does not show the verdict:\n%q", last)
+		}
+	})
+
+	t.Run("keys come from the terminal, not a pipe; y and Enter decide nothing; Ctrl+C dismisses", func(t *testing.T) {
+		// Standard input is a pipe: --responder tui reads the keys from
+		// the controlling terminal.
+		p := startOnPTY(t, bin, false, "approve", "--responder", "tui", "--request", call)
+		p.waitFor("IRREVERSIBLE")
+		p.typeIn("y\r1\r")
+		p.waitFor("Nothing is chosen")
+		p.typeIn("\x03")
+		r := parseApproval(t, p.wait())
+		if r.Status != "unresolved" || str(r.DecidedBy) != "null" || str(r.Ended) != "dismissed" {
+			t.Errorf("result %+v; want unresolved, dismissed", r)
+		}
+		if last := afterScreen(t, p); !strings.Contains(last, "Dismissed: nothing was decided, and your agent has no permission for: Delete the S3 bucket logs-2023") {
+			t.Errorf("once the screen was given back, the terminal does not show the verdict:\n%q", last)
+		}
+	})
+}

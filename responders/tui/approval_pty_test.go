@@ -1,0 +1,158 @@
+//go:build linux
+
+package tui_test
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responders/tui"
+)
+
+// TestApprovalOnATerminal: on a real terminal the responder takes
+// approvals. An irreversible action is approved only once "approve" is
+// typed in the confirmation field, with the note and "for this session"
+// the person set; a second request is denied with Up and Enter. The
+// screen shows each verdict, and prints them once it is given back.
+func TestApprovalOnATerminal(t *testing.T) {
+	term := openTerminal(t)
+	defer term.close()
+	r := tui.New(term.tty, term.tty, nil)
+	defer r.Close()
+	if !r.CanTakeApprovals() {
+		t.Fatal("CanTakeApprovals is false on a terminal")
+	}
+	o := &askuser.Orchestrator{Responder: r}
+	ask := func(a askuser.Approval) <-chan *askuser.Outcome {
+		f, err := askuser.ApprovalForm(a, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := make(chan *askuser.Outcome, 1)
+		go func() {
+			out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: f})
+			if err != nil {
+				t.Error(err)
+			}
+			ch <- out
+		}()
+		return ch
+	}
+	verdict := func(ch <-chan *askuser.Outcome) askuser.Verdict {
+		v, _ := askuser.ApprovalVerdict(<-ch)
+		v.Digest = ""
+		return v
+	}
+
+	ch := ask(askuser.Approval{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: askuser.RiskIrreversible, Details: "gsutil rm -r gs://logs-2019"})
+	term.waitFor(t, "IRREVERSIBLE")
+	// The keys reach the card in order: n opens the note's editor, Enter
+	// saves the note, s ticks "for this session", Down and Enter open the
+	// confirmation field. (The screen is redrawn by its changes, so only a
+	// line that is new as a whole can be waited for.)
+	term.typeIn(t, "nI have a backup\rs\x1b[B\r")
+	term.waitFor(t, "Type approve, then Enter")
+	term.typeIn(t, "approve\r")
+	want := askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser, Note: "I have a backup", Remember: true}
+	if got := verdict(ch); got != want {
+		t.Errorf("verdict %+v, want %+v", got, want)
+	}
+	term.waitFor(t, "Approved for the rest of this session")
+
+	ch = ask(askuser.Approval{Action: "Force-push main", Reason: "To drop a commit", Risk: askuser.RiskHigh})
+	term.waitFor(t, "!! Risk: HIGH")
+	term.typeIn(t, "\x1b[A\r") // Up, Enter: Deny
+	if got, want := verdict(ch), (askuser.Verdict{Status: askuser.Denied, DecidedBy: askuser.ByUser}); got != want {
+		t.Errorf("verdict %+v, want %+v", got, want)
+	}
+	r.Close()
+	if r.CanTakeApprovals() {
+		t.Error("CanTakeApprovals is true once the responder is closed")
+	}
+	// Once the screen is given back, the verdict is printed after it.
+	for limit := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		screen := term.screen()
+		i := strings.LastIndex(screen, "\x1b[?1049l")
+		last := screen[max(i, 0):]
+		if i >= 0 && strings.Contains(last, "Denied: Force-push main") {
+			break
+		}
+		if time.Now().After(limit) {
+			t.Fatalf("once the screen was given back, the terminal does not show the verdict:\n%q", last)
+		}
+	}
+}
+
+// TestApprovalKeysOnATerminal: a typist who presses 1 and Enter for ever,
+// as TestConformanceOnATerminal's does, never decides an approval: it
+// stays open until its deadline, which leaves it unresolved.
+func TestApprovalKeysOnATerminal(t *testing.T) {
+	term := openTerminal(t)
+	defer term.close()
+	r := tui.New(term.tty, io.Discard, nil)
+	defer r.Close()
+	o := &askuser.Orchestrator{Responder: r}
+	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: askuser.RiskLow}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	typed := make(chan struct{})
+	go func() {
+		defer close(typed)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			if _, err := io.WriteString(term.master, "1\ry\r \r"); err != nil {
+				return
+			}
+		}
+	}()
+	out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: f})
+	close(stop)
+	<-typed
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDeadline {
+		t.Errorf("verdict %+v, want unresolved at the deadline", v)
+	}
+}
+
+// TestApprovalTypedAheadOnATerminal: keys typed on the terminal before the
+// screen came up — Down and Enter, which on the card would approve — are
+// discarded: the approval comes with nothing chosen, and Ctrl+C then
+// dismisses it, undecided.
+func TestApprovalTypedAheadOnATerminal(t *testing.T) {
+	term := openTerminal(t)
+	defer term.close()
+	r := tui.New(term.tty, term.tty, nil)
+	defer r.Close()
+	o := &askuser.Orchestrator{Responder: r}
+	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: askuser.RiskLow}, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	term.typeIn(t, "\x1b[B\r\x1b[B\r")
+	ch := make(chan *askuser.Outcome, 1)
+	go func() {
+		out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: f})
+		if err != nil {
+			t.Error(err)
+		}
+		ch <- out
+	}()
+	term.waitFor(t, "Risk: low")
+	term.typeIn(t, "\x03")
+	v, _ := askuser.ApprovalVerdict(<-ch)
+	if v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDismissed {
+		t.Errorf("verdict %+v, want unresolved, dismissed: the keys typed ahead decided it", v)
+	}
+}

@@ -1,0 +1,11 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
+package tui
+
+import "golang.org/x/sys/unix"
+
+// fread is FREAD of <sys/fcntl.h>: TIOCFLUSH with it flushes the input.
+const fread = 0x1
+
+// flushTTY discards the terminal's input not yet read (tcflush TCIFLUSH).
+func flushTTY(fd int) error { return unix.IoctlSetPointerInt(fd, unix.TIOCFLUSH, fread) }
