@@ -7,7 +7,7 @@
 //	askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
 //	askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
 //	askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
-//	askuser approve [--responder stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
+//	askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
 //	askuser mcp [--dialect ask_user|pi-ask|pi] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
 //	askuser journal [--session ID] [--json] FILE
 //	askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
@@ -150,7 +150,7 @@ const usage = `usage:
   askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
   askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
   askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
-  askuser approve [--responder stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
+  askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
   askuser mcp [--dialect ask_user|pi-ask|pi] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
   askuser journal [--session ID] [--json] FILE
   askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
@@ -285,7 +285,7 @@ func (e env) checkCeiling(cmd string, n int) bool {
 	return true
 }
 
-const validateSynopsis = "validate [--dialect ask_user|pi-ask|pi] [--now RFC3339] [--max-timeout-seconds N] [FILE]"
+const validateSynopsis = "validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]"
 
 func (e env) validate(args []string) int {
 	fs := e.flags("validate", validateSynopsis)
