@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
-	"github.com/askuser-go/askuser/responder/scripted"
-	"github.com/askuser-go/askuser/responders/auto"
+	"github.com/askuser-go/askuser/responders/web"
 )
 
 const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]"
@@ -53,48 +51,13 @@ func (e env) approve(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
-	giveBack := func() {} // gives the terminal back before the result is printed
-	switch {
-	case *responder == "tui" || *responder == "" && e.tuiUsable():
-		r, done, err := e.tuiResponder()
-		if err != nil {
-			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
-			return exitFailure
-		}
-		defer done()
-		giveBack = done
-		o.Responder = r
-	case *responder == "stdio" || *responder == "":
-		r, done := e.stdioResponder()
-		defer done()
-		o.Responder = r
-	case *responder == "auto":
-		o.Responder = auto.New()
-	case *responder == "web":
-		r, done, err := e.approvalWebResponder(*listen, *session)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
-			return exitFailure
-		}
-		defer done()
-		o.Responder = r
-	case strings.HasPrefix(*responder, "script="):
-		data, err := readScript(strings.TrimPrefix(*responder, "script="))
-		if err != nil {
-			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
-			return exitFailure
-		}
-		r, err := scripted.ParseFile(data)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
-			return exitUsage
-		}
-		r.Supersede = o.Supersede
-		o.Responder = r
-	default:
-		fmt.Fprintf(e.stderr, "askuser approve: --responder %q is not a responder; allowed: tui, stdio, auto, web, script=FILE\n", *responder)
-		return exitUsage
+	closeResponder, giveBack, code, ok := e.pickResponder("approve", *responder, o, func() (*web.Responder, func(), error) {
+		return e.approvalWebResponder(*listen, *session)
+	})
+	if !ok {
+		return code
 	}
+	defer closeResponder()
 	if *journalFile != "" {
 		if err := checkJournal(*journalFile); err != nil {
 			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)

@@ -136,8 +136,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/deadline"
-	"github.com/askuser-go/askuser/responder/scripted"
-	"github.com/askuser-go/askuser/responders/auto"
+	"github.com/askuser-go/askuser/responders/web"
 )
 
 func main() {
@@ -371,48 +370,13 @@ func (e env) ask(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
-	giveBack := func() {} // gives the terminal back before the result is printed
-	switch {
-	case *responder == "tui" || *responder == "" && e.tuiUsable():
-		r, done, err := e.tuiResponder()
-		if err != nil {
-			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
-			return exitFailure
-		}
-		defer done()
-		giveBack = done
-		o.Responder = r
-	case *responder == "stdio" || *responder == "":
-		r, done := e.stdioResponder()
-		defer done()
-		o.Responder = r
-	case *responder == "auto":
-		o.Responder = auto.New()
-	case *responder == "web":
-		r, done, err := e.webResponder(*listen, *session)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
-			return exitFailure
-		}
-		defer done()
-		o.Responder = r
-	case strings.HasPrefix(*responder, "script="):
-		data, err := readScript(strings.TrimPrefix(*responder, "script="))
-		if err != nil {
-			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
-			return exitFailure
-		}
-		r, err := scripted.ParseFile(data)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
-			return exitUsage
-		}
-		r.Supersede = o.Supersede
-		o.Responder = r
-	default:
-		fmt.Fprintf(e.stderr, "askuser ask: --responder %q is not a responder; allowed: tui, stdio, auto, web, script=FILE\n", *responder)
-		return exitUsage
+	closeResponder, giveBack, code, ok := e.pickResponder("ask", *responder, o, func() (*web.Responder, func(), error) {
+		return e.webResponder(*listen, *session)
+	})
+	if !ok {
+		return code
 	}
+	defer closeResponder()
 	// A store the flags name is opened at once, so that a bad key is found
 	// before anybody is asked; the default store only for a call that seals
 	// (below), so that an ask without a secret makes nothing on disk.
