@@ -8,7 +8,7 @@
 //	askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
 //	askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
 //	askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
-//	askuser mcp [--dialect ask_user|pi-ask|pi] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
+//	askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
 //	askuser journal [--session ID] [--json] FILE
 //	askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 //
@@ -58,14 +58,17 @@
 // schema prints the tool definition of a contract (--dialect) for one model
 // API (--format; json by default): every contract in every format.
 //
-// mcp serves the tool of one contract (--dialect) as an MCP server, over
-// standard input and output, or with --listen ADDR over streamable HTTP at
-// http://ADDR/mcp behind a bearer token (--token-file) and the card's Host
-// and Origin checks. Each call is asked through the MCP client's
-// elicitation (see package responders/mcp and docs/mcp.md); a secret
-// question goes to a web card (--card ADDR) through a link and a short
-// code, and is declined without one. --session names the session of every
-// ask (default mcp); --journal, --store, --key-file and
+// mcp serves two tools as an MCP server: the question tool of one contract
+// (--dialect; ask_user by default) and request_approval beside it
+// (--no-approval leaves it out; --dialect request_approval serves it
+// alone), over standard input and output, or with --listen ADDR over
+// streamable HTTP at http://ADDR/mcp behind a bearer token (--token-file)
+// and the card's Host and Origin checks. Each call is asked through the
+// MCP client's elicitation (see package responders/mcp and docs/mcp.md); a
+// secret question goes to a web card (--card ADDR) through a link and a
+// short code, and is declined without one. --session names the session of
+// every ask (default mcp); --consents FILE keeps "for this session"
+// approvals as on approve; --journal, --store, --key-file and
 // --max-timeout-seconds are as on ask.
 //
 // journal lists the records of a journal file as a table, or with --json
@@ -150,7 +153,7 @@ const usage = `usage:
   askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
   askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
   askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
-  askuser mcp [--dialect ask_user|pi-ask|pi] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
+  askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
   askuser journal [--session ID] [--json] FILE
   askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 

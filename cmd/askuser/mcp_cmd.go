@@ -23,22 +23,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
-	"github.com/askuser-go/askuser/dialect/pi"
-	"github.com/askuser-go/askuser/dialect/piask"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 )
 
-// askuser mcp serves askuser as an MCP server: one tool, the contract
-// --dialect names (ask_user by default), whose calls are asked through the
-// client's elicitation (see package mcpresponder). Over standard input and
-// output by default; with --listen ADDR over streamable HTTP at /mcp,
-// behind a bearer token and the web card's Host and Origin checks. A
-// second tool, request_approval, is meant to join it here once its
-// contract lands; nothing of it is served yet.
+// askuser mcp serves askuser as an MCP server with two tools: the question
+// tool, in the contract --dialect names (ask_user by default), and
+// request_approval beside it (left out with --no-approval; --dialect
+// request_approval serves it alone). Their calls are asked through the
+// client's elicitation (see package mcpresponder), on one orchestrator;
+// --consents FILE keeps the decisions a person makes "for this session",
+// as on approve. Over standard input and output by default; with --listen
+// ADDR over streamable HTTP at /mcp, behind a bearer token and the web
+// card's Host and Origin checks.
 
-const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
+const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
 
 // mcpPath is where --listen serves MCP.
 const mcpPath = "/mcp"
@@ -69,6 +70,8 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	ceiling := ceilingFlag(fs)
 	storeDir := fs.String("store", "", "keep sealed secrets in a file store under `DIR` (needs --key-file or $ASKUSER_SECRET_KEY; default, with --card: $XDG_STATE_HOME/askuser/store, else ~/.local/state/askuser/store)")
 	keyFile := fs.String("key-file", "", "read the key ring from `FILE`, mode 0600: <key-id>:<base64 of 32 bytes>, comma-separated, newest first (default: $ASKUSER_SECRET_KEY, else the default store's key file for secrets and a key made up for the process for requestStates)")
+	noApproval := fs.Bool("no-approval", false, "serve only the question tool, without request_approval (for a client that answers elicitations by itself, which could then approve)")
+	consentsFile := fs.String("consents", "", "keep the approval decisions a person makes for the session in `FILE` (JSON lines), a regular file, so that they hold across restarts (default: they last as long as the server)")
 	dialectName := dialectFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
@@ -78,11 +81,19 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 		return exitUsage
 	}
+	// The tools: the question tool and request_approval beside it, or
+	// request_approval alone when --dialect names it.
+	alone := d.Name() == approvaltool.ToolName
+	dialects := []askuser.Dialect{d}
+	if !alone && !*noApproval {
+		dialects = append(dialects, askuser.RequestApproval())
+	}
 	switch {
-	case d.Name() != askuser.AskUser().Name() && d.Name() != piask.Name && d.Name() != pi.Name:
-		// request_approval is to be a second tool of its own, beside
-		// ask_user; it is not served yet.
-		fmt.Fprintf(e.stderr, "askuser mcp: --dialect %s is not served over MCP yet; allowed: ask_user, pi-ask, pi\n", d.Name())
+	case alone && *noApproval:
+		fmt.Fprintln(e.stderr, "askuser mcp: --no-approval leaves request_approval out, and --dialect request_approval serves only it; give one of them")
+		return exitUsage
+	case *consentsFile != "" && *noApproval:
+		fmt.Fprintln(e.stderr, "askuser mcp: --consents keeps approval decisions, and --no-approval serves no request_approval; give one of them")
 		return exitUsage
 	case fs.NArg() > 0:
 		fmt.Fprintf(e.stderr, "askuser mcp: unexpected argument %q; the calls come from the MCP client\n", fs.Arg(0))
@@ -141,6 +152,19 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		}
 		defer closeJournal()
 	}
+	if *consentsFile != "" {
+		cs, err := openConsents(*consentsFile)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+		defer func() {
+			if err := cs.Close(); err != nil {
+				fmt.Fprintf(e.stderr, "askuser mcp: closing the consents file: %v\n", err)
+			}
+		}()
+		o.Consents = cs
+	}
 	ropts := &mcpresponder.Options{Logger: logger}
 	if *cardAddr != "" {
 		stopCard, err := e.mcpCard(*cardAddr, ropts, logger)
@@ -152,19 +176,21 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	}
 	o.Responder = mcpresponder.New(ropts)
 	sess := *session
-	tool := &mcpresponder.Tool{
-		Orchestrator: o,
-		Dialect:      d,
-		Keys:         keys,
-		Session:      func(*mcp.CallToolRequest) string { return sess },
-	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: "v0"}, &mcp.ServerOptions{Logger: logger})
-	if err := mcpresponder.AddTool(server, tool); err != nil {
-		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
-		return exitFailure
-	}
 	defer o.Wait()
-	defer tool.Close()
+	for _, d := range dialects {
+		tool := &mcpresponder.Tool{
+			Orchestrator: o,
+			Dialect:      d,
+			Keys:         keys,
+			Session:      func(*mcp.CallToolRequest) string { return sess },
+		}
+		defer tool.Close()
+		if err := mcpresponder.AddTool(server, tool); err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+	}
 
 	if *listen != "" {
 		return e.mcpHTTP(ctx, server, *listen, *tokenFile, logger)

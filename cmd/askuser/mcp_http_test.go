@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 )
 
 // startMCPHTTP runs `askuser mcp --listen 127.0.0.1:0 args…` in process and
@@ -65,7 +68,8 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestMCPHTTP serves MCP over streamable HTTP behind the bearer token and
 // the Host and Origin checks, and asks through the client's elicitation on
 // both protocol generations (with a session before 2026-07-28, statelessly
-// from it).
+// from it): ask_user, and request_approval beside it, whose decision is
+// journaled with the bearer token's principal.
 func TestMCPHTTP(t *testing.T) {
 	// A body must arrive within a tenth of a second here; a tool call may
 	// still stay open far longer.
@@ -75,7 +79,8 @@ func TestMCPHTTP(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte("test-token-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	endpoint := startMCPHTTP(t, "--token-file", tokenFile)
+	jf := filepath.Join(t.TempDir(), "journal.jsonl")
+	endpoint := startMCPHTTP(t, "--token-file", tokenFile, "--journal", jf)
 
 	t.Run("refusals", func(t *testing.T) {
 		post := func(hdr map[string]string) int {
@@ -131,10 +136,13 @@ func TestMCPHTTP(t *testing.T) {
 
 	for _, v := range mcpGenerations {
 		t.Run(v, func(t *testing.T) {
-			e := &elicitations{reply: func(int, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			e := &elicitations{reply: func(_ int, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				// The person takes longer than a body may: the call stays
 				// open all the same.
 				time.Sleep(5 * mcpBodyTimeout)
+				if strings.Contains(p.Message, "permission") {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+				}
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"env": "production"}}, nil
 			}}
 			client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0.0.1"}, &mcp.ClientOptions{ElicitationHandler: e.handle})
@@ -151,8 +159,24 @@ func TestMCPHTTP(t *testing.T) {
 			}
 			resultJSON(t, callTool(t, cs, "ask_user", mcpDeployCall),
 				`{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["production"],"other_text":null}]}`)
-			if n := len(e.shown()); n != 1 {
-				t.Errorf("%d forms; want 1", n)
+			wantApproval(t, callTool(t, cs, "request_approval", mcpRestartCall), `{"status":"approved","decided_by":"user","note":null,"ended":null}`)
+			if n := len(e.shown()); n != 2 {
+				t.Errorf("%d forms; want 2", n)
+			}
+			f, err := os.Open(jf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var last *askuser.Record
+			for rec, err := range journal.Read(f) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				last = rec
+			}
+			if last == nil || last.Approval == nil || last.Principal != "bearer" || last.AnsweredBy != askuser.ByUser {
+				t.Errorf("the approval's record %+v; want it decided by the user, principal bearer", last)
 			}
 		})
 	}
@@ -170,7 +194,8 @@ func TestMCPUsage(t *testing.T) {
 		{[]string{"mcp", "--dialect", "nope"}, `--dialect "nope" is not a contract`},
 		{[]string{"mcp", "--max-timeout-seconds", "-1"}, "is negative"},
 		{[]string{"mcp", "--session", " "}, "--session is empty"},
-		{[]string{"mcp", "--dialect", "request_approval"}, "not served over MCP yet"},
+		{[]string{"mcp", "--dialect", "request_approval", "--no-approval"}, "--no-approval leaves request_approval out"},
+		{[]string{"mcp", "--no-approval", "--consents", "x"}, "--consents keeps approval decisions"},
 	} {
 		code, _, errs := cli(t, "", c.args...)
 		if code != exitUsage || !strings.Contains(errs, c.want) {

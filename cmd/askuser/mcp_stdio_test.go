@@ -263,8 +263,8 @@ func TestMCPStdio(t *testing.T) {
 			}}
 			cs := stdioClient(t, bin, v, &mcp.ClientOptions{ElicitationHandler: e.handle}, "--dialect", "pi")
 			tools, err := cs.ListTools(context.Background(), nil)
-			if err != nil || len(tools.Tools) != 1 || tools.Tools[0].OutputSchema == nil {
-				t.Fatalf("tools %+v, %v; want pi's one tool with its output schema", tools, err)
+			if err != nil || len(tools.Tools) != 2 || tools.Tools[0].OutputSchema == nil || tools.Tools[1].Name != "request_approval" {
+				t.Fatalf("tools %+v, %v; want pi's tool with its output schema, and request_approval", tools, err)
 			}
 			// pi's results are tool results of their own: its text is the
 			// content, the whole of it the structured content, and its
@@ -393,4 +393,176 @@ func (l *mcpStderr) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+const (
+	mcpRestartCall = `{"action":"Restart the login service","reason":"It holds a stale certificate","risk":"medium","timeout_seconds":60}`
+	mcpDeleteCall  = `{"action":"Delete the bucket logs-2019","reason":"It is past its retention","risk":"irreversible","details":"gsutil rm -r gs://logs-2019","timeout_seconds":60}`
+)
+
+// approvalVerdict reads a request_approval result (text and structured
+// content the same JSON) without its message and digest, which it must
+// carry.
+func approvalVerdict(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	var txt strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			txt.WriteString(tc.Text)
+		}
+	}
+	var fromText, structured map[string]any
+	if err := json.Unmarshal([]byte(txt.String()), &fromText); err != nil {
+		t.Fatalf("the text is not JSON: %v\n%s", err, txt.String())
+	}
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &structured); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(structured, fromText); diff != "" {
+		t.Errorf("text and structured content differ (-structured +text):\n%s", diff)
+	}
+	if structured["message"] == nil || !strings.HasPrefix(fmt.Sprint(structured["action_digest"]), "sha256:") {
+		t.Errorf("the result %s has no message or no action digest", data)
+	}
+	delete(structured, "message")
+	delete(structured, "action_digest")
+	return structured
+}
+
+func wantApproval(t *testing.T, res *mcp.CallToolResult, want string) {
+	t.Helper()
+	var w map[string]any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(w, approvalVerdict(t, res)); diff != "" {
+		t.Errorf("request_approval's result (-want +got):\n%s", diff)
+	}
+}
+
+func accepting(content map[string]any) *elicitations {
+	return &elicitations{reply: func(int, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+	}}
+}
+
+// TestMCPStdioApproval drives request_approval, which askuser mcp serves
+// beside ask_user, over a real stdio subprocess with the SDK's own
+// client, on both protocol generations: tools/list shows both tools; the
+// person approves once, approves for the session (kept in --consents
+// across a restart, so that the same request to a new server is approved
+// without a form), denies, declines, cancels; an irreversible action
+// needs "approve" typed; the deadline while the form is shown decides
+// nothing; a client without elicitation gets unresolved at once.
+func TestMCPStdioApproval(t *testing.T) {
+	bin := buildAskuser(t)
+	for _, v := range mcpGenerations {
+		t.Run(v+"/tools", func(t *testing.T) {
+			for _, c := range []struct {
+				args []string
+				want []string
+			}{
+				{nil, []string{"ask_user", "request_approval"}},
+				{[]string{"--dialect", "pi"}, []string{"ask", "request_approval"}},
+				{[]string{"--no-approval"}, []string{"ask_user"}},
+				{[]string{"--dialect", "request_approval"}, []string{"request_approval"}},
+			} {
+				cs := stdioClient(t, bin, v, nil, c.args...)
+				list, err := cs.ListTools(context.Background(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, tl := range list.Tools {
+					names = append(names, tl.Name)
+					if tl.OutputSchema == nil || tl.InputSchema == nil || tl.Description == "" {
+						t.Errorf("%v: %s has no input or output schema or description", c.args, tl.Name)
+					}
+				}
+				if diff := cmp.Diff(c.want, names); diff != "" {
+					t.Errorf("%v: tools (-want +got):\n%s", c.args, diff)
+				}
+			}
+		})
+		for _, c := range []struct {
+			name  string
+			reply *mcp.ElicitResult
+			want  string
+		}{
+			{"approve", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true, "note": "go ahead"}},
+				`{"status":"approved","decided_by":"user","note":"go ahead","ended":null}`},
+			{"deny", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": false}},
+				`{"status":"denied","decided_by":"user","note":null,"ended":null}`},
+			{"decline", &mcp.ElicitResult{Action: "decline"}, `{"status":"denied","decided_by":"user","note":null,"ended":null}`},
+			{"cancel", &mcp.ElicitResult{Action: "cancel"}, `{"status":"unresolved","decided_by":null,"note":null,"ended":"dismissed"}`},
+		} {
+			t.Run(v+"/"+c.name, func(t *testing.T) {
+				e := &elicitations{reply: func(int, *mcp.ElicitParams) (*mcp.ElicitResult, error) { return c.reply, nil }}
+				jf := filepath.Join(t.TempDir(), "journal.jsonl")
+				cs := stdioClient(t, bin, v, &mcp.ClientOptions{ElicitationHandler: e.handle}, "--journal", jf)
+				wantApproval(t, callTool(t, cs, "request_approval", mcpRestartCall), c.want)
+				cs.Close()
+				shown := e.shown()
+				if len(shown) != 1 || !strings.Contains(shown[0].Message, "Action: Restart the login service") {
+					t.Errorf("%d forms; want 1 saying the action", len(shown))
+				}
+				if recs := readJournal(t, jf); len(recs) != 1 || recs[0].Responder != "mcp" || recs[0].Session != "mcp" {
+					t.Errorf("journal %+v; want one record of the mcp responder in session mcp", recs)
+				}
+			})
+		}
+		t.Run(v+"/for the session, across a restart", func(t *testing.T) {
+			consents := filepath.Join(t.TempDir(), "consents.jsonl")
+			e := accepting(map[string]any{"approve": true, "remember": true})
+			cs := stdioClient(t, bin, v, &mcp.ClientOptions{ElicitationHandler: e.handle}, "--consents", consents, "--session", "work")
+			wantApproval(t, callTool(t, cs, "request_approval", mcpRestartCall),
+				`{"status":"approved","decided_by":"user","note":null,"ended":null,"remember":"session"}`)
+			cs.Close()
+
+			e2 := accepting(map[string]any{"approve": false})
+			cs = stdioClient(t, bin, v, &mcp.ClientOptions{ElicitationHandler: e2.handle}, "--consents", consents, "--session", "work")
+			got := approvalVerdict(t, callTool(t, cs, "request_approval", mcpRestartCall))
+			if got["status"] != "approved" || got["decided_by"] != "remembered" || got["remembered_from"] == nil {
+				t.Errorf("the same request after a restart: %v; want approved, remembered", got)
+			}
+			if n := len(e2.shown()); n != 0 {
+				t.Errorf("the remembered approval showed %d forms; want none", n)
+			}
+			// Another session does not share the decision.
+			cs.Close()
+			cs = stdioClient(t, bin, v, &mcp.ClientOptions{ElicitationHandler: e2.handle}, "--consents", consents, "--session", "other")
+			wantApproval(t, callTool(t, cs, "request_approval", mcpRestartCall), `{"status":"denied","decided_by":"user","note":null,"ended":null}`)
+		})
+		t.Run(v+"/irreversible", func(t *testing.T) {
+			e := &elicitations{reply: func(n int, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				if n == 1 {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true, "confirm": "yes"}}, nil
+				}
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true, "confirm": "approve"}}, nil
+			}}
+			cs := stdioClient(t, bin, v, &mcp.ClientOptions{ElicitationHandler: e.handle})
+			wantApproval(t, callTool(t, cs, "request_approval", mcpDeleteCall), `{"status":"approved","decided_by":"user","note":null,"ended":null}`)
+			shown := e.shown()
+			if len(shown) != 2 || !strings.Contains(shown[0].Message, "IRREVERSIBLE") || !strings.Contains(shown[1].Message, "type approve") {
+				t.Errorf("%d forms; want 2, the first saying the action cannot be undone, the second that approve must be typed", len(shown))
+			}
+		})
+		t.Run(v+"/deadline while the form is shown", func(t *testing.T) {
+			cs := stdioClient(t, bin, v, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(1500 * time.Millisecond):
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+				}
+			}})
+			wantApproval(t, callTool(t, cs, "request_approval", strings.Replace(mcpRestartCall, `"timeout_seconds":60`, `"timeout_seconds":1`, 1)),
+				`{"status":"unresolved","decided_by":null,"note":null,"ended":"deadline"}`)
+		})
+		t.Run(v+"/no elicitation", func(t *testing.T) {
+			cs := stdioClient(t, bin, v, nil)
+			wantApproval(t, callTool(t, cs, "request_approval", mcpRestartCall), `{"status":"unresolved","decided_by":null,"note":null,"ended":"unattended"}`)
+		})
+	}
 }

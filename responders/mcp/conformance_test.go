@@ -83,7 +83,9 @@ func TestConformanceNobodyAnswers(t *testing.T) {
 
 // TestConformanceAnswering runs the conformance suite with a client whose
 // person accepts every form at once with the recommended answers (or the
-// first option, or "yes"), so that the responder ends the asks itself.
+// first option, or "yes"), so that the responder ends the asks itself. An
+// approval's yes/no has no default, and this person answers it no: the kit
+// plays no person who could approve, and checks that none is approved.
 func TestConformanceAnswering(t *testing.T) {
 	respondertest.Run(t, func(t *testing.T) askuser.Responder {
 		return conformanceResponder(t, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -96,7 +98,8 @@ func TestConformanceAnswering(t *testing.T) {
 }
 
 // fill answers a form: each property's default, else its first option,
-// else "yes" (or true).
+// else "yes" (or, for a yes/no, false: the one without a default is an
+// approval's).
 func fill(schema any) map[string]any {
 	data, _ := json.Marshal(schema)
 	var s struct {
@@ -128,7 +131,7 @@ func fill(schema any) map[string]any {
 		case p.Items != nil && len(p.Items.AnyOf) > 0:
 			v = []any{p.Items.AnyOf[0].Const}
 		case p.Type == "boolean":
-			v = true
+			v = false
 		default:
 			v = "yes"
 		}

@@ -34,7 +34,7 @@ type conv struct {
 // A turn is what a reply to the ask's latest form is read against.
 type turn struct {
 	a    *askuser.Ask
-	form *form // nil: the ask went to the card, and the client was sent a link
+	form elicitForm // nil: the ask went to the card, and the client was sent a link
 }
 
 // A need is a form to send, with what its requestState needs.
@@ -102,7 +102,7 @@ func (r *Responder) respondRounds(ctx context.Context, a *askuser.Ask, c *call) 
 		if !c.canForm() {
 			return a.Unreachable()
 		}
-		tn.form = newForm(a.Form(), c.version)
+		tn.form = formFor(a, c)
 		first = tn.form.params("", time.Now())
 	}
 	if n := cv.begin(tn, first); n != nil {
@@ -146,7 +146,7 @@ func (cv *conv) answerLocked(res *mcp.ElicitResult) *need {
 		_ = linkReply(tn.a, res) // ErrClosed: the ask had ended
 		return nil
 	}
-	problem, ended, _ := reply(tn.a, tn.form, res) // an error is ErrClosed: the ask had ended
+	problem, ended, _ := tn.form.reply(tn.a, res) // an error is ErrClosed: the ask had ended
 	if ended || cv.round >= maxForms {
 		return nil // ended, or the deadline decides
 	}

@@ -10,8 +10,9 @@
 //
 // # Overview
 //
-// A Tool serves an askuser contract (ask_user, or a pi contract) as an MCP
-// tool; a Responder, the orchestrator's, asks its calls:
+// A Tool serves an askuser contract (ask_user, a pi contract, or
+// request_approval: see Approvals) as an MCP tool; a Responder, the
+// orchestrator's, asks its calls:
 //
 //	o := &askuser.Orchestrator{Responder: mcpresponder.New(nil)}
 //	tool := &mcpresponder.Tool{Orchestrator: o}
@@ -95,6 +96,43 @@
 // (cancelled). A failed elicitation (the client answers with an error) is
 // no person: the ask is unattended. None of these is ever a JSON-RPC error
 // to the model: the model reads the contract's result.
+//
+// # Approvals
+//
+// The Responder takes approvals (askuser.ApprovalCapable): a Tool whose
+// Dialect is askuser.RequestApproval() serves request_approval, beside
+// ask_user on the same server and orchestrator. An approval is one form
+// elicitation, on every revision. Its message is the approval in words:
+// the agent's intent, the risk ("!!! Risk: IRREVERSIBLE: this cannot be
+// undone !!!" for the worst), the action, the reason and the details, each
+// line of them marked, all made inert; then how long the person has, and
+// that the deadline decides nothing. Its form:
+//   - approve, "Approve this action": a required yes/no, with no default,
+//     so that neither a client nor the SDK can fill it in;
+//   - confirm, "Type approve to confirm", only for an irreversible action:
+//     a required text, which must be "approve" (case and surrounding spaces
+//     aside) for a yes to count;
+//   - remember, "For the rest of this session": an optional yes/no (no by
+//     default) that makes the decision hold for the same action in the
+//     session;
+//   - note, "Note for your agent": optional text passed on with the
+//     decision.
+//
+// Accept with a yes approves (approve, or approve_session); accept with a
+// no denies (deny, or deny_session); decline denies; cancel decides
+// nothing (unresolved, dismissed). A reply that does not match — a field
+// not asked for, a value of the wrong type, no yes/no, a yes to an
+// irreversible action without "approve" typed, a note that looks like a
+// credential — is no decision, and is handled as for questions: the person
+// is asked again, at most twice, then the approval waits for its
+// deadline, which leaves it unresolved. A client without elicitation, or
+// whose elicitation fails, is nobody to ask: unresolved, at once. Nothing
+// but a person's matching yes approves. The decision's principal is the
+// verified bearer token's user, where the call carries one.
+//
+// The MCP client stands for the person: it shows the form to its user,
+// not to the model. A client that answers elicitations by itself (or
+// through its model) could approve; do not serve request_approval to one.
 //
 // # Secrets
 //

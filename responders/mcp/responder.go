@@ -119,14 +119,14 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 // converse shows the form, from within the tool call, until a reply ends
 // the ask, or until the third form's reply did not match either.
 func (r *Responder) converse(ctx context.Context, a *askuser.Ask, c *call) error {
-	f := newForm(a.Form(), c.version)
+	f := formFor(a, c)
 	problem := ""
 	for sent := 1; ; sent++ {
 		res, err := c.req.Session.Elicit(ctx, f.params(problem, time.Now()))
 		switch {
 		case err == nil:
 			var ended bool
-			if problem, ended, err = reply(a, f, res); ended {
+			if problem, ended, err = f.reply(a, res); ended {
 				return err
 			}
 		case ctx.Err() != nil:
@@ -143,6 +143,29 @@ func (r *Responder) converse(ctx context.Context, a *askuser.Ask, c *call) error
 			return nil
 		}
 	}
+}
+
+// An elicitForm is what one form elicitation asks: an ask's questions
+// (form), or an approval (approvalForm).
+type elicitForm interface {
+	// params returns the elicitation, saying what was wrong with the last
+	// reply when problem is not empty.
+	params(problem string, now time.Time) *mcp.ElicitParams
+	// reply acts on the person's reply to it: see reply.
+	reply(a *askuser.Ask, res *mcp.ElicitResult) (problem string, ended bool, err error)
+}
+
+// formFor maps an ask (with no sealed question) onto its form elicitation
+// for the call's client.
+func formFor(a *askuser.Ask, c *call) elicitForm {
+	if a.Form().Approval != nil {
+		return newApprovalForm(a.Form(), c)
+	}
+	return newForm(a.Form(), c.version)
+}
+
+func (m *form) reply(a *askuser.Ask, res *mcp.ElicitResult) (problem string, ended bool, err error) {
+	return reply(a, m, res)
 }
 
 // reply acts on the person's reply to the form f: accept with content

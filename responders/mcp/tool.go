@@ -57,7 +57,9 @@ type Tool struct {
 	// responder). Its responder must be, or reach, a *Responder, or nobody
 	// is asked through the client.
 	Orchestrator *askuser.Orchestrator
-	// Dialect is the tool's contract (nil: askuser.AskUser()).
+	// Dialect is the tool's contract (nil: askuser.AskUser()). A server
+	// that offers request_approval (askuser.RequestApproval()) beside
+	// ask_user adds a Tool for each, on the same orchestrator.
 	Dialect askuser.Dialect
 	// Keys seal the requestState of a multi round-trip ask (nil: a key
 	// made up for the life of the Tool, so that only this process can
