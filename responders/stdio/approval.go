@@ -9,6 +9,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/internal/termtext"
 )
 
 // approval asks the person for permission to act: on a terminal only (the
@@ -63,23 +64,6 @@ func (s *asking) settle(err error) error {
 	return s.finish()
 }
 
-// riskLine says how much harm the action can do, loudest for what cannot
-// be undone. The responder writes no colour (no escape sequence of its
-// own), so the words and the marks carry it.
-func riskLine(r askuser.Risk) string {
-	switch r {
-	case askuser.RiskIrreversible:
-		return "!!! Risk: IRREVERSIBLE: this cannot be undone !!!"
-	case askuser.RiskHigh:
-		return "!! Risk: HIGH"
-	case askuser.RiskMedium:
-		return "Risk: medium"
-	case askuser.RiskLow:
-		return "Risk: low"
-	}
-	return "Risk: " + inert.Line(string(r))
-}
-
 // showApproval prints what is asked: the call's title and intent, the
 // risk, the action, the reason and the details, all made inert, and how to
 // answer.
@@ -94,7 +78,7 @@ func (s *asking) showApproval(irreversible bool) {
 		fmt.Fprintf(&b, "%s\n", inert.Line(s.call.HumanIntent))
 	}
 	b.WriteString("Your agent asks your permission.\n")
-	fmt.Fprintf(&b, "%s\n", riskLine(ap.Risk))
+	fmt.Fprintf(&b, "%s\n", termtext.Risk(ap.Risk))
 	fmt.Fprintf(&b, "Action: %s\n", inert.Line(ap.Action))
 	fmt.Fprintf(&b, "Reason: %s\n", inert.Line(ap.Reason))
 	if ap.Details != "" {
@@ -190,38 +174,11 @@ func readTerminal(f *os.File) (lines <-chan []byte, stop func()) {
 	}
 }
 
-// approvalSummary says how an approval ended, from its verdict.
+// approvalSummary says how an approval ended, from its verdict, as a
+// sentence: the action was shown above it.
 func approvalSummary(o *askuser.Outcome) string {
 	v, _ := askuser.ApprovalVerdict(o)
-	var s string
-	switch v.Status {
-	case askuser.Approved:
-		s = "Approved, this once."
-		if v.Remember {
-			s = "Approved for the rest of this session."
-		}
-	case askuser.Denied:
-		s = "Denied."
-		if v.Remember {
-			s = "Denied for the rest of this session."
-		}
-	default:
-		const none = "nothing was decided, and your agent has no permission."
-		switch v.Ended {
-		case askuser.ReasonDeadline:
-			s = "Time is up: " + none
-		case askuser.ReasonDismissed:
-			s = "Dismissed: " + none
-		case askuser.ReasonSuperseded:
-			s = "Withdrawn by the program: " + none
-		case askuser.ReasonUnattended:
-			s = "Nobody could be asked: " + none
-		case askuser.ReasonCaller:
-			s = "The agent stopped waiting: " + none
-		default:
-			s = "The ask failed: " + none
-		}
-	}
+	s := termtext.Verdict(v) + "."
 	if v.Note != "" {
 		s += " Your note: " + quoted(v.Note)
 	}

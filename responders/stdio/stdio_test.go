@@ -440,7 +440,7 @@ func TestDeadlineInQuestion3(t *testing.T) {
 				`{"id":"env","selected":["staging"],"other_text":null,"answered_by":"user"},` +
 				`{"id":"region","selected":["eu"],"other_text":null,"answered_by":"user"},` +
 				`{"id":"size","selected":["small"],"other_text":null}]}`,
-			says: "Time is up: env → staging (your answer), region → eu (your answer), size → small (default)\n",
+			says: "Time is up: env → staging (your answer), region → eu (your answer), size → small (recommended, applied at the deadline)\n",
 		},
 		{
 			name: "text",
@@ -451,7 +451,7 @@ func TestDeadlineInQuestion3(t *testing.T) {
 			want: `{"status":"declined","answered_by":"timeout","answers":[` +
 				`{"id":"env","selected":["staging"],"other_text":null,"answered_by":"user"},` +
 				`{"id":"region","selected":["eu"],"other_text":null,"answered_by":"user"}]}`,
-			says: "Time is up: nothing was applied; the call is declined, with your answers: env → staging (your answer), region → eu (your answer)\n",
+			says: "Time is up: nothing more was applied; the ask ends with your answers: env → staging (your answer), region → eu (your answer)\n",
 		},
 	}
 	for _, tt := range tests {

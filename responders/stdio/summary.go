@@ -3,12 +3,12 @@ package stdio
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/internal/termtext"
 )
 
 // countdown is the line shown at NudgeAt: the time left, and what the
@@ -41,7 +41,7 @@ func (s *asking) countdown() string {
 			}
 			return fmt.Sprintf("⏳ %d s left: at the deadline, %s", left, what)
 		}
-		applied = append(applied, labels(q, d))
+		applied = append(applied, termtext.Labels(q, d, words.LabelSep))
 		parts = append(parts, inert.Line(q.Header)+" → "+applied[len(applied)-1])
 	}
 	switch len(parts) {
@@ -53,108 +53,18 @@ func (s *asking) countdown() string {
 	return fmt.Sprintf("⏳ %d s left: at the deadline, the defaults will be applied: %s", left, strings.Join(parts, ", "))
 }
 
+// words are the line-based responder's own words in what termtext says:
+// its person dismisses an ask by ending the input or interrupting it, and
+// an answer's labels are joined with " + ".
+var words = termtext.Words{Dismissed: "Dismissed", LabelSep: " + "}
+
 // summary says how the ask ended and what was applied, from its outcome.
 func summary(o *askuser.Outcome) string {
-	if o == nil {
-		return "The ask has ended."
-	}
-	if o.Form.Approval != nil {
+	if _, ok := askuser.ApprovalVerdict(o); ok {
 		return approvalSummary(o)
 	}
-	items := answerList(o, o.Reason != askuser.ReasonSubmitted)
-	kept := func(lead string) string {
-		if items == "" {
-			return lead + "; no answer was given."
-		}
-		return lead + "; kept: " + items
-	}
-	switch o.Reason {
-	case askuser.ReasonSubmitted:
-		if items == "" {
-			return "Submitted, with no answers."
-		}
-		return "Submitted: " + items
-	case askuser.ReasonDeadline:
-		if o.Status == askuser.StatusTimedOut {
-			return "Time is up: " + items
-		}
-		if items == "" {
-			return "Time is up: nothing was applied; the call is declined."
-		}
-		return "Time is up: nothing was applied; the call is declined, with your answers: " + items
-	case askuser.ReasonDismissed:
-		return kept("Dismissed")
-	case askuser.ReasonDeclined:
-		return "Declined."
-	case askuser.ReasonSuperseded:
-		return kept("Withdrawn by the program")
-	case askuser.ReasonUnattended:
-		if o.Status == askuser.StatusAnswered && items != "" {
-			return "Nobody could be asked: " + items
-		}
-		return "Nobody could be asked; the call is declined."
-	case askuser.ReasonCaller:
-		return "The agent stopped waiting; nothing is passed on."
-	}
-	return kept("The ask ended (" + inert.Line(string(o.Reason)) + ")")
+	return termtext.Summary(o, words)
 }
 
-// answerList lists the final answers as "Header → value (who)".
-func answerList(o *askuser.Outcome, who bool) string {
-	var items []string
-	for _, f := range o.Answers {
-		q := o.Form.Question(f.QuestionID)
-		if q == nil {
-			continue
-		}
-		var vals []string
-		if len(f.Selected) > 0 {
-			vals = append(vals, labels(q, f.Selected))
-		}
-		if t := strings.TrimSpace(f.Other); t != "" {
-			vals = append(vals, quoted(t))
-		}
-		if f.SecretRef != "" {
-			vals = append(vals, inert.Line(f.SecretRef))
-		}
-		item := inert.Line(q.Header) + " → " + strings.Join(vals, " + ")
-		if who {
-			switch f.Source {
-			case askuser.SourcePerson:
-				item += " (your answer)"
-			case askuser.SourceDefault:
-				item += " (default)"
-			case askuser.SourceDraft:
-				item += " (your draft)"
-			}
-		}
-		items = append(items, item)
-	}
-	return strings.Join(items, ", ")
-}
-
-// labels names option values by their labels, in option order, joined
-// with " + "; a value no option has is shown as it is, last. All are made
-// inert.
-func labels(q *askuser.Question, values []string) string {
-	var ls []string
-	for _, o := range q.Options {
-		if slices.Contains(values, o.Value) {
-			ls = append(ls, inert.Line(o.Label))
-		}
-	}
-	for _, v := range values {
-		if q.Option(v) == nil {
-			ls = append(ls, inert.Line(v))
-		}
-	}
-	return strings.Join(ls, " + ")
-}
-
-// quoted shows free text (typed by the person, or a prefill) in double
-// quotes, made inert. A quote inside is shown as it is, as inert shows a
-// backslash: the text is for reading, and nothing in it can act on the
-// terminal.
-func quoted(s string) string {
-	return `"` + inert.Line(s) + `"`
-}
+// quoted shows free text in double quotes, made inert.
+func quoted(s string) string { return termtext.Quoted(s) }

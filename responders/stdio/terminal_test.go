@@ -209,7 +209,7 @@ func TestSecretDeadlineRestoresTerminal(t *testing.T) {
 	if !echoOn(t, tty) {
 		t.Error("the terminal does not echo after the deadline")
 	}
-	if !strings.HasSuffix(out.String(), "Time is up: nothing was applied; the call is declined.\n") {
+	if !strings.HasSuffix(out.String(), "Time is up: nothing was applied; the ask ends unanswered.\n") {
 		t.Errorf("the output does not end with what the deadline did:\n%s", out.String())
 	}
 }

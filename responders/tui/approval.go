@@ -9,6 +9,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/internal/termtext"
 )
 
 // An approval asks a person for permission to act. It gets a card of its
@@ -198,21 +199,18 @@ func (m *model) detailLines(ap *apState) []string {
 // based terminal does, loudest for what cannot be undone; the theme adds
 // colour.
 func (m *model) riskLine(r askuser.Risk) string {
-	var s string
 	var st lipgloss.Style
 	switch r {
 	case askuser.RiskIrreversible:
-		s, st = "!!! Risk: IRREVERSIBLE: this cannot be undone !!!", m.th.riskIrreversible
+		st = m.th.riskIrreversible
 	case askuser.RiskHigh:
-		s, st = "!! Risk: HIGH", m.th.riskHigh
+		st = m.th.riskHigh
 	case askuser.RiskMedium:
-		s, st = "Risk: medium", m.th.riskMedium
+		st = m.th.riskMedium
 	case askuser.RiskLow:
-		s, st = "Risk: low", m.th.riskLow
-	default:
-		s = "Risk: " + inert.Line(string(r))
+		st = m.th.riskLow
 	}
-	return m.th.paint(st, s)
+	return m.th.paint(st, termtext.Risk(r))
 }
 
 // approvalHead is the top of an approval's card, which never scrolls: the
@@ -318,47 +316,16 @@ func (m *model) approvalHelp(av *askView, b func(k, desc string)) {
 }
 
 // approvalSummary says how an approval ended, from its verdict, and what
-// it was for.
+// it was for: the card that showed the action is gone when this is shown.
 func approvalSummary(o *askuser.Outcome) string {
 	v, _ := askuser.ApprovalVerdict(o)
-	action := inert.Line(o.Form.Approval.Action)
-	var s string
-	switch v.Status {
-	case askuser.Approved, askuser.Denied:
-		word := "Approved"
-		if v.Status == askuser.Denied {
-			word = "Denied"
-		}
-		switch {
-		case v.DecidedBy == askuser.ByRemembered:
-			s = word + ", as you decided earlier in this session: "
-		case v.DecidedBy == askuser.ByPolicy:
-			s = word + " by the program's policy: "
-		case v.Remember:
-			s = word + " for the rest of this session: "
-		case v.Status == askuser.Approved:
-			s = "Approved, this once: "
-		default:
-			s = "Denied: "
-		}
-	default:
-		const none = ": nothing was decided, and your agent has no permission for: "
-		switch v.Ended {
-		case askuser.ReasonDeadline:
-			s = "Time is up" + none
-		case askuser.ReasonDismissed:
-			s = "Dismissed" + none
-		case askuser.ReasonSuperseded:
-			s = "Withdrawn by the program" + none
-		case askuser.ReasonUnattended:
-			s = "Nobody could be asked" + none
-		case askuser.ReasonCaller:
-			s = "The agent stopped waiting" + none
-		default:
-			s = "The ask failed" + none
-		}
+	s := termtext.Verdict(v)
+	if v.Status == askuser.Unresolved {
+		s += " for: "
+	} else {
+		s += ": "
 	}
-	s += action
+	s += inert.Line(o.Form.Approval.Action)
 	if v.Note != "" {
 		s += " — your note: " + quoted(v.Note)
 	}
