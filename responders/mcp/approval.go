@@ -10,6 +10,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/internal/termtext"
 )
 
 // CanTakeApprovals reports true: the Responder takes approvals
@@ -250,18 +251,6 @@ func approvalMessage(f *askuser.Form, problem string, now time.Time) string {
 }
 
 // riskLine says how much harm the action can do, in the words the terminal
-// responder uses: the message is plain text, so the words and the marks
+// responders use: the message is plain text, so the words and the marks
 // carry it.
-func riskLine(r askuser.Risk) string {
-	switch r {
-	case askuser.RiskIrreversible:
-		return "!!! Risk: IRREVERSIBLE: this cannot be undone !!!"
-	case askuser.RiskHigh:
-		return "!! Risk: HIGH"
-	case askuser.RiskMedium:
-		return "Risk: medium"
-	case askuser.RiskLow:
-		return "Risk: low"
-	}
-	return "Risk: " + inert.Line(string(r))
-}
+func riskLine(r askuser.Risk) string { return termtext.Risk(r) }
