@@ -2,6 +2,7 @@ package askuser
 
 import (
 	"context"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -33,6 +34,7 @@ type Ask struct {
 	endCh     chan struct{} // closed when the ask has an ending
 	done      chan struct{} // closed when the outcome is final
 	outcome   *Outcome
+	afterEnd  []func() // run once the outcome is final; taken by finish
 }
 
 // held is an accepted answer (or a draft). Sealed answers keep only their
@@ -78,6 +80,55 @@ func (a *Ask) Outcome() *Outcome {
 	default:
 		return nil
 	}
+}
+
+// AfterEnd arranges for f to run once the ask's outcome is final, in a
+// goroutine of its own, as context.AfterFunc does; at once (in a goroutine)
+// when the outcome is already final. Each f runs once, after Done is closed,
+// so it may read Outcome and call any method of the Ask; the functions
+// registered before the ask ended run one after another in the order they
+// were registered. A panic in f is logged and goes no further.
+// Orchestrator.Wait waits for every f whose ask is final. An EventDriven
+// responder uses AfterEnd to learn that an ask has ended without a
+// goroutine waiting for it.
+func (a *Ask) AfterEnd(f func()) {
+	if f == nil {
+		return
+	}
+	a.mu.Lock()
+	select {
+	case <-a.done:
+		// finish closed done before it took the list: it will not see f.
+		a.mu.Unlock()
+		a.runAfterEnd([]func(){f})
+		return
+	default:
+	}
+	a.afterEnd = append(a.afterEnd, f)
+	a.mu.Unlock()
+}
+
+// runAfterEnd runs fs in a goroutine that Orchestrator.Wait counts.
+func (a *Ask) runAfterEnd(fs []func()) {
+	if len(fs) == 0 {
+		return
+	}
+	a.o.running.Add(1)
+	go func() {
+		defer a.o.running.Done()
+		for _, f := range fs {
+			a.callAfterEnd(f)
+		}
+	}()
+}
+
+func (a *Ask) callAfterEnd(f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.o.logger().Error("askuser: a function registered with AfterEnd panicked", "ask", a.id, "responder", a.responder, "err", &PanicError{Value: p, Stack: debug.Stack()})
+		}
+	}()
+	f()
 }
 
 // SetPrincipal records who is answering (an opaque name the embedding

@@ -54,7 +54,9 @@ import (
 // A responder may implement optional interfaces, found on it or on what it
 // wraps (see Wrapper): Presence (is anybody there), SecretCapable (can it
 // collect a credential), ApprovalCapable (can it take an approval) and
-// Named (its name in the journal).
+// Named (its name in the journal). A responder driven by events (HTTP
+// requests, messages) rather than by a goroutine per ask implements
+// EventDriven, and is told about asks instead of being called per ask.
 type Responder interface {
 	Respond(ctx context.Context, a *Ask) error
 }
@@ -81,6 +83,38 @@ type SecretCapable interface {
 	CanCollectSecrets() bool
 }
 
+// EventDriven is implemented by a responder that is driven by events — a
+// web page's requests, a client's messages — and so needs no goroutine per
+// pending ask. The orchestrator calls Asked once per ask, on the caller's
+// goroutine, in place of Respond (which it then does not call): where Respond
+// would be started, after every Presence, SecretCapable and ApprovalCapable
+// check. Asked must not block. It keeps the ask wherever the responder
+// looks asks up, and returns; the responder then reports answers and ends
+// the ask through the *Ask from its own events, with every rule of Respond
+// (see Responder): each answer checked on arrival, one ending, ErrClosed
+// once the ask has ended (at exactly ExpiresAt the deadline wins). It learns
+// that the ask has ended, and its final outcome, through Ask.AfterEnd; the
+// orchestrator finalizes at the first ending, at the deadline, when the
+// caller goes away or when the ask is superseded, without a goroutine of the
+// responder's.
+//
+// A panic in Asked ends the ask as a responder fault, as a panic in Respond
+// does, and is logged; the caller is not hurt. Asked returning without an
+// ending is not a fault: the ask stays pending until an event or the
+// deadline ends it.
+//
+// The orchestrator finds EventDriven on the responder or down its chain of
+// Unwrap, like the other optional interfaces. A wrapper whose Respond does
+// more than call the wrapped responder's must implement EventDriven itself
+// (forwarding to the wrapped Asked), or not unwrap: otherwise the
+// orchestrator calls the wrapped Asked and the wrapper's Respond is not
+// called. FirstReachable does not forward Asked: it calls the chosen
+// responder's Respond, so an EventDriven responder keeps a working Respond
+// for it (one that calls Asked and returns once ctx is done is enough).
+type EventDriven interface {
+	Asked(a *Ask)
+}
+
 // Named is implemented by a responder that names itself for the journal
 // and the Outcome; others are named by their Go type.
 type Named interface {
@@ -89,10 +123,10 @@ type Named interface {
 
 // Wrapper is implemented by a responder that wraps another. The
 // orchestrator looks for every optional interface (Presence, SecretCapable,
-// ApprovalCapable, Named) on the responder first and then down the chain of Unwrap, as
-// http.ResponseController does, so that wrapping hides no capability. A
-// wrapper that implements an optional interface itself answers for the
-// whole chain.
+// ApprovalCapable, Named, EventDriven) on the responder first and then
+// down the chain of Unwrap, as http.ResponseController does, so that
+// wrapping hides no capability. A wrapper that implements an optional
+// interface itself answers for the whole chain.
 type Wrapper interface {
 	Unwrap() Responder
 }

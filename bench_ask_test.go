@@ -72,6 +72,64 @@ func BenchmarkPendingAskMemory(b *testing.B) {
 	}
 }
 
+// BenchmarkPendingAskMemoryEventDriven is BenchmarkPendingAskMemory, same
+// fixture and baseline, with a responder driven by events (EventDriven): it
+// keeps each ask in a map, as the web card does, and forgets it through
+// Ask.AfterEnd, so no goroutine of its own waits for an ask. Run beside the
+// goroutine-per-ask figure:
+//
+//	go test -run='^$' -bench=PendingAskMemory -count=5 .
+func BenchmarkPendingAskMemoryEventDriven(b *testing.B) {
+	const n = 10000
+	data := benchCall(b)
+	for b.Loop() {
+		bare := inUseWith(n, func(release <-chan struct{}, ready *sync.WaitGroup) {
+			ready.Done()
+			<-release
+		})
+		r := &keptAsks{asks: map[string]*Ask{}}
+		o := &Orchestrator{Responder: r}
+		r.shown.Add(n)
+		asks := inUseWith(n, func(release <-chan struct{}, ready *sync.WaitGroup) {
+			ready.Done()
+			_, _ = o.Handle(context.Background(), Request{Session: "bench", Arguments: data})
+		}, func() { r.shown.Wait() }, func() { o.Supersede("bench") })
+		o.Wait()
+		if len(r.asks) != 0 {
+			b.Fatalf("%d asks still kept after every ask ended", len(r.asks))
+		}
+		b.ReportMetric(float64(asks-bare)/n, "B/ask")
+		b.ReportMetric(float64(bare)/n, "B/parked-goroutine")
+	}
+}
+
+// keptAsks is a minimal EventDriven responder: it keeps the pending asks by
+// id for events to find, and forgets each once it has ended.
+type keptAsks struct {
+	shown sync.WaitGroup
+	mu    sync.Mutex
+	asks  map[string]*Ask
+}
+
+func (r *keptAsks) Asked(a *Ask) {
+	r.mu.Lock()
+	r.asks[a.ID()] = a
+	r.mu.Unlock()
+	a.AfterEnd(func() {
+		r.mu.Lock()
+		delete(r.asks, a.ID())
+		r.mu.Unlock()
+	})
+	r.shown.Done()
+}
+
+// Respond is not called: the orchestrator calls Asked instead.
+func (r *keptAsks) Respond(ctx context.Context, a *Ask) error {
+	r.Asked(a)
+	<-ctx.Done()
+	return nil
+}
+
 // inUseWith starts n goroutines running f, waits until each has called
 // ready.Done and settle[0] has returned, and returns the heap and stack
 // bytes in use beyond what was in use before. settle[1], if given, ends

@@ -87,10 +87,18 @@ by type assertion on the responder and then down the chain of
   - [SecretCapable]: whether it can collect a credential safely; when it
     cannot, a form with a secret or sensitive question is unattended.
   - [Named]: its name in the journal and on [Outcome.Responder].
+  - [EventDriven]: a responder driven by events (a web page's requests, a
+    client's messages) is told about each ask through Asked, on the caller's
+    goroutine, instead of being called per ask in a goroutine of its own. It
+    reports and ends the ask through the *Ask from its events, under the
+    same rules, and learns of the final outcome through [Ask.AfterEnd]. A
+    pending ask then holds no goroutine but its caller's. [FirstReachable]
+    calls Respond, so such a responder keeps a working one.
 
 Handle returns as soon as an outcome is final, which may be before the
 responder's Respond has returned. [Orchestrator.Wait] waits for every
-Respond the orchestrator started, before a test reads a responder's state
+Respond the orchestrator started — and for every Asked call and every
+AfterEnd function of a final ask — before a test reads a responder's state
 or a program shuts down.
 
 The responders that ship are responders/auto (nobody is there),

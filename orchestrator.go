@@ -62,7 +62,8 @@ type Orchestrator struct {
 	consentStore ConsentStore
 	stager       secretstore.Stager // store, staging sealed answers until their ask is final
 	respName     string
-	running      sync.WaitGroup // Respond calls that have not returned
+	events       EventDriven    // Responder's, when it is driven by events
+	running      sync.WaitGroup // Respond and Asked calls and AfterEnd functions that have not returned
 
 	mu      sync.Mutex
 	pending map[string]*Ask      // by ask id
@@ -103,6 +104,7 @@ func (o *Orchestrator) init() {
 	o.initOnce.Do(func() {
 		o.store = o.Secrets
 		o.respName = responderName(o.Responder)
+		o.events, _ = findOptional[EventDriven](o.Responder)
 		if o.store == nil {
 			o.store = secretstore.NewMemory(nil)
 		}
@@ -326,9 +328,13 @@ func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Form, d Dialect) 
 	}
 }
 
-// wait runs the responder under a context that ends at the deadline and
-// finalizes at the first ending.
+// wait runs the responder under a context that ends at the deadline — or
+// tells an EventDriven one about the ask — and finalizes at the first
+// ending.
 func (o *Orchestrator) wait(ctx context.Context, a *Ask) (*Outcome, error) {
+	if o.events != nil {
+		return o.waitEvents(ctx, a)
+	}
 	rctx, cancel := context.WithDeadline(ctx, a.form.ExpiresAt)
 	o.running.Add(1)
 	go a.run(rctx, o.Responder)
@@ -344,6 +350,28 @@ func (o *Orchestrator) wait(ctx context.Context, a *Ask) (*Outcome, error) {
 	cancel()
 	return o.finish(ctx, a)
 }
+
+// waitEvents is wait for an EventDriven responder: it tells the responder
+// about the ask and parks the caller on the ask's ending alone, with the
+// deadline and the caller's going away as callbacks that end the ask, so
+// that a pending ask holds no goroutine but its caller's, and that one with
+// a frame small enough for the runtime to shrink its stack back while it
+// waits (BenchmarkPendingAskMemoryEventDriven shows it).
+//
+//go:noinline
+func (o *Orchestrator) waitEvents(ctx context.Context, a *Ask) (*Outcome, error) {
+	deadline := time.AfterFunc(time.Until(a.form.ExpiresAt), a.deadlinePassed)
+	stop := context.AfterFunc(ctx, a.callerGone)
+	o.running.Add(1)
+	a.notify(o.events)
+	<-a.endCh
+	deadline.Stop()
+	stop()
+	return o.finish(ctx, a)
+}
+
+func (a *Ask) deadlinePassed() { a.tryEnd(&ending{reason: ReasonDeadline}) }
+func (a *Ask) callerGone()     { a.tryEnd(&ending{reason: ReasonCaller}) }
 
 func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool {
 	if r == nil {
@@ -369,11 +397,14 @@ func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool 
 }
 
 // Wait blocks until every Respond the orchestrator has started has
-// returned. Handle returns as soon as an ask's outcome is final, which may
-// be before its responder is done unwinding (the deadline does not wait for
-// a responder); a test, or a program shutting down, calls Wait before it
-// reads a responder's state or releases what the responder uses. A
-// responder that ignores its context keeps Wait waiting.
+// returned, and, for an EventDriven responder, every Asked call and every
+// function registered with Ask.AfterEnd whose ask is final. Handle returns
+// as soon as an ask's outcome is final, which may be before its responder
+// is done unwinding (the deadline does not wait for a responder); a test,
+// or a program shutting down, calls Wait before it reads a responder's
+// state or releases what the responder uses. A responder that ignores its
+// context keeps Wait waiting. An EventDriven responder's pending asks do
+// not: Wait waits for their AfterEnd functions only once they have ended.
 func (o *Orchestrator) Wait() { o.running.Wait() }
 
 // run calls the responder and turns a return without an ending, an error or
@@ -404,6 +435,24 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 		a.tryEnd(&ending{reason: ReasonFault, fault: err})
 	}()
 	err = r.Respond(ctx, a)
+}
+
+// notify tells an EventDriven responder about the ask, on the caller's
+// goroutine, and turns a panic into a fault. It counts in Orchestrator.Wait
+// (the caller has added it) until it returns.
+func (a *Ask) notify(ev EventDriven) {
+	defer a.o.running.Done()
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		err := &PanicError{Value: p, Stack: debug.Stack()}
+		if !a.tryEnd(&ending{reason: ReasonFault, fault: err}) {
+			a.o.logger().Warn("askuser: the responder failed after the ask ended; the outcome stands", "ask", a.id, "responder", a.responder, "err", err)
+		}
+	}()
+	ev.Asked(a)
 }
 
 // finish builds, encodes and publishes the outcome once the ask has an
@@ -454,6 +503,11 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 	o.mu.Unlock()
 	a.outcome = out
 	close(a.done)
+	a.mu.Lock()
+	after := a.afterEnd
+	a.afterEnd = nil
+	a.mu.Unlock()
+	a.runAfterEnd(after)
 
 	if out.Reason == ReasonCaller {
 		return nil, ctx.Err()

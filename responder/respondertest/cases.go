@@ -1,7 +1,6 @@
 package respondertest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -105,8 +104,9 @@ type batch struct {
 	needs func(e *env) error
 	// asks is what the case asks.
 	asks func(e *env) []namedForm
-	// before, when set, runs in each Respond before the responder is called.
-	before func(ctx context.Context, e *env, a *askuser.Ask)
+	// before, when set, runs in each Respond (or Asked) before the
+	// responder is called; Respond is called once the ask's context is done.
+	before func(e *env, a *askuser.Ask)
 	// check is what the case expects of the asks once they have ended.
 	check func(e *env, ps []*pend) error
 	// settled, when set, says what could not be checked had a Respond not
@@ -244,9 +244,8 @@ func supersede(e *env, p *pend) { e.o.Supersede(p.session) }
 func goAway(_ *env, p *pend) { p.cancel() }
 
 // supersedeFirst ends the ask before the responder sees it.
-func supersedeFirst(ctx context.Context, e *env, a *askuser.Ask) {
+func supersedeFirst(e *env, a *askuser.Ask) {
 	e.o.Supersede(a.Session())
-	<-ctx.Done()
 }
 
 // What a case expects.

@@ -33,8 +33,9 @@ type env struct {
 	asks  []*pend
 	byKey map[string]*pend
 	seq   int
-	// before, when set, runs in Respond before the responder is called.
-	before func(ctx context.Context, e *env, a *askuser.Ask)
+	// before, when set, runs in Respond (or Asked) before the responder is
+	// called; Respond is called once the ask's context is done.
+	before func(e *env, a *askuser.Ask)
 }
 
 // Deadlines: short ones are meant to pass, long ones to be ended another
@@ -67,8 +68,12 @@ func (e *env) start() error {
 	e.r = r
 	e.store = &sealedStore{Store: secretstore.NewMemory(nil)}
 	e.byKey = map[string]*pend{}
+	var kit askuser.Responder = &probe{e: e, r: r}
+	if ev, ok := findOptional[askuser.EventDriven](r); ok {
+		kit = &eventProbe{probe{e: e, r: r}, ev}
+	}
 	e.o = &askuser.Orchestrator{
-		Responder: &probe{e: e, r: r},
+		Responder: kit,
 		Logger:    slog.New(slog.NewTextHandler(&e.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Secrets:   e.store,
 	}
@@ -278,6 +283,17 @@ type probe struct {
 }
 
 func (p *probe) Respond(ctx context.Context, a *askuser.Ask) (err error) {
+	c, before := p.enter(a)
+	defer c.leave(&err)
+	if before != nil {
+		before(p.e, a)
+		<-ctx.Done()
+	}
+	return p.r.Respond(ctx, a)
+}
+
+// enter records a call for the ask and returns the case's before.
+func (p *probe) enter(a *askuser.Ask) (*call, func(*env, *askuser.Ask)) {
 	e := p.e
 	e.reached.Store(true)
 	c := &call{ask: a, given: cloneForm(a.Form()), returned: make(chan struct{})}
@@ -289,18 +305,36 @@ func (p *probe) Respond(ctx context.Context, a *askuser.Ask) (err error) {
 		pd.c = c
 		close(pd.entered)
 	}
-	defer func() {
-		v := recover()
-		c.err, c.panicked, c.panicVal = err, v != nil, v
-		close(c.returned)
-		if v != nil {
-			panic(v)
-		}
-	}()
-	if before != nil {
-		before(ctx, e, a)
+	return c, before
+}
+
+// leave records how the call returned, and panics again with a panic.
+// It is deferred.
+func (c *call) leave(err *error) {
+	v := recover()
+	c.err, c.panicked, c.panicVal = *err, v != nil, v
+	close(c.returned)
+	if v != nil {
+		panic(v)
 	}
-	return p.r.Respond(ctx, a)
+}
+
+// eventProbe is the probe of a responder driven by events: the
+// orchestrator calls its Asked, which it records as a call (returned when
+// Asked has) and hands to the responder's.
+type eventProbe struct {
+	probe
+	ev askuser.EventDriven
+}
+
+func (p *eventProbe) Asked(a *askuser.Ask) {
+	var err error
+	c, before := p.enter(a)
+	defer c.leave(&err)
+	if before != nil {
+		before(p.e, a)
+	}
+	p.ev.Asked(a)
 }
 
 func (p *probe) Unwrap() askuser.Responder { return p.r }

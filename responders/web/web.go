@@ -253,7 +253,6 @@ type Responder struct {
 	csrfKey     [32]byte
 	cop         *http.CrossOriginProtection
 	mux         *http.ServeMux
-	closing     chan struct{}
 
 	codeSum [32]byte // SHA-256 of ApprovalCode, normalized
 	badCode bool     // ApprovalCode is too short: no approval is taken
@@ -262,7 +261,7 @@ type Responder struct {
 	closed     bool
 	wrongCodes int            // wrong approval codes so far
 	codeLocked bool           // MaxApprovalCodeAttempts reached: no more approvals
-	active     sync.WaitGroup // Respond calls in progress
+	active     sync.WaitGroup // asks shown whose ending is not yet published
 	asks       map[string]*entry
 	ended      []string // ended ask ids, oldest first
 	sessions   map[string]*session
@@ -272,6 +271,7 @@ type Responder struct {
 type entry struct {
 	a     *askuser.Ask
 	ended bool
+	nudge *time.Timer // publishes the nudge; nil when NudgeAt had passed
 }
 
 // session is what the responder keeps per session: its pending asks and
@@ -284,7 +284,6 @@ type session struct {
 // New returns a responder; opts may be nil.
 func New(opts *Options) *Responder {
 	r := &Responder{
-		closing:  make(chan struct{}),
 		asks:     map[string]*entry{},
 		sessions: map[string]*session{},
 		cop:      http.NewCrossOriginProtection(),
@@ -363,44 +362,52 @@ func (r *Responder) checkCSRF(req *http.Request, sess string) bool {
 	return got != "" && hmac.Equal([]byte(got), []byte(r.CSRFToken(sess)))
 }
 
-// Respond shows the ask on the card of its session until it ends; see the
-// package doc. It returns once ctx is done and the outcome is published to
-// the connected pages.
-func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
+// Asked shows the ask on the card of its session until it ends; see the
+// package doc. The orchestrator calls it in place of Respond: the card is
+// driven by its pages' requests, and holds no goroutine for a pending ask.
+// The ask's ending and its final outcome are published to the connected
+// pages once the outcome is final.
+func (r *Responder) Asked(a *askuser.Ask) {
 	r.mu.Lock()
 	if r.closed || (a.Form().Approval != nil && !r.approvalsLocked()) {
 		// Closed; or an approval, which nobody is admitted to decide here
 		// (handed over by something that did not ask CanTakeApprovals).
 		r.mu.Unlock()
-		return unreachable(a)
+		if err := unreachable(a); err != nil {
+			r.logger().Error("web: ending an ask as unreachable failed", "ask", a.ID(), "err", err)
+		}
+		return
 	}
 	r.active.Add(1)
-	r.addLocked(a)
-	r.mu.Unlock()
-	defer r.active.Done()
-	r.publish(a.Session(), "ask", a)
-
-	var nudge <-chan time.Time
+	e := r.addLocked(a)
 	if d := time.Until(a.Form().NudgeAt); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		nudge = t.C
+		e.nudge = time.AfterFunc(d, func() { r.nudge(a) })
 	} // else already past: a page shows the countdown from nudge_in_ms
-	for wait := true; wait; {
-		select {
-		case <-nudge:
-			r.publish(a.Session(), "nudge", a)
-			nudge = nil
-		case <-r.closing:
-			_ = unreachable(a)
-			wait = false
-		case <-ctx.Done():
-			wait = false
-		}
-	}
-	<-a.Done() // the orchestrator finalizes at once once ctx is done
-	r.finish(a)
+	r.mu.Unlock()
+	a.AfterEnd(func() {
+		defer r.active.Done()
+		r.finish(a)
+	})
+	r.publish(a.Session(), "ask", a)
+}
+
+// Respond shows the ask as Asked does, for a caller that hands asks over
+// one by one (FirstReachable), and returns once ctx is done.
+func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
+	r.Asked(a)
+	<-ctx.Done()
 	return nil
+}
+
+// nudge tells the pages that a pending ask's deadline is near.
+func (r *Responder) nudge(a *askuser.Ask) {
+	r.mu.Lock()
+	e := r.asks[a.ID()]
+	pending := e != nil && !e.ended
+	r.mu.Unlock()
+	if pending {
+		r.publish(a.Session(), "nudge", a)
+	}
 }
 
 func unreachable(a *askuser.Ask) error {
@@ -410,10 +417,12 @@ func unreachable(a *askuser.Ask) error {
 	return nil
 }
 
-func (r *Responder) addLocked(a *askuser.Ask) {
-	r.asks[a.ID()] = &entry{a: a}
+func (r *Responder) addLocked(a *askuser.Ask) *entry {
+	e := &entry{a: a}
+	r.asks[a.ID()] = e
 	s := r.sessionLocked(a.Session())
 	s.pending[a.ID()] = a
+	return e
 }
 
 func (r *Responder) sessionLocked(name string) *session {
@@ -431,6 +440,9 @@ func (r *Responder) finish(a *askuser.Ask) {
 	r.mu.Lock()
 	if e := r.asks[a.ID()]; e != nil {
 		e.ended = true
+		if e.nudge != nil {
+			e.nudge.Stop()
+		}
 	}
 	r.ended = append(r.ended, a.ID())
 	for len(r.ended) > r.keep {
@@ -475,8 +487,8 @@ func (r *Responder) pending(sess string) []*askuser.Ask {
 }
 
 // Close ends the pending asks as unreachable (nobody can be asked through
-// this responder any more), waits for their Respond calls to return, and
-// then ends every event stream once it has sent what it had queued. Later
+// this responder any more), waits until their outcomes are published to
+// the pages, and then ends every event stream once it has sent what it had queued. Later
 // asks are unreachable at once, and new event streams are refused with 503.
 // An http.Server that serves the responder should call Close before or
 // during Shutdown (http.Server.RegisterOnShutdown), since an open event
@@ -488,8 +500,18 @@ func (r *Responder) Close() error {
 		return nil
 	}
 	r.closed = true
-	close(r.closing)
+	var pending []*askuser.Ask
+	for _, s := range r.sessions {
+		for _, a := range s.pending {
+			pending = append(pending, a)
+		}
+	}
 	r.mu.Unlock()
+	for _, a := range pending {
+		if err := unreachable(a); err != nil {
+			r.logger().Error("web: ending an ask as unreachable failed", "ask", a.ID(), "err", err)
+		}
+	}
 	r.active.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -504,6 +526,7 @@ func (r *Responder) Close() error {
 var (
 	_ askuser.Responder       = (*Responder)(nil)
 	_ askuser.Named           = (*Responder)(nil)
+	_ askuser.EventDriven     = (*Responder)(nil)
 	_ askuser.Presence        = (*Responder)(nil)
 	_ askuser.SecretCapable   = (*Responder)(nil)
 	_ askuser.ApprovalCapable = (*Responder)(nil)
