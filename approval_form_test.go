@@ -138,3 +138,44 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 		})
 	}
 }
+
+// TestApprovalFormNeedsItsContract: a Go-built approval asked in a question
+// contract, or a question form asked in request_approval, is refused and
+// nobody is asked: neither contract could answer it in its own terms.
+func TestApprovalFormNeedsItsContract(t *testing.T) {
+	approval, err := askuser.ApprovalForm(askuser.Approval{Action: "Deploy", Reason: "The fix is ready", Risk: askuser.RiskLow}, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	question := &askuser.Form{Questions: []askuser.Question{{ID: "q", Kind: askuser.KindText, Header: "H", Text: "Why?"}}}
+	tests := []struct {
+		name string
+		form *askuser.Form
+		d    askuser.Dialect
+		want string
+	}{
+		{"approval as ask_user", approval, askuser.AskUser(), "the ask_user contract cannot say that"},
+		{"question as request_approval", question, askuser.RequestApproval(), "asks only approvals"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			asked := false
+			o := &askuser.Orchestrator{Logger: newDiscardLogger(), Responder: askuser.ResponderFunc(func(context.Context, *askuser.Ask) error {
+				asked = true
+				return nil
+			})}
+			_, err := o.Handle(t.Context(), askuser.Request{Session: "s", Form: tt.form, Dialect: tt.d})
+			var ce *askuser.CallError
+			if !errors.As(err, &ce) || !strings.Contains(ce.Message, tt.want) || asked {
+				t.Errorf("Handle = %v (asked: %v), want a *CallError saying %q and nobody asked", err, asked, tt.want)
+			}
+		})
+	}
+	// Each in its own contract is asked.
+	for _, r := range []askuser.Request{{Session: "s", Form: approval}, {Session: "s", Form: question}} {
+		o := &askuser.Orchestrator{Logger: newDiscardLogger()}
+		if _, err := o.Handle(t.Context(), r); err != nil {
+			t.Errorf("Handle(%+v) = %v, want an outcome", r.Form.Questions[0].Kind, err)
+		}
+	}
+}

@@ -162,6 +162,9 @@ func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error
 	var err error
 	if req.Form != nil {
 		form, err = Normalize(req.Form, o.limits())
+		if err == nil {
+			err = contractFits(d, form)
+		}
 	} else {
 		form, err = o.decode(d, req.Arguments)
 	}
@@ -169,6 +172,20 @@ func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error
 		return nil, err
 	}
 	return o.ask(ctx, req.Session, req.ToolCallID, form, d, req.AskedAt)
+}
+
+// contractFits refuses a Go-built form asked in a contract that cannot
+// answer it: an approval in one of the question contracts, whose results
+// cannot say approved, denied or unresolved, or a question form in the
+// request_approval contract.
+func contractFits(d Dialect, f *Form) error {
+	switch name := d.Name(); {
+	case f.Approval != nil && (name == AskUser().Name() || name == "pi-ask" || name == "pi"):
+		return formError("an approval is asked in the request_approval contract (RequestApproval(), or no Dialect), whose result says approved, denied or unresolved; the " + name + " contract cannot say that")
+	case f.Approval == nil && name == RequestApproval().Name():
+		return formError("the request_approval contract asks only approvals; build the form with ApprovalForm")
+	}
+	return nil
 }
 
 // decode decodes a call as Decode does, and logs a dialect's bug.
