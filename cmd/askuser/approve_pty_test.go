@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,14 +15,7 @@ import (
 // at the controlling terminal decides; without one, nobody can, and a "y"
 // in the pipe is never taken for a decision.
 func TestApprovePTY(t *testing.T) {
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build askuser with")
-	}
-	bin := filepath.Join(t.TempDir(), "askuser")
-	if out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAskuser(t)
 	call := writeFile(t, "call.json", approvalCall)
 
 	for _, tt := range []struct {

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,14 +12,7 @@ import (
 // decides with the keyboard, and the result is printed on standard output
 // once the screen is given back.
 func TestApproveTUIOnPTY(t *testing.T) {
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build askuser with")
-	}
-	bin := filepath.Join(t.TempDir(), "askuser")
-	if out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAskuser(t)
 	t.Setenv("TERM", "xterm-256color")
 	t.Setenv("NO_COLOR", "")
 	call := writeFile(t, "call.json", approvalCall)

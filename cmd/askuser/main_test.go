@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,7 +28,40 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
 	os.RemoveAll(state)
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
 	os.Exit(code)
+}
+
+// built is the command, built once for every test that runs it as a
+// process.
+var built struct {
+	sync.Once
+	dir, bin string
+	out      []byte
+	err      error
+}
+
+// buildAskuser returns the path of the built command, building it the
+// first time; without a go command the test is skipped.
+func buildAskuser(t *testing.T) string {
+	t.Helper()
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build askuser with")
+	}
+	built.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "askuser-bin-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "askuser")
+		built.out, built.err = exec.Command(gotool, "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.bin
 }
 
 // cli runs the command in-process and returns its exit code, stdout and

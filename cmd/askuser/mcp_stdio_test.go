@@ -33,20 +33,6 @@ const mcpDeployCall = `{"questions":[{"id":"env","header":"Env","question":"Depl
 
 const mcpSecretCall = `{"questions":[{"kind":"secret","id":"token","header":"Token","question":"Paste the deploy token","secret_name":"DEPLOY_TOKEN","purpose":"to deploy"}],"timeout_seconds":60}`
 
-// buildAskuser builds the command once for a test.
-func buildAskuser(t *testing.T) string {
-	t.Helper()
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build askuser with")
-	}
-	bin := filepath.Join(t.TempDir(), "askuser")
-	if out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // elicitations records what a client is shown and answers with reply.
 type elicitations struct {
 	mu    sync.Mutex

@@ -26,14 +26,7 @@ import (
 // the terminal is its controlling terminal and its standard error; its
 // standard output, where the result goes, is a pipe.
 func TestPTY(t *testing.T) {
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build askuser with")
-	}
-	bin := filepath.Join(t.TempDir(), "askuser")
-	if out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAskuser(t)
 	secretCall := writeFile(t, "secret.json", `{"questions":[{"kind":"secret","header":"Token","question":"Paste the deploy token","secret_name":"DEPLOY_TOKEN","purpose":"to deploy"}],"timeout_seconds":60}`)
 	choiceCall := writeFile(t, "choice.json", `{"questions":[{"id":"env","header":"Env","question":"Which environment?","options":[{"label":"staging","description":"Safe","default":true},{"label":"production","description":"Real users"}]}],"timeout_seconds":60}`)
 	const typed = "tok-Typed-4-The-Deploy-xyz"

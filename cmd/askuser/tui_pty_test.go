@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,14 +18,7 @@ import (
 // and the result is printed on standard output once the screen is given
 // back.
 func TestTUIOnPTY(t *testing.T) {
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build askuser with")
-	}
-	bin := filepath.Join(t.TempDir(), "askuser")
-	if out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAskuser(t)
 	t.Setenv("TERM", "xterm-256color")
 	t.Setenv("NO_COLOR", "")
 
@@ -142,14 +133,7 @@ func (p *ptyRun) press(keys, want string) {
 // as one whose caller went away, and the terminal is given back as it
 // was: out of the alternate screen, echoing again.
 func TestTUISignalRestores(t *testing.T) {
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build askuser with")
-	}
-	bin := filepath.Join(t.TempDir(), "askuser")
-	if out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAskuser(t)
 	t.Setenv("TERM", "xterm-256color")
 	call := writeFile(t, "choice.json", `{"questions":[{"id":"env","header":"Env","question":"Which environment?","options":[{"label":"staging","description":"Safe","default":true},{"label":"production","description":"Real users"}]}],"timeout_seconds":60}`)
 	p := startOnPTY(t, bin, true, "ask", "--request", call)
