@@ -231,26 +231,7 @@ func TestBrowserApprovalInjectionIsInert(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#a0-deny`)),
 		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
 	)
-	type pageState struct {
-		Pwned   bool   `json:"pwned"`
-		Strange int    `json:"strange"`
-		Scripts int    `json:"scripts"`
-		Text    string `json:"text"`
-	}
-	state := eval[pageState](t, ctx, `({
-		pwned: typeof window.pwned !== "undefined",
-		strange: document.querySelectorAll("img,svg,iframe,object").length,
-		scripts: document.scripts.length,
-		text: document.body.innerText})`)
-	if state.Pwned {
-		t.Error("a payload ran: window.pwned is set")
-	}
-	if state.Strange != 0 || state.Scripts != 1 {
-		t.Errorf("the page has %d img/svg/iframe/object elements and %d scripts; want none and 1", state.Strange, state.Scripts)
-	}
-	if d := dl.list(); len(d) > 0 {
-		t.Errorf("dialogs opened: %q", d)
-	}
+	state := checkInert(t, ctx, dl)
 	for _, pl := range payloads {
 		if !strings.Contains(state.Text, pl) {
 			t.Errorf("the payload %q is not shown as text:\n%s", pl, state.Text)

@@ -538,6 +538,35 @@ func (injecting) Encode(o *askuser.Outcome, j bool) ([]byte, json.RawMessage, er
 	return askuser.AskUser().Encode(o, j)
 }
 
+// checkInert checks that no payload on the page ran: no script ran
+// (window.pwned), no element a payload would bring in exists, the page's
+// one script is its own, and no dialog opened. It returns the page's text.
+func checkInert(t *testing.T, ctx context.Context, dl *dialogs) (state struct{ Text string }) {
+	t.Helper()
+	type pageState struct {
+		Pwned   bool   `json:"pwned"`
+		Strange int    `json:"strange"`
+		Scripts int    `json:"scripts"`
+		Text    string `json:"text"`
+	}
+	got := eval[pageState](t, ctx, `({
+		pwned: typeof window.pwned !== "undefined",
+		strange: document.querySelectorAll("img,svg,iframe,object").length,
+		scripts: document.scripts.length,
+		text: document.body.innerText})`)
+	if got.Pwned {
+		t.Error("a payload ran: window.pwned is set")
+	}
+	if got.Strange != 0 || got.Scripts != 1 {
+		t.Errorf("the page has %d img/svg/iframe/object elements and %d scripts; want none and 1", got.Strange, got.Scripts)
+	}
+	if d := dl.list(); len(d) > 0 {
+		t.Errorf("dialogs opened: %q", d)
+	}
+	state.Text = got.Text
+	return state
+}
+
 func TestBrowserInjectionIsInert(t *testing.T) {
 	ctx, dl := browser(t)
 	cs := newCardServer(t)
@@ -561,26 +590,7 @@ func TestBrowserInjectionIsInert(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#a1-decline`)),
 		chromedp.WaitVisible(chromedp.CSS(`#a1-final`)),
 	)
-	type pageState struct {
-		Pwned   bool   `json:"pwned"`
-		Strange int    `json:"strange"`
-		Scripts int    `json:"scripts"`
-		Text    string `json:"text"`
-	}
-	state := eval[pageState](t, ctx, `({
-		pwned: typeof window.pwned !== "undefined",
-		strange: document.querySelectorAll("img,svg,iframe,object").length,
-		scripts: document.scripts.length,
-		text: document.body.innerText})`)
-	if state.Pwned {
-		t.Error("a payload ran: window.pwned is set")
-	}
-	if state.Strange != 0 || state.Scripts != 1 {
-		t.Errorf("the page has %d img/svg/iframe/object elements and %d scripts; want none and 1", state.Strange, state.Scripts)
-	}
-	if d := dl.list(); len(d) > 0 {
-		t.Errorf("dialogs opened: %q", d)
-	}
+	state := checkInert(t, ctx, dl)
 	// The payloads show as text.
 	if !strings.Contains(state.Text, payloads[0]) {
 		t.Errorf("the payload is not shown as text:\n%s", state.Text)
