@@ -9,7 +9,9 @@
 // little they word differently on purpose (what the person's dismissing
 // is called, how one answer's labels are joined) is given in Words, and
 // what only one of them shows (the card names the approved action) is
-// added by that responder. Everything in the result that a model wrote or
+// added by that responder. It also reads the one thing both take the same
+// way from the keyboard: the numbers typed at a choice (Picks). Everything
+// in the result that a model wrote or
 // a person typed — headers, labels, values, free text, secret references,
 // notes, reasons — goes through internal/inert first, so nothing in it
 // can act on the terminal: the text is made inert by construction, not by
@@ -18,7 +20,9 @@ package termtext
 
 import (
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
@@ -239,4 +243,38 @@ func Labels(q *askuser.Question, values []string, sep string) string {
 // terminal.
 func Quoted(s string) string {
 	return `"` + inert.Line(s) + `"`
+}
+
+// Picks reads the numbers typed at a choice: one, or for a multi-select
+// several separated by commas or white space, each written in ASCII digits
+// alone (no sign). It returns the options picked (0-based, in the order
+// typed) and whether the free-text row, numbered after the options where
+// the question allows free text, was picked; ok is false for input that
+// is not accepted (a number twice, out of range, or several for a single
+// choice). Nothing typed picks nothing.
+func Picks(q *askuser.Question, typed string) (picks []int, other, ok bool) {
+	fields := strings.FieldsFunc(typed, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	if len(fields) > 1 && !q.MultiSelect {
+		return nil, false, false
+	}
+	seen := map[int]bool{}
+	for _, f := range fields {
+		if strings.Trim(f, "0123456789") != "" {
+			return nil, false, false
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || seen[n] {
+			return nil, false, false
+		}
+		seen[n] = true
+		switch {
+		case n >= 1 && n <= len(q.Options):
+			picks = append(picks, n-1)
+		case n == len(q.Options)+1 && q.FreeText():
+			other = true
+		default:
+			return nil, false, false
+		}
+	}
+	return picks, other, true
 }

@@ -1,6 +1,7 @@
 package termtext_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,4 +277,44 @@ func FuzzSummary(f *testing.F) {
 		checkInert(t, "a summary on the card", termtext.Summary(o, termtext.Words{Dismissed: "Cancelled", LabelSep: ", "}))
 		checkInert(t, "a risk", termtext.Risk(askuser.Risk(reason)))
 	})
+}
+
+// TestPicks: the numbers typed at a choice, as both terminals read them.
+func TestPicks(t *testing.T) {
+	q := &askuser.Question{ID: "q", AllowOther: true, Options: []askuser.Option{{Value: "a", Label: "a"}, {Value: "b", Label: "b"}, {Value: "c", Label: "c"}}}
+	multi := *q
+	multi.MultiSelect = true
+	noOther := *q
+	noOther.AllowOther = false
+	tests := []struct {
+		name  string
+		q     *askuser.Question
+		typed string
+		picks []int
+		other bool
+		ok    bool
+	}{
+		{"nothing", q, "  ", nil, false, true},
+		{"one", q, " 2 ", []int{1}, false, true},
+		{"leading zero", q, "02", []int{1}, false, true},
+		{"the free-text row", q, "4", nil, true, true},
+		{"no free-text row", &noOther, "4", nil, false, false},
+		{"several on a single choice", q, "1,2", nil, false, false},
+		{"several, in the order typed", &multi, "3, 1\t4", []int{2, 0}, true, true},
+		{"twice", &multi, "1 1", nil, false, false},
+		{"zero", q, "0", nil, false, false},
+		{"a sign", q, "+1", nil, false, false},
+		{"negative", q, "-1", nil, false, false},
+		{"not ASCII digits", q, "٣", nil, false, false},
+		{"too large", q, "99999999999999999999", nil, false, false},
+		{"a word", q, "one", nil, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			picks, other, ok := termtext.Picks(tt.q, tt.typed)
+			if !slices.Equal(picks, tt.picks) || other != tt.other || ok != tt.ok {
+				t.Errorf("Picks(%q) = %v, %v, %v; want %v, %v, %v", tt.typed, picks, other, ok, tt.picks, tt.other, tt.ok)
+			}
+		})
+	}
 }

@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/internal/termtext"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -356,7 +356,7 @@ func (s *asking) askChoice(q *askuser.Question) error {
 			continue
 		}
 		ans := askuser.Answer{QuestionID: q.ID}
-		picks, other, ok := parsePicks(q, line)
+		picks, other, ok := termtext.Picks(q, line)
 		switch {
 		case !ok:
 			s.printf("  Not accepted: %s.\n", accepted(q, defaults))
@@ -402,7 +402,7 @@ func (s *asking) askSealedChoice(q *askuser.Question) error {
 		if err != nil {
 			return err
 		}
-		picks, other, ok := parsePicks(q, string(b))
+		picks, other, ok := termtext.Picks(q, string(b))
 		clear(b)
 		if !ok || len(picks) == 0 && !other {
 			if ok && q.Optional {
@@ -427,34 +427,6 @@ func (s *asking) askSealedChoice(q *askuser.Question) error {
 			return err
 		}
 	}
-}
-
-// parsePicks reads one number, or for a multi-select several separated by
-// commas or spaces. It returns the options picked (0-based, in the order
-// typed) and whether the "Something else" row was picked; ok is false for
-// input that is not accepted. An empty line picks nothing.
-func parsePicks(q *askuser.Question, line string) (picks []int, other, ok bool) {
-	fields := strings.FieldsFunc(line, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
-	if len(fields) > 1 && !q.MultiSelect {
-		return nil, false, false
-	}
-	seen := map[int]bool{}
-	for _, f := range fields {
-		n, err := strconv.Atoi(f)
-		if err != nil || seen[n] {
-			return nil, false, false
-		}
-		seen[n] = true
-		switch {
-		case n >= 1 && n <= len(q.Options):
-			picks = append(picks, n-1)
-		case n == len(q.Options)+1 && q.FreeText():
-			other = true
-		default:
-			return nil, false, false
-		}
-	}
-	return picks, other, true
 }
 
 // accepted says what a choice prompt accepts.

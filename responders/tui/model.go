@@ -8,13 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/internal/termtext"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -695,35 +695,15 @@ func (m *model) handOver(av *askView, qs *qstate) {
 	}
 }
 
-// parsePicks reads what is typed for a sensitive choice: one number, or
-// for a multi-select several separated by commas or spaces. It returns the
-// values picked and whether the free-text row was; ok is false for input
-// that is not accepted.
+// parsePicks reads what is typed for a sensitive choice (see
+// termtext.Picks) and returns the values picked and whether the free-text
+// row was.
 func parsePicks(q *askuser.Question, s string) (values []string, other, ok bool) {
-	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
-	if len(fields) > 1 && !q.MultiSelect {
-		return nil, false, false
+	picks, other, ok := termtext.Picks(q, s)
+	for _, i := range picks {
+		values = append(values, q.Options[i].Value)
 	}
-	seen := map[int]bool{}
-	for _, f := range fields {
-		if strings.Trim(f, "0123456789") != "" {
-			return nil, false, false // digits only: no sign
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil || seen[n] {
-			return nil, false, false
-		}
-		seen[n] = true
-		switch {
-		case n >= 1 && n <= len(q.Options):
-			values = append(values, q.Options[n-1].Value)
-		case n == len(q.Options)+1 && q.FreeText():
-			other = true
-		default:
-			return nil, false, false
-		}
-	}
-	return values, other, true
+	return values, other, ok
 }
 
 // accepted says what a sensitive choice's field accepts.
