@@ -35,6 +35,12 @@ type Ask struct {
 	done      chan struct{} // closed when the outcome is final
 	outcome   *Outcome
 	afterEnd  []func() // run once the outcome is final; taken by finish
+
+	// With a shared PendingStore: the ask's entry (every change goes
+	// through the store, and the fields above mirror it), and whether the
+	// EventDriven responder has been told about it.
+	sh   *sharedEntry
+	told bool
 }
 
 // held is an accepted answer (or a draft). Sealed answers keep only their
@@ -199,6 +205,10 @@ func (a *Ask) report(ans Answer, draft bool) error {
 		}
 	}
 	if !q.Sealed() || draft {
+		if a.sh != nil {
+			a.mu.Unlock()
+			return a.reportShared(idx, h, draft)
+		}
 		a.keepLocked(idx, h, draft)
 		a.mu.Unlock()
 		return nil
@@ -223,6 +233,22 @@ func (a *Ask) report(ans Answer, draft bool) error {
 	h.ref = secretstore.Ref(name)
 	h.stage = id
 	h.items, _ = secretItems(q, ans.Secret)
+	if a.sh != nil {
+		var replaced string
+		a.mu.Lock()
+		if a.accepted != nil {
+			replaced = a.accepted[idx].stage
+		}
+		a.mu.Unlock()
+		if err := a.reportShared(idx, h, false); err != nil {
+			a.discard(q, id)
+			return err
+		}
+		if replaced != "" && replaced != id {
+			a.discard(q, replaced)
+		}
+		return nil
+	}
 	a.mu.Lock()
 	if err := a.openLocked(); err != nil {
 		// The ask ended while the value was sealed: the report lost, and
@@ -292,6 +318,9 @@ func (a *Ask) endLocked(e *ending) {
 // tryEnd ends the ask unless it has ended; the deadline wins over any
 // ending at or after ExpiresAt. It reports whether e took effect.
 func (a *Ask) tryEnd(e *ending) bool {
+	if a.sh != nil {
+		return a.o.sh.end(a.sh, e, false) == nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if e.reason != ReasonDeadline && e.reason != ReasonCaller {
@@ -310,6 +339,9 @@ func (a *Ask) tryEnd(e *ending) bool {
 // *UnansweredError while a required question has no accepted answer, and
 // with ErrClosed after the ask has ended.
 func (a *Ask) Submit() error {
+	if a.sh != nil {
+		return a.o.sh.end(a.sh, &ending{reason: ReasonSubmitted}, true)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.openLocked(); err != nil {
@@ -347,6 +379,9 @@ func (a *Ask) Cancel(onQuestion string) error {
 func (a *Ask) Unreachable() error { return a.endWith(&ending{reason: ReasonUnattended}) }
 
 func (a *Ask) endWith(e *ending) error {
+	if a.sh != nil {
+		return a.o.sh.end(a.sh, e, false)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.openLocked(); err != nil {

@@ -56,6 +56,22 @@ type Orchestrator struct {
 	// Consents keeps the approval decisions a person made for the rest of
 	// their session (nil: a MemoryConsents, forgotten at exit).
 	Consents ConsentStore
+	// Asks keeps pending asks (nil: this process's memory, as fast as a
+	// map). Given a shared PendingStore (NewMemoryPending shared by
+	// several orchestrators, or the natsstore package's NATS JetStream
+	// store), a pending ask is data: it outlives its caller, this process
+	// and a restart; any orchestrator on the store takes answers for it,
+	// ends it at its deadline and replays its result; a retried tool call
+	// joins it wherever it lands. The caller going away, or Close, leaves
+	// it pending: only the person, a supersede or the deadline end it.
+	// An orchestrator with Asks watches the store from its first use (or
+	// Ready) until Close.
+	Asks PendingStore
+	// Dialects are the contracts, besides ask_user and request_approval,
+	// in which asks found in Asks may have come (another replica's pi
+	// calls, say): an orchestrator shows, ends and encodes asks other
+	// processes began in the contract they began in.
+	Dialects []Dialect
 
 	initOnce     sync.Once
 	store        secretstore.Store
@@ -63,6 +79,7 @@ type Orchestrator struct {
 	stager       secretstore.Stager // store, staging sealed answers until their ask is final
 	respName     string
 	events       EventDriven    // Responder's, when it is driven by events
+	sh           *shared        // with Asks: the mirror of the store, its watch and sweeps
 	running      sync.WaitGroup // Respond and Asked calls and AfterEnd functions that have not returned
 
 	mu      sync.Mutex
@@ -116,6 +133,9 @@ func (o *Orchestrator) init() {
 		o.pending = map[string]*Ask{}
 		o.byCall = map[callKey]*Ask{}
 		o.replay = map[callKey]*Outcome{}
+		if o.Asks != nil {
+			o.sh = newShared(o, o.Asks)
+		}
 	})
 }
 
@@ -154,6 +174,9 @@ func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error
 		if req.Form != nil && req.Form.Approval != nil {
 			d = RequestApproval()
 		}
+	}
+	if o.sh != nil {
+		return o.handleShared(ctx, req, d)
 	}
 	if out, ok := o.replayed(ctx, req.Session, req.ToolCallID); ok {
 		return out, nil
@@ -413,6 +436,37 @@ func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool 
 	return true
 }
 
+// Ready waits until the orchestrator knows every ask its PendingStore
+// holds (its watch has caught up), so that its responder shows asks other
+// processes began: a service calls it before it takes requests. Without
+// Asks it returns at once. It returns ctx's error if ctx ends first.
+func (o *Orchestrator) Ready(ctx context.Context) error {
+	o.init()
+	if o.sh == nil {
+		return nil
+	}
+	select {
+	case <-o.sh.caughtUp:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops the orchestrator's work on its PendingStore: the watch, the
+// deadline sweeps and the finalizations under way, which it waits for.
+// Callers still waiting get ErrOrchestratorClosed, and their asks stay
+// pending in the store for another process (or this one restarted) to
+// serve. Close does not close the responder or the stores. Without Asks it
+// does nothing. It returns nil.
+func (o *Orchestrator) Close() error {
+	o.init()
+	if o.sh != nil {
+		o.sh.close()
+	}
+	return nil
+}
+
 // Wait blocks until every Respond the orchestrator has started has
 // returned, and, for an EventDriven responder, every Asked call and every
 // function registered with Ask.AfterEnd whose ask is final. Handle returns
@@ -554,6 +608,9 @@ func (o *Orchestrator) remember(key callKey, out *Outcome) {
 // wrote a chat message instead): each result is cancelled / unattended with
 // the answers given so far. It returns how many asks it ended.
 func (o *Orchestrator) Supersede(session string) int {
+	if o.init(); o.sh != nil {
+		return o.sh.supersede(session)
+	}
 	n := 0
 	for _, a := range o.pendingAsks(session) {
 		if a.tryEnd(&ending{reason: ReasonSuperseded}) {
@@ -581,6 +638,19 @@ type PendingAsk struct {
 
 // Pending returns the session's pending asks, oldest first.
 func (o *Orchestrator) Pending(session string) []PendingAsk {
+	if o.init(); o.sh != nil {
+		var out []PendingAsk
+		for _, r := range o.sh.pending(session) {
+			p := PendingAsk{AskID: r.AskID, Session: r.Session, ToolCallID: r.ToolCallID, Form: r.Form}
+			for _, a := range r.Accepted {
+				if a.Set {
+					p.Answered = append(p.Answered, a.QuestionID)
+				}
+			}
+			out = append(out, p)
+		}
+		return out
+	}
 	as := o.pendingAsks(session)
 	out := make([]PendingAsk, 0, len(as))
 	for _, a := range as {

@@ -1,0 +1,853 @@
+package askuser
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrOrchestratorClosed is what a caller waiting on an ask gets when the
+// orchestrator is closed: with a shared PendingStore the ask stays pending,
+// and a retry of the same tool call, here after a restart or on another
+// replica, joins it.
+var ErrOrchestratorClosed = errors.New("askuser: the orchestrator was closed; the ask stays pending in its store, and a retry of the tool call joins it")
+
+// pendingVersion is the format version of the values askuser keeps in a
+// PendingStore.
+const pendingVersion = 1
+
+// finalizeGrace is how long an ask may sit ended but not final before any
+// replica finalizes it: the replica that ended it does at once, and the
+// others step in only when it is gone.
+const finalizeGrace = 10 * time.Second
+
+// pendingRecord is what a PendingStore keeps of an ask: everything another
+// process needs to show it, take answers for it, end it and finalize it.
+// Sealed answers are references and staging ids only.
+type pendingRecord struct {
+	V          int             `json:"v"`
+	AskID      string          `json:"ask_id"`
+	Session    string          `json:"session"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+	Dialect    string          `json:"dialect"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+	Form       *Form           `json:"form"`
+	Responder  string          `json:"responder,omitempty"`
+	Accepted   []storedAnswer  `json:"accepted,omitempty"`
+	Drafts     []storedAnswer  `json:"drafts,omitempty"`
+	Principal  string          `json:"principal,omitempty"`
+	Ending     *storedEnding   `json:"ending,omitempty"`
+	Final      *Record         `json:"final,omitempty"`
+}
+
+type storedAnswer struct {
+	Set         bool              `json:"set,omitempty"`
+	QuestionID  string            `json:"id,omitempty"`
+	Selected    []string          `json:"selected,omitempty"`
+	Other       string            `json:"other,omitempty"`
+	Note        string            `json:"note,omitempty"`
+	OptionNotes map[string]string `json:"option_notes,omitempty"`
+	Ref         string            `json:"ref,omitempty"`
+	Stage       string            `json:"stage,omitempty"`
+	Items       int               `json:"items,omitempty"`
+}
+
+type storedEnding struct {
+	Reason         Reason    `json:"reason"`
+	Fault          string    `json:"fault,omitempty"`
+	CancelledOn    string    `json:"cancelled_on,omitempty"`
+	Decision       string    `json:"decision,omitempty"`
+	RememberedFrom string    `json:"remembered_from,omitempty"`
+	At             time.Time `json:"at"`
+}
+
+func storeHeld(hs []held) []storedAnswer {
+	if hs == nil {
+		return nil
+	}
+	out := make([]storedAnswer, len(hs))
+	for i, h := range hs {
+		if !h.set {
+			continue
+		}
+		out[i] = storedAnswer{Set: true, QuestionID: h.ans.QuestionID, Selected: h.ans.Selected, Other: h.ans.Other, Note: h.ans.Note,
+			OptionNotes: h.ans.OptionNotes, Ref: h.ref, Stage: h.stage, Items: h.items}
+	}
+	return out
+}
+
+func loadHeld(ss []storedAnswer, n int) []held {
+	if ss == nil {
+		return nil
+	}
+	out := make([]held, n)
+	for i, s := range ss {
+		if i >= n || !s.Set {
+			continue
+		}
+		out[i] = held{set: true, ans: Answer{QuestionID: s.QuestionID, Selected: s.Selected, Other: s.Other, Note: s.Note, OptionNotes: s.OptionNotes},
+			ref: s.Ref, stage: s.Stage, items: s.Items}
+	}
+	return out
+}
+
+func storeEnding(e *ending) *storedEnding {
+	s := &storedEnding{Reason: e.reason, CancelledOn: e.cancelledOn, Decision: e.decision, RememberedFrom: e.rememberedFrom, At: time.Now().UTC()}
+	if e.fault != nil {
+		s.Fault = e.fault.Error()
+	}
+	return s
+}
+
+func (s *storedEnding) ending() *ending {
+	e := &ending{reason: s.Reason, cancelledOn: s.CancelledOn, decision: s.Decision, rememberedFrom: s.RememberedFrom}
+	if s.Fault != "" {
+		e.fault = errors.New(s.Fault)
+	}
+	return e
+}
+
+// pendingKey is the store key of an ask: its tool call's, so that a retry
+// finds it, or its own id when it has no tool call.
+func pendingKey(session, toolCallID, askID string) string {
+	if toolCallID == "" {
+		return "ask." + askID
+	}
+	h := sha256.Sum256([]byte(session + "\x00" + toolCallID))
+	return "call." + hex.EncodeToString(h[:16])
+}
+
+// shared runs an orchestrator's side of a shared PendingStore: a mirror of
+// every ask the store holds (kept by a watch), a deadline timer for each
+// pending one (every replica sweeps: compare-and-set lets the first one
+// win), the local handles of the asks this process shows, and the callers
+// waiting here.
+type shared struct {
+	o  *Orchestrator
+	st PendingStore
+
+	ctx      context.Context // ends at Close
+	cancel   context.CancelFunc
+	watching chan struct{} // closed when the watch loop has returned
+	caughtUp chan struct{} // closed when the watch first caught up
+	caught   sync.Once
+
+	mu      sync.Mutex
+	closed  bool
+	wg      sync.WaitGroup // timer callbacks and finalizations under way
+	entries map[string]*sharedEntry
+	byID    map[string]*sharedEntry
+}
+
+// A sharedEntry is one ask of the store, as this process knows it.
+type sharedEntry struct {
+	key   string
+	rec   *pendingRecord
+	rev   uint64
+	ask   *Ask          // the local handle, when this process shows the ask or waits on it
+	final chan struct{} // closed when the final result is known here
+	out   *Outcome
+	timer *time.Timer // the deadline sweep, or the finalize grace
+
+	finalizing bool // this process is finalizing the ask
+}
+
+func newShared(o *Orchestrator, st PendingStore) *shared {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &shared{
+		o: o, st: st, ctx: ctx, cancel: cancel,
+		watching: make(chan struct{}), caughtUp: make(chan struct{}),
+		entries: map[string]*sharedEntry{}, byID: map[string]*sharedEntry{},
+	}
+	go s.watch()
+	return s
+}
+
+// watch keeps the mirror, restarting the store's watch after a failure.
+func (s *shared) watch() {
+	defer close(s.watching)
+	backoff := 100 * time.Millisecond
+	for {
+		err := s.st.Watch(s.ctx, s.onEntry)
+		if s.ctx.Err() != nil {
+			return
+		}
+		s.o.logger().Error("askuser: watching the pending-ask store failed; retrying", "err", err, "retry_in", backoff)
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+			t.Stop()
+			return
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+// goTracked runs f in a goroutine that Close waits for, unless Close has
+// begun.
+func (s *shared) goTracked(f func()) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+}
+
+func (s *shared) close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	for _, e := range s.entries {
+		if e.timer != nil {
+			e.timer.Stop()
+		}
+	}
+	s.mu.Unlock()
+	s.cancel()
+	<-s.watching
+	s.wg.Wait()
+}
+
+func decodeRecord(data []byte) (*pendingRecord, error) {
+	var r pendingRecord
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	if r.V != pendingVersion {
+		return nil, fmt.Errorf("format version %d, this askuser reads version %d", r.V, pendingVersion)
+	}
+	if r.Form == nil || r.AskID == "" {
+		return nil, errors.New("the record has no form or no ask id")
+	}
+	return &r, nil
+}
+
+// onEntry takes one change from the store's watch.
+func (s *shared) onEntry(pe PendingEntry) {
+	if pe.Key == "" {
+		s.caught.Do(func() { close(s.caughtUp) })
+		return
+	}
+	if pe.Data == nil {
+		s.mu.Lock()
+		if e := s.entries[pe.Key]; e != nil {
+			if e.timer != nil {
+				e.timer.Stop()
+			}
+			delete(s.entries, pe.Key)
+			delete(s.byID, e.rec.AskID)
+		}
+		s.mu.Unlock()
+		return
+	}
+	rec, err := decodeRecord(pe.Data)
+	if err != nil {
+		s.o.logger().Error("askuser: the pending-ask store holds a record this orchestrator cannot read; it is left alone", "key", pe.Key, "err", err)
+		return
+	}
+	if _, adopted := s.apply(pe.Key, rec, pe.Revision); adopted != nil {
+		s.o.running.Add(1)
+		adopted.notify(s.o.events)
+	}
+}
+
+// apply brings the mirror up to a record the store holds, and returns the
+// ask to tell the EventDriven responder about, when this process should
+// show an ask it has not shown yet.
+func (s *shared) apply(key string, rec *pendingRecord, rev uint64) (*sharedEntry, *Ask) {
+	s.mu.Lock()
+	e := s.entries[key]
+	if e != nil && rev <= e.rev {
+		s.mu.Unlock()
+		return e, nil
+	}
+	if e == nil || e.rec.AskID != rec.AskID {
+		e = &sharedEntry{key: key, final: make(chan struct{})}
+		s.entries[key] = e
+		s.byID[rec.AskID] = e
+	}
+	e.rec, e.rev = rec, rev
+	var adopt *Ask
+	switch {
+	case rec.Final != nil:
+		if e.timer != nil {
+			e.timer.Stop()
+			e.timer = nil
+		}
+		// A final ask leaves the mirror: a retry finds it in the store,
+		// and the callers waiting here hold their entry.
+		delete(s.entries, key)
+		delete(s.byID, rec.AskID)
+		s.mu.Unlock()
+		s.deliver(e, outcomeFromRecord(rec.Final, false))
+		return e, nil
+	case rec.Ending != nil:
+		if e.timer != nil {
+			e.timer.Stop()
+		}
+		if !s.closed {
+			e.timer = time.AfterFunc(finalizeGrace, func() { s.goTracked(func() { s.finalize(e, nil) }) })
+		}
+	default:
+		if e.timer == nil && !s.closed {
+			e.timer = time.AfterFunc(time.Until(rec.Form.ExpiresAt), func() { s.goTracked(func() { s.expire(e) }) })
+		}
+		if e.ask == nil && s.o.events != nil && !s.closed {
+			if a, err := s.newAsk(e, rec); err != nil {
+				s.o.logger().Error("askuser: an ask in the pending-ask store cannot be shown here", "ask", rec.AskID, "err", err)
+			} else {
+				e.ask, adopt = a, a
+				a.told = true
+			}
+		}
+	}
+	a := e.ask
+	s.mu.Unlock()
+	if a != nil {
+		a.sync(rec)
+	}
+	return e, adopt
+}
+
+// sync brings a local handle up to the store's record.
+func (a *Ask) sync(rec *pendingRecord) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := len(a.form.Questions)
+	a.accepted = loadHeld(rec.Accepted, n)
+	a.drafts = loadHeld(rec.Drafts, n)
+	if rec.Principal != "" {
+		a.principal = rec.Principal
+	}
+	if rec.Ending != nil && a.end == nil {
+		a.endLocked(rec.Ending.ending())
+	}
+}
+
+// dialect finds a contract by name: ask_user, request_approval, or one of
+// Orchestrator.Dialects.
+func (o *Orchestrator) dialect(name string) (Dialect, error) {
+	for _, d := range append([]Dialect{AskUser(), RequestApproval()}, o.Dialects...) {
+		if d != nil && d.Name() == name {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("the ask came in the %q contract, which this orchestrator does not know (add it to Orchestrator.Dialects)", name)
+}
+
+// newAsk makes a local handle for an ask another process began: its form
+// as the store holds it, with the contract's own data decoded again from
+// the call's arguments.
+func (s *shared) newAsk(e *sharedEntry, rec *pendingRecord) (*Ask, error) {
+	d, err := s.o.dialect(rec.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	form := rec.Form
+	if len(rec.Arguments) > 0 {
+		if f, err := d.Decode(rec.Arguments, s.o.limits()); err == nil {
+			form.DialectData = f.DialectData
+		}
+	}
+	a := &Ask{
+		o: s.o, sh: e, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
+		form: form, dialect: d, responder: rec.Responder,
+		base:  context.WithoutCancel(s.ctx),
+		endCh: make(chan struct{}), done: make(chan struct{}),
+	}
+	for i := range form.Questions {
+		if form.Questions[i].Sealed() {
+			a.sealing = make(chan struct{}, 1)
+			break
+		}
+	}
+	return a, nil
+}
+
+// deliver publishes an ask's final outcome here: to the callers waiting,
+// and to the local handle.
+func (s *shared) deliver(e *sharedEntry, out *Outcome) {
+	s.mu.Lock()
+	if e.out != nil {
+		s.mu.Unlock()
+		return
+	}
+	e.out = out
+	close(e.final)
+	a := e.ask
+	s.mu.Unlock()
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	if a.end == nil {
+		a.endLocked(&ending{reason: out.Reason})
+	}
+	a.outcome = out
+	a.mu.Unlock()
+	close(a.done)
+	a.mu.Lock()
+	after := a.afterEnd
+	a.afterEnd = nil
+	a.mu.Unlock()
+	a.runAfterEnd(after)
+}
+
+// mutate changes an ask's record with compare-and-set: f edits a fresh
+// copy of the latest record, and a conflict reads the store again and
+// retries. f's error stops it.
+func (s *shared) mutate(e *sharedEntry, f func(r *pendingRecord) error) (*pendingRecord, error) {
+	s.mu.Lock()
+	rec, rev := e.rec, e.rev
+	s.mu.Unlock()
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	for range 64 {
+		if s.ctx.Err() != nil {
+			return nil, ErrOrchestratorClosed
+		}
+		r, err := decodeRecord(data)
+		if err != nil {
+			return nil, err
+		}
+		if err := f(r); err != nil {
+			return nil, err
+		}
+		next, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		nrev, err := s.st.Update(s.ctx, e.key, next, rev)
+		if err == nil {
+			s.apply(e.key, r, nrev)
+			return r, nil
+		}
+		if !errors.Is(err, ErrPendingChanged) {
+			return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+		}
+		pe, err := s.st.Get(s.ctx, e.key)
+		if err != nil {
+			return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+		}
+		data, rev = pe.Data, pe.Revision
+		if cur, err := decodeRecord(data); err == nil {
+			s.apply(e.key, cur, rev)
+		}
+	}
+	return nil, errors.New("askuser: the pending ask kept changing under this write (64 tries); try again")
+}
+
+// end writes an ending into the record unless it has one; the deadline
+// wins over an ending at or after ExpiresAt. When this process's ending
+// took effect, it finalizes the ask.
+func (s *shared) end(e *sharedEntry, end *ending, submit bool) error {
+	won := end
+	principal := e.principal(s)
+	_, err := s.mutate(e, func(r *pendingRecord) error {
+		if r.Ending != nil || r.Final != nil {
+			return ErrClosed
+		}
+		if principal != "" {
+			r.Principal = principal
+		}
+		won = end
+		if end.reason != ReasonDeadline && !time.Now().Before(r.Form.ExpiresAt) {
+			won = &ending{reason: ReasonDeadline}
+		} else if submit {
+			var missing []string
+			for i, q := range r.Form.Questions {
+				if !q.Optional && (i >= len(r.Accepted) || !r.Accepted[i].Set) {
+					missing = append(missing, q.ID)
+				}
+			}
+			if missing != nil {
+				return &UnansweredError{QuestionIDs: missing}
+			}
+		}
+		r.Ending = storeEnding(won)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.goTracked(func() { s.finalize(e, won) })
+	if won != end {
+		return ErrClosed
+	}
+	return nil
+}
+
+// principal is who this process's handle says is answering (see
+// Ask.SetPrincipal), carried into the record with the next change.
+func (e *sharedEntry) principal(s *shared) string {
+	s.mu.Lock()
+	a := e.ask
+	s.mu.Unlock()
+	if a == nil {
+		return ""
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.principal
+}
+
+// expire ends a pending ask at its deadline (any replica's timer may).
+func (s *shared) expire(e *sharedEntry) {
+	err := s.end(e, &ending{reason: ReasonDeadline}, false)
+	if err != nil && !errors.Is(err, ErrClosed) && !errors.Is(err, ErrOrchestratorClosed) {
+		s.o.logger().Error("askuser: ending an ask at its deadline failed; another replica's sweep will", "ask", e.rec.AskID, "err", err)
+	}
+}
+
+// finalize builds the outcome of an ended ask from its record, settles its
+// secrets, journals it and writes the final result into the store, where
+// every replica's watch delivers it. local is the ending this process
+// wrote, with its fault as it was, or nil.
+func (s *shared) finalize(e *sharedEntry, local *ending) {
+	s.mu.Lock()
+	rec := e.rec
+	if rec.Final != nil || rec.Ending == nil || e.finalizing {
+		s.mu.Unlock()
+		return
+	}
+	e.finalizing = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		e.finalizing = false
+		s.mu.Unlock()
+	}()
+	o := s.o
+	d, err := o.dialect(rec.Dialect)
+	if err != nil {
+		o.logger().Error("askuser: this orchestrator cannot finalize an ask; a replica that knows its contract will", "ask", rec.AskID, "err", err)
+		return
+	}
+	a, err := s.newAsk(e, rec)
+	if err != nil {
+		return
+	}
+	a.sh = nil
+	s.mu.Lock()
+	if e.ask != nil {
+		// This process's handle has the form as decoded here.
+		a.form, a.sealing = e.ask.form, e.ask.sealing
+	}
+	s.mu.Unlock()
+	a.accepted = loadHeld(rec.Accepted, len(a.form.Questions))
+	a.drafts = loadHeld(rec.Drafts, len(a.form.Questions))
+	a.principal = rec.Principal
+	a.end = rec.Ending.ending()
+	if local != nil && local.reason == a.end.reason {
+		a.end = local
+	}
+	out := a.buildOutcome(time.Now())
+	if a.sealing != nil {
+		a.settleSecrets(out)
+	}
+	if a.form.Approval != nil {
+		o.rememberConsent(a.base, out)
+	}
+	res, crec, err := d.Encode(out, o.Journal != nil)
+	if err != nil {
+		o.logger().Error("askuser: encoding the result failed", "ask", a.id, "dialect", d.Name(), "err", err)
+		out.Fault = errors.Join(out.Fault, err)
+		res = nil
+	}
+	out.Result = res
+	out.ContractRecord = crec
+	if err := o.appendRecord(a.base, out); err != nil {
+		o.logger().Error("askuser: writing the journal record failed", "ask", a.id, "session", a.session, "tool_call", a.toolCallID, "err", err)
+		out.JournalErr = err
+	}
+	if out.Fault != nil && local != nil {
+		o.logger().Warn("askuser: responder fault; the ask ends as cancelled",
+			"ask", a.id, "session", a.session, "tool_call", a.toolCallID, "responder", a.responder, "err", out.Fault)
+	}
+	final := newRecord(out)
+	_, err = s.mutate(e, func(r *pendingRecord) error {
+		if r.Final != nil {
+			return errAlreadyFinal
+		}
+		r.Final = final
+		return nil
+	})
+	switch {
+	case errors.Is(err, errAlreadyFinal):
+		// Another replica finalized first; the watch brings its result.
+		return
+	case err != nil:
+		o.logger().Error("askuser: storing the final result failed; another replica will finalize the ask", "ask", a.id, "err", err)
+		return
+	}
+	s.deliver(e, out)
+}
+
+var errAlreadyFinal = errors.New("already final")
+
+// outcomeFromRecord rebuilds an outcome from a journal record.
+func outcomeFromRecord(rec *Record, replayed bool) *Outcome {
+	return &Outcome{
+		AskID:          rec.AskID,
+		Session:        rec.Session,
+		ToolCallID:     rec.ToolCallID,
+		Form:           &Form{Questions: rec.Questions, AskedAt: rec.AskedAt, ExpiresAt: rec.ExpiresAt, Contract: rec.Contract, HumanIntent: rec.HumanIntent, Approval: rec.Approval},
+		Status:         rec.Status,
+		AnsweredBy:     rec.AnsweredBy,
+		Reason:         rec.Reason,
+		Answers:        rec.Answers,
+		CancelledOn:    rec.CancelledOn,
+		RememberedFrom: rec.RememberedFrom,
+		Principal:      rec.Principal,
+		Responder:      rec.Responder,
+		FinalizedAt:    rec.FinalizedAt,
+		Result:         []byte(rec.Result),
+		ContractRecord: rec.ContractRecord,
+		Replayed:       replayed,
+	}
+}
+
+// handleShared is Handle with a shared PendingStore: the ask is created in
+// the store (or found there: joined while pending, replayed once final),
+// shown by this process's responder, and waited for until its final
+// result arrives — from this process or any other. The caller going away
+// leaves it pending.
+func (o *Orchestrator) handleShared(ctx context.Context, req Request, d Dialect) (*Outcome, error) {
+	s := o.sh
+	if req.ToolCallID != "" {
+		key := pendingKey(req.Session, req.ToolCallID, "")
+		pe, err := s.st.Get(ctx, key)
+		switch {
+		case err == nil:
+			return s.join(ctx, pe)
+		case !errors.Is(err, ErrPendingNotFound):
+			return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+		}
+		// Past the store's retention, a journal that finds results
+		// still replays the call.
+		if out, ok := o.journalReplay(ctx, req.Session, req.ToolCallID); ok {
+			return out, nil
+		}
+	}
+	var form *Form
+	var err error
+	if req.Form != nil {
+		form, err = Normalize(req.Form, o.limits())
+		if err == nil {
+			err = contractFits(d, form)
+		}
+	} else {
+		form, err = o.decode(d, req.Arguments)
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	if !req.AskedAt.IsZero() && req.AskedAt.Before(now) {
+		now = req.AskedAt
+	}
+	stamp(form, now)
+	rec := &pendingRecord{
+		V: pendingVersion, AskID: newID(), Session: req.Session, ToolCallID: req.ToolCallID,
+		Dialect: d.Name(), Form: form, Responder: o.respName,
+	}
+	if req.Form == nil {
+		rec.Arguments = json.RawMessage(req.Arguments)
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return nil, fmt.Errorf("askuser: the ask cannot be stored: %w", err)
+	}
+	key := pendingKey(req.Session, req.ToolCallID, rec.AskID)
+	rev, err := s.st.Create(ctx, key, data)
+	if errors.Is(err, ErrPendingExists) {
+		pe, err := s.st.Get(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+		}
+		return s.join(ctx, pe)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+	}
+
+	// This process shows the ask: its handle carries the form as decoded
+	// here (with the contract's own data).
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrOrchestratorClosed
+	}
+	e := s.entries[key]
+	if e == nil || e.rec.AskID != rec.AskID {
+		e = &sharedEntry{key: key, final: make(chan struct{})}
+		s.entries[key] = e
+		s.byID[rec.AskID] = e
+	}
+	if e.rev < rev {
+		e.rec, e.rev = rec, rev
+	}
+	a := e.ask
+	if a == nil {
+		a = &Ask{
+			o: o, sh: e, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
+			form: form, dialect: d, responder: o.respName,
+			base:  context.WithoutCancel(ctx),
+			endCh: make(chan struct{}), done: make(chan struct{}),
+		}
+		for i := range form.Questions {
+			if form.Questions[i].Sealed() {
+				a.sealing = make(chan struct{}, 1)
+				break
+			}
+		}
+		e.ask = a
+	}
+	told := a.told
+	a.told = true
+	if e.timer == nil && e.rec.Ending == nil && e.rec.Final == nil {
+		e.timer = time.AfterFunc(time.Until(form.ExpiresAt), func() { s.goTracked(func() { s.expire(e) }) })
+	}
+	s.mu.Unlock()
+
+	var decided *ending
+	if form.Approval != nil {
+		decided = o.decideWithoutAsking(ctx, a)
+	}
+	switch {
+	case form.Approval != nil && decided != nil:
+		a.tryEnd(decided)
+	case !o.reachable(ctx, o.Responder, a):
+		a.tryEnd(&ending{reason: ReasonUnattended})
+	case o.events != nil:
+		if !told {
+			o.running.Add(1)
+			a.notify(o.events)
+		}
+	default:
+		rctx, cancel := context.WithDeadline(ctx, form.ExpiresAt)
+		a.AfterEnd(cancel)
+		stop := context.AfterFunc(s.ctx, cancel)
+		a.AfterEnd(func() { stop() })
+		o.running.Add(1)
+		go a.run(rctx, o.Responder)
+	}
+	return s.await(ctx, e, false)
+}
+
+// join waits for an ask the store already holds, and returns its result
+// as a replay.
+func (s *shared) join(ctx context.Context, pe PendingEntry) (*Outcome, error) {
+	rec, err := decodeRecord(pe.Data)
+	if err != nil {
+		return nil, fmt.Errorf("askuser: the pending-ask store holds a record this orchestrator cannot read: %w", err)
+	}
+	if rec.Final != nil {
+		return outcomeFromRecord(rec.Final, true), nil
+	}
+	e, adopted := s.apply(pe.Key, rec, pe.Revision)
+	if adopted != nil {
+		s.o.running.Add(1)
+		adopted.notify(s.o.events)
+	}
+	return s.await(ctx, e, true)
+}
+
+// await waits for an entry's final result, the caller's going away, or
+// Close.
+func (s *shared) await(ctx context.Context, e *sharedEntry, replayed bool) (*Outcome, error) {
+	select {
+	case <-e.final:
+		out := *e.out
+		out.Replayed = replayed
+		return &out, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.ctx.Done():
+		return nil, ErrOrchestratorClosed
+	}
+}
+
+// pendingShared lists a session's pending asks from the mirror.
+func (s *shared) pending(session string) []*pendingRecord {
+	s.mu.Lock()
+	var rs []*pendingRecord
+	for _, e := range s.entries {
+		if e.rec.Session == session && e.rec.Ending == nil && e.rec.Final == nil {
+			rs = append(rs, e.rec)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(rs, func(x, y *pendingRecord) int {
+		if c := x.Form.AskedAt.Compare(y.Form.AskedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(x.AskID, y.AskID)
+	})
+	return rs
+}
+
+func (s *shared) supersede(session string) int {
+	n := 0
+	for _, r := range s.pending(session) {
+		s.mu.Lock()
+		e := s.byID[r.AskID]
+		s.mu.Unlock()
+		if e != nil && s.end(e, &ending{reason: ReasonSuperseded}, false) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// reportShared keeps an accepted answer (or a draft) in the store's record.
+func (a *Ask) reportShared(idx int, h held, draft bool) error {
+	s := a.o.sh
+	principal := a.sh.principal(s)
+	_, err := s.mutate(a.sh, func(r *pendingRecord) error {
+		if r.Ending != nil || r.Final != nil {
+			return ErrClosed
+		}
+		if principal != "" {
+			r.Principal = principal
+		}
+		if !time.Now().Before(r.Form.ExpiresAt) {
+			return errDeadlinePassed
+		}
+		slot := &r.Accepted
+		if draft {
+			slot = &r.Drafts
+		}
+		if *slot == nil {
+			*slot = make([]storedAnswer, len(r.Form.Questions))
+		}
+		(*slot)[idx] = storeHeld([]held{h})[0]
+		return nil
+	})
+	if errors.Is(err, errDeadlinePassed) {
+		s.goTracked(func() { s.expire(a.sh) })
+		return ErrClosed
+	}
+	return err
+}
+
+var errDeadlinePassed = errors.New("the deadline has passed")

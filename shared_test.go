@@ -1,0 +1,345 @@
+package askuser_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/secretstore"
+)
+
+// fleet is n orchestrators sharing one pending-ask store, one journal and
+// one secret store, as the replicas of a service do; each has an
+// EventDriven responder (a card, say) that is told about every ask.
+type fleet struct {
+	store   *askuser.MemoryPending
+	journal *approvalJournal
+	secrets secretstore.Store
+	orch    []*askuser.Orchestrator
+	resp    []*events
+}
+
+func newFleet(t *testing.T, n int) *fleet {
+	f := &fleet{store: askuser.NewMemoryPending(0), journal: &approvalJournal{}, secrets: secretstore.NewMemory(nil)}
+	for range n {
+		r := newEvents()
+		r.asked = make(chan *askuser.Ask, 64)
+		o := &askuser.Orchestrator{Responder: r, Asks: f.store, Journal: f.journal, Secrets: f.secrets, Logger: newDiscardLogger()}
+		f.orch = append(f.orch, o)
+		f.resp = append(f.resp, r)
+	}
+	t.Cleanup(f.close)
+	for _, o := range f.orch {
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func (f *fleet) close() {
+	for _, o := range f.orch {
+		o.Close()
+		o.Wait()
+	}
+}
+
+// handle asks a call on replica i in a goroutine.
+func (f *fleet) handle(ctx context.Context, i int, session, toolCall, call string) <-chan result {
+	ch := make(chan result, 1)
+	go func() {
+		out, err := f.orch[i].Handle(ctx, askuser.Request{Session: session, ToolCallID: toolCall, Arguments: []byte(call)})
+		ch <- result{out, err}
+	}()
+	return ch
+}
+
+type result struct {
+	out *askuser.Outcome
+	err error
+}
+
+// asked returns the next ask replica i's responder was told about.
+func (f *fleet) asked(t *testing.T, i int) *askuser.Ask {
+	t.Helper()
+	select {
+	case a := <-f.resp[i].asked:
+		return a
+	case <-time.After(time.Minute):
+		t.Fatalf("replica %d was never told about the ask", i)
+		return nil
+	}
+}
+
+func answerChoice(t *testing.T, a *askuser.Ask) {
+	t.Helper()
+	if err := a.Report(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Report(askuser.Answer{QuestionID: "region", Selected: []string{"us"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Submit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const answeredChoice = `{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["staging"],"other_text":null},{"id":"region","selected":["us"],"other_text":null}]}`
+
+// TestSharedAnswerOnAnotherReplica: the person answers on replica B an ask
+// whose caller waits on replica A; A's caller gets the answer, every
+// replica's responder was told about the ask and learns of its end, and
+// the journal has one record.
+func TestSharedAnswerOnAnotherReplica(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 3)
+		res := f.handle(context.Background(), 0, "s1", "call-1", choiceCall)
+		onA := f.asked(t, 0)
+		onB := f.asked(t, 1)
+		onC := f.asked(t, 2)
+		if onA.ID() != onB.ID() || onB.ID() != onC.ID() {
+			t.Fatalf("the replicas were told of different asks: %s %s %s", onA.ID(), onB.ID(), onC.ID())
+		}
+		if got := f.orch[2].Pending("s1"); len(got) != 1 || got[0].AskID != onA.ID() {
+			t.Fatalf("replica C lists %+v, want the one pending ask", got)
+		}
+		answerChoice(t, onB)
+		r := <-res
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if got := string(r.out.Result); got != answeredChoice {
+			t.Errorf("A's caller got %s, want %s", got, answeredChoice)
+		}
+		if r.out.Replayed {
+			t.Error("the caller's own outcome is marked as a replay")
+		}
+		synctest.Wait()
+		for i, a := range []*askuser.Ask{onA, onB, onC} {
+			if a.Outcome() == nil || string(a.Outcome().Result) != answeredChoice {
+				t.Errorf("replica %d's handle did not learn the final outcome", i)
+			}
+		}
+		if recs := f.journal.records(); len(recs) != 1 {
+			t.Errorf("journal has %d records, want 1", len(recs))
+		}
+		if got := f.orch[0].Pending("s1"); len(got) != 0 {
+			t.Errorf("still pending after the answer: %+v", got)
+		}
+	})
+}
+
+// TestSharedCloseLeavesAskPending: replica A is closed mid-ask (its
+// process goes away without finalizing); its caller gets
+// ErrOrchestratorClosed, the ask stays pending, the same tool call retried
+// on replica C joins it, and the person's answer on C reaches the retry.
+// Nobody is asked twice.
+func TestSharedCloseLeavesAskPending(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 3)
+		res := f.handle(context.Background(), 0, "s1", "call-1", choiceCall)
+		first := f.asked(t, 0)
+		if err := first.Report(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}}); err != nil {
+			t.Fatal(err)
+		}
+		f.orch[0].Close()
+		if r := <-res; !errors.Is(r.err, askuser.ErrOrchestratorClosed) {
+			t.Fatalf("A's caller got %v, %v; want ErrOrchestratorClosed", r.out, r.err)
+		}
+		retry := f.handle(context.Background(), 2, "s1", "call-1", choiceCall)
+		onC := f.asked(t, 2)
+		if onC.ID() != first.ID() {
+			t.Fatalf("the retry made a new ask %s; want it to join %s", onC.ID(), first.ID())
+		}
+		synctest.Wait() // C's watch brings the answer given on A
+		if got := onC.Accepted(); len(got) != 1 || got[0].QuestionID != "env" {
+			t.Errorf("C's handle shows accepted %+v; want the answer given on A", got)
+		}
+		if err := onC.Report(askuser.Answer{QuestionID: "region", Selected: []string{"us"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := onC.Submit(); err != nil {
+			t.Fatal(err)
+		}
+		r := <-retry
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if got := string(r.out.Result); got != answeredChoice {
+			t.Errorf("the retry got %s, want %s", got, answeredChoice)
+		}
+		synctest.Wait()
+		if recs := f.journal.records(); len(recs) != 1 {
+			t.Errorf("journal has %d records, want 1", len(recs))
+		}
+	})
+}
+
+// TestSharedDeadlineWithNobodyWaiting: the caller goes away (it gets its
+// context's error), the ask stays pending; at the deadline a replica's
+// sweep finalizes it with the declared defaults, journals it once, and a
+// retry of the tool call on another replica replays the result without
+// asking anyone.
+func TestSharedDeadlineWithNobodyWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 3)
+		ctx, cancel := context.WithCancel(context.Background())
+		res := f.handle(ctx, 0, "s1", "call-1", choiceCall)
+		a := f.asked(t, 0)
+		cancel()
+		if r := <-res; !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("the caller got %v, %v; want its context's error", r.out, r.err)
+		}
+		synctest.Wait()
+		if got := f.orch[1].Pending("s1"); len(got) != 1 {
+			t.Fatalf("after the caller left, B lists %d pending asks, want 1", len(got))
+		}
+		if recs := f.journal.records(); len(recs) != 0 {
+			t.Fatalf("the journal has %d records while the ask is pending", len(recs))
+		}
+		f.orch[0].Close() // and the replica that asked is gone too
+		time.Sleep(300*time.Second + time.Millisecond)
+		synctest.Wait()
+		recs := f.journal.records()
+		if len(recs) != 1 {
+			t.Fatalf("journal has %d records after the deadline, want 1", len(recs))
+		}
+		want := `{"status":"timed_out","answered_by":"timeout","answers":[{"id":"env","selected":["production"],"other_text":null},{"id":"region","selected":["eu"],"other_text":null}]}`
+		if got := string(recs[0].Result); got != want {
+			t.Errorf("journaled result %s, want %s", got, want)
+		}
+		if a.Outcome() != nil {
+			t.Error("the closed replica's handle learned an outcome after Close")
+		}
+		r := <-f.handle(context.Background(), 2, "s1", "call-1", choiceCall)
+		if r.err != nil || string(r.out.Result) != want || !r.out.Replayed {
+			t.Errorf("retry on C: %v, %v; want the replayed result %s", r.out, r.err, want)
+		}
+		select {
+		case a := <-f.resp[2].asked:
+			if a.ID() != recs[0].AskID {
+				t.Errorf("C was told of a new ask %s on replay", a.ID())
+			}
+		default:
+		}
+		if recs := f.journal.records(); len(recs) != 1 {
+			t.Errorf("journal has %d records after the replay, want 1", len(recs))
+		}
+	})
+}
+
+// TestSharedFirstEndingWins: two replicas end one ask at once; exactly one
+// ending takes effect, the other gets ErrClosed, and there is one record.
+func TestSharedFirstEndingWins(t *testing.T) {
+	for round := range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFleet(t, 2)
+			res := f.handle(context.Background(), 0, "s1", "", choiceCall)
+			a, b := f.asked(t, 0), f.asked(t, 1)
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			wg.Go(func() { errs[0] = a.Decline() })
+			wg.Go(func() { errs[1] = b.Cancel("") })
+			wg.Wait()
+			r := <-res
+			won := 0
+			for _, err := range errs {
+				switch {
+				case err == nil:
+					won++
+				case !errors.Is(err, askuser.ErrClosed):
+					t.Errorf("round %d: the losing ending got %v, want ErrClosed", round, err)
+				}
+			}
+			if won != 1 {
+				t.Fatalf("round %d: %d endings took effect, want 1", round, won)
+			}
+			if (errs[0] == nil) != (r.out.Reason == askuser.ReasonDeclined) {
+				t.Errorf("round %d: outcome %s does not match the ending that won (%v, %v)", round, r.out.Reason, errs[0], errs[1])
+			}
+			synctest.Wait()
+			if recs := f.journal.records(); len(recs) != 1 {
+				t.Errorf("round %d: journal has %d records, want 1", round, len(recs))
+			}
+		})
+	}
+}
+
+// TestSharedDeadlineWinsTie: a submit at exactly ExpiresAt, from another
+// replica, is refused and the deadline applies.
+func TestSharedDeadlineWinsTie(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 2)
+		res := f.handle(context.Background(), 0, "s1", "", `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`)
+		b := f.asked(t, 1)
+		if err := b.Report(askuser.Answer{QuestionID: "env", Selected: []string{"b"}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Until(b.Form().ExpiresAt))
+		if err := b.Submit(); !errors.Is(err, askuser.ErrClosed) {
+			t.Errorf("submit at ExpiresAt: %v, want ErrClosed", err)
+		}
+		r := <-res
+		if r.out.Reason != askuser.ReasonDeadline {
+			t.Errorf("reason %s, want deadline", r.out.Reason)
+		}
+		// The person's accepted answer is kept, marked as theirs.
+		if ans := r.out.Answer("env"); ans == nil || ans.By != askuser.ByUser {
+			t.Errorf("answer %+v, want the person's", ans)
+		}
+	})
+}
+
+// TestSharedSupersedeFromAnotherReplica: Supersede on B ends A's pending
+// ask as superseded.
+func TestSharedSupersedeFromAnotherReplica(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 2)
+		res := f.handle(context.Background(), 0, "s1", "", choiceCall)
+		f.asked(t, 1)
+		if n := f.orch[1].Supersede("s1"); n != 1 {
+			t.Fatalf("Supersede ended %d asks, want 1", n)
+		}
+		r := <-res
+		if r.out.Reason != askuser.ReasonSuperseded {
+			t.Errorf("reason %s, want superseded", r.out.Reason)
+		}
+	})
+}
+
+// TestSharedSecretOnAnotherReplica: a secret typed on replica B is sealed
+// into the shared secret store and committed when the ask is final; the
+// result carries only its reference.
+func TestSharedSecretOnAnotherReplica(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 2)
+		res := f.handle(context.Background(), 0, "s1", "", secretCall)
+		b := f.asked(t, 1)
+		if err := b.Report(askuser.Answer{QuestionID: b.Form().Questions[0].ID, Secret: secret.FromString("ghp_example")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Submit(); err != nil {
+			t.Fatal(err)
+		}
+		r := <-res
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		ans := r.out.Answers[0]
+		if ans.SecretRef != "session:GITHUB_TOKEN" {
+			t.Errorf("secret ref %q", ans.SecretRef)
+		}
+		v, err := secretstore.ResolveFor(context.Background(), f.orch[0].SecretStore(), "s1", ans.SecretRef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(v.Reveal()) != "ghp_example" {
+			t.Error("the reference does not resolve to the value typed on the other replica")
+		}
+	})
+}
