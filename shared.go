@@ -632,24 +632,26 @@ func outcomeFromRecord(rec *Record, replayed bool) *Outcome {
 // result arrives — from this process or any other. The caller going away
 // leaves it pending.
 func (o *Orchestrator) handleShared(ctx context.Context, req Request, d Dialect) (*Outcome, error) {
+	e, joined, out, err := o.beginShared(ctx, req, d, ctx)
+	if err != nil || out != nil {
+		return out, err
+	}
+	return o.sh.await(ctx, e, joined)
+}
+
+// beginShared finds or creates the request's ask in the store and has it
+// shown: it returns the entry to wait on (joined when another request
+// began it), or the replayed outcome of a tool call already final. A
+// responder that is called per ask runs under respondCtx.
+func (o *Orchestrator) beginShared(ctx context.Context, req Request, d Dialect, respondCtx context.Context) (e *sharedEntry, joined bool, replay *Outcome, err error) {
 	s := o.sh
 	if req.ToolCallID != "" {
-		key := pendingKey(req.Session, req.ToolCallID, "")
-		pe, err := s.st.Get(ctx, key)
-		switch {
-		case err == nil:
-			return s.join(ctx, pe)
-		case !errors.Is(err, ErrPendingNotFound):
-			return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
-		}
-		// Past the store's retention, a journal that finds results
-		// still replays the call.
-		if out, ok := o.journalReplay(ctx, req.Session, req.ToolCallID); ok {
-			return out, nil
+		e, replay, err := s.find(ctx, req.Session, req.ToolCallID)
+		if e != nil || replay != nil || !errors.Is(err, ErrUnknownCall) {
+			return e, true, replay, err
 		}
 	}
 	var form *Form
-	var err error
 	if req.Form != nil {
 		form, err = Normalize(req.Form, o.limits())
 		if err == nil {
@@ -659,7 +661,7 @@ func (o *Orchestrator) handleShared(ctx context.Context, req Request, d Dialect)
 		form, err = o.decode(d, req.Arguments)
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, nil, err
 	}
 	now := time.Now()
 	if !req.AskedAt.IsZero() && req.AskedAt.Before(now) {
@@ -675,19 +677,17 @@ func (o *Orchestrator) handleShared(ctx context.Context, req Request, d Dialect)
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {
-		return nil, fmt.Errorf("askuser: the ask cannot be stored: %w", err)
+		return nil, false, nil, fmt.Errorf("askuser: the ask cannot be stored: %w", err)
 	}
 	key := pendingKey(req.Session, req.ToolCallID, rec.AskID)
 	rev, err := s.st.Create(ctx, key, data)
 	if errors.Is(err, ErrPendingExists) {
-		pe, err := s.st.Get(ctx, key)
-		if err != nil {
-			return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
-		}
-		return s.join(ctx, pe)
+		// Another request for the same tool call came first.
+		e, replay, err := s.find(ctx, req.Session, req.ToolCallID)
+		return e, true, replay, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+		return nil, false, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
 	}
 
 	// This process shows the ask: its handle carries the form as decoded
@@ -695,9 +695,9 @@ func (o *Orchestrator) handleShared(ctx context.Context, req Request, d Dialect)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, ErrOrchestratorClosed
+		return nil, false, nil, ErrOrchestratorClosed
 	}
-	e := s.entries[key]
+	e = s.entries[key]
 	if e == nil || e.rec.AskID != rec.AskID {
 		e = &sharedEntry{key: key, final: make(chan struct{})}
 		s.entries[key] = e
@@ -734,7 +734,7 @@ func (o *Orchestrator) handleShared(ctx context.Context, req Request, d Dialect)
 		decided = o.decideWithoutAsking(ctx, a)
 	}
 	switch {
-	case form.Approval != nil && decided != nil:
+	case decided != nil:
 		a.tryEnd(decided)
 	case !o.reachable(ctx, o.Responder, a):
 		a.tryEnd(&ending{reason: ReasonUnattended})
@@ -744,32 +744,100 @@ func (o *Orchestrator) handleShared(ctx context.Context, req Request, d Dialect)
 			a.notify(o.events)
 		}
 	default:
-		rctx, cancel := context.WithDeadline(ctx, form.ExpiresAt)
+		rctx, cancel := context.WithDeadline(respondCtx, form.ExpiresAt)
 		a.AfterEnd(cancel)
 		stop := context.AfterFunc(s.ctx, cancel)
 		a.AfterEnd(func() { stop() })
 		o.running.Add(1)
 		go a.run(rctx, o.Responder)
 	}
-	return s.await(ctx, e, false)
+	return e, false, nil, nil
 }
 
-// join waits for an ask the store already holds, and returns its result
-// as a replay.
-func (s *shared) join(ctx context.Context, pe PendingEntry) (*Outcome, error) {
+// find looks up a session's tool call: the entry of a pending ask (shown
+// here, for an EventDriven responder, if it was not yet), the replayed
+// outcome of a final one — from the store, or past its retention from a
+// journal that finds results — or ErrUnknownCall.
+func (s *shared) find(ctx context.Context, session, toolCallID string) (*sharedEntry, *Outcome, error) {
+	pe, err := s.st.Get(ctx, pendingKey(session, toolCallID, ""))
+	switch {
+	case errors.Is(err, ErrPendingNotFound):
+		if out, ok := s.o.journalReplay(ctx, session, toolCallID); ok {
+			return nil, out, nil
+		}
+		return nil, nil, ErrUnknownCall
+	case err != nil:
+		return nil, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+	}
 	rec, err := decodeRecord(pe.Data)
 	if err != nil {
-		return nil, fmt.Errorf("askuser: the pending-ask store holds a record this orchestrator cannot read: %w", err)
+		return nil, nil, fmt.Errorf("askuser: the pending-ask store holds a record this orchestrator cannot read: %w", err)
 	}
 	if rec.Final != nil {
-		return outcomeFromRecord(rec.Final, true), nil
+		return nil, outcomeFromRecord(rec.Final, true), nil
 	}
 	e, adopted := s.apply(pe.Key, rec, pe.Revision)
 	if adopted != nil {
 		s.o.running.Add(1)
 		adopted.notify(s.o.events)
 	}
-	return s.await(ctx, e, true)
+	return e, nil, nil
+}
+
+// ErrUnknownCall is what Await returns for a tool call that no ask
+// answers: never asked, or its result gone past the store's retention.
+var ErrUnknownCall = errors.New("askuser: no ask is known for this tool call (never asked, or its result is past retention)")
+
+// Begin starts an ask without waiting for it, and returns the ask's id:
+// a service answers a request at once and lets its client come back for
+// the result with Await. A request whose tool call is already pending or
+// final returns that ask's id and starts nothing. An invalid call returns
+// a *CallError, as Handle does. Begin needs a shared PendingStore (Asks),
+// which keeps the ask while nobody waits for it; without one it returns an
+// error. The ask is shown by this orchestrator's responder, which is not
+// stopped when ctx ends.
+func (o *Orchestrator) Begin(ctx context.Context, req Request) (askID string, err error) {
+	o.init()
+	if o.sh == nil {
+		return "", errors.New("askuser: Begin needs a shared pending-ask store (Orchestrator.Asks): without one, nobody would hold the ask while nobody waits for it")
+	}
+	d := req.Dialect
+	if d == nil {
+		d = AskUser()
+		if req.Form != nil && req.Form.Approval != nil {
+			d = RequestApproval()
+		}
+	}
+	e, _, out, err := o.beginShared(ctx, req, d, context.WithoutCancel(ctx))
+	switch {
+	case err != nil:
+		return "", err
+	case out != nil:
+		return out.AskID, nil
+	}
+	o.sh.mu.Lock()
+	defer o.sh.mu.Unlock()
+	return e.rec.AskID, nil
+}
+
+// Await waits for the result of a session's tool call that a Begin or a
+// Handle (here or in any process on the same store) began, and returns it
+// as a replay once the ask is final; ctx's error while it is still
+// pending when ctx ends; ErrUnknownCall when no ask answers the tool call.
+// Await needs a shared PendingStore (Asks).
+func (o *Orchestrator) Await(ctx context.Context, session, toolCallID string) (*Outcome, error) {
+	o.init()
+	if o.sh == nil {
+		return nil, errors.New("askuser: Await needs a shared pending-ask store (Orchestrator.Asks); without one, Handle waits for the ask")
+	}
+	if toolCallID == "" {
+		return nil, ErrUnknownCall
+	}
+	e, out, err := o.sh.find(ctx, session, toolCallID)
+	if err != nil || out != nil {
+		return out, err
+	}
+	return o.sh.await(ctx, e, true)
 }
 
 // await waits for an entry's final result, the caller's going away, or

@@ -3,6 +3,7 @@ package askuser_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -342,4 +343,53 @@ func TestSharedSecretOnAnotherReplica(t *testing.T) {
 			t.Error("the reference does not resolve to the value typed on the other replica")
 		}
 	})
+}
+
+// TestSharedBeginAwait: Begin returns at once with the ask's id (and the
+// same id for the same tool call again); Await on another replica waits
+// while the ask is pending (ctx's error when ctx ends first) and returns
+// the result once it is final; an unknown tool call is ErrUnknownCall.
+func TestSharedBeginAwait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 2)
+		req := askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}
+		id, err := f.orch[0].Begin(context.Background(), req)
+		if err != nil || id == "" {
+			t.Fatalf("Begin: %q, %v", id, err)
+		}
+		again, err := f.orch[1].Begin(context.Background(), req)
+		if err != nil || again != id {
+			t.Fatalf("Begin again on B: %q, %v; want %q", again, err, id)
+		}
+		if _, err := f.orch[1].Await(context.Background(), "s1", "call-2"); !errors.Is(err, askuser.ErrUnknownCall) {
+			t.Errorf("Await of an unknown call: %v, want ErrUnknownCall", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err = f.orch[1].Await(ctx, "s1", "call-1")
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Await while pending: %v, want the context's deadline", err)
+		}
+		b := f.asked(t, 1)
+		if b.ID() != id {
+			t.Fatalf("B shows %s, want %s", b.ID(), id)
+		}
+		answerChoice(t, b)
+		out, err := f.orch[1].Await(context.Background(), "s1", "call-1")
+		if err != nil || string(out.Result) != answeredChoice || out.AskID != id {
+			t.Errorf("Await after the answer: %v, %v", out, err)
+		}
+	})
+}
+
+// TestBeginNeedsSharedStore: without Asks, Begin and Await say what they
+// need instead of holding an ask nobody waits for.
+func TestBeginNeedsSharedStore(t *testing.T) {
+	o := &askuser.Orchestrator{}
+	if _, err := o.Begin(context.Background(), askuser.Request{Session: "s", Arguments: []byte(choiceCall)}); err == nil || !strings.Contains(err.Error(), "Orchestrator.Asks") {
+		t.Errorf("Begin without Asks: %v", err)
+	}
+	if _, err := o.Await(context.Background(), "s", "c"); err == nil || !strings.Contains(err.Error(), "Orchestrator.Asks") {
+		t.Errorf("Await without Asks: %v", err)
+	}
 }
