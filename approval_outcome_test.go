@@ -278,55 +278,61 @@ func TestApprovalOutcomeTable(t *testing.T) {
 			},
 			cancelAt: 10 * time.Second, reason: askuser.ReasonCaller},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				j := &approvalJournal{}
-				o := &askuser.Orchestrator{Journal: j, Logger: newDiscardLogger()}
-				o.Responder = tt.responder(o)
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				if tt.cancelAt > 0 {
-					time.AfterFunc(tt.cancelAt, cancel)
+	for _, mode := range storeModes {
+		for _, tt := range tests {
+			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
+				if mode.name == "shared" && tt.cancelAt > 0 {
+					t.Skip("with a shared store the caller going away leaves the ask pending (TestSharedDeadlineWithNobodyWaiting)")
 				}
-				out, err := approve(ctx, t, o, "s1", "call-1", apCall)
-				o.Wait()
-				recs := j.records()
-				if len(recs) != 1 {
-					t.Fatalf("%d journal records, want 1", len(recs))
-				}
-				rec := recs[0]
-				if rec.Reason != tt.reason || rec.Contract != "request_approval" || rec.Approval == nil || rec.Approval.Digest != apDigest {
-					t.Errorf("journal record: reason %s, contract %s, approval %+v; want %s, request_approval, digest %s", rec.Reason, rec.Contract, rec.Approval, tt.reason, apDigest)
-				}
-				if tt.cancelAt > 0 {
-					if !errors.Is(err, context.Canceled) || out != nil {
-						t.Fatalf("Handle = %v, %v; want no outcome and the context's error", out, err)
+				synctest.Test(t, func(t *testing.T) {
+					j := &approvalJournal{}
+					o := &askuser.Orchestrator{Journal: j, Logger: newDiscardLogger(), Asks: mode.asks()}
+					defer o.Close()
+					o.Responder = tt.responder(o)
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					if tt.cancelAt > 0 {
+						time.AfterFunc(tt.cancelAt, cancel)
 					}
-					if rec.Result != nil {
-						t.Errorf("the journal keeps a result nobody read: %s", rec.Result)
+					out, err := approve(ctx, t, o, "s1", "call-1", apCall)
+					o.Wait()
+					recs := j.records()
+					if len(recs) != 1 {
+						t.Fatalf("%d journal records, want 1", len(recs))
 					}
-					if cs, _ := o.ConsentStore().Consents(context.Background(), "s1"); len(cs) != 0 {
-						t.Errorf("a pick nobody submitted was remembered: %+v", cs)
+					rec := recs[0]
+					if rec.Reason != tt.reason || rec.Contract != "request_approval" || rec.Approval == nil || rec.Approval.Digest != apDigest {
+						t.Errorf("journal record: reason %s, contract %s, approval %+v; want %s, request_approval, digest %s", rec.Reason, rec.Contract, rec.Approval, tt.reason, apDigest)
 					}
-					return
-				}
-				if err != nil {
-					t.Fatalf("Handle: %v", err)
-				}
-				want := res(tt.want, apDigest, "")
-				checkResult(t, out, want)
-				if out.Reason != tt.reason {
-					t.Errorf("reason %s, want %s", out.Reason, tt.reason)
-				}
-				if string(rec.Result) != want {
-					t.Errorf("journal result %s", rec.Result)
-				}
-				if v, _ := askuser.ApprovalVerdict(out); v.Status == askuser.Unresolved && len(out.Answers) > 0 {
-					t.Errorf("an unresolved approval carries answers: %+v", out.Answers)
-				}
+					if tt.cancelAt > 0 {
+						if !errors.Is(err, context.Canceled) || out != nil {
+							t.Fatalf("Handle = %v, %v; want no outcome and the context's error", out, err)
+						}
+						if rec.Result != nil {
+							t.Errorf("the journal keeps a result nobody read: %s", rec.Result)
+						}
+						if cs, _ := o.ConsentStore().Consents(context.Background(), "s1"); len(cs) != 0 {
+							t.Errorf("a pick nobody submitted was remembered: %+v", cs)
+						}
+						return
+					}
+					if err != nil {
+						t.Fatalf("Handle: %v", err)
+					}
+					want := res(tt.want, apDigest, "")
+					checkResult(t, out, want)
+					if out.Reason != tt.reason {
+						t.Errorf("reason %s, want %s", out.Reason, tt.reason)
+					}
+					if string(rec.Result) != want {
+						t.Errorf("journal result %s", rec.Result)
+					}
+					if v, _ := askuser.ApprovalVerdict(out); v.Status == askuser.Unresolved && len(out.Answers) > 0 {
+						t.Errorf("an unresolved approval carries answers: %+v", out.Answers)
+					}
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -191,35 +191,50 @@ func TestOutcomeTable(t *testing.T) {
 			reason: askuser.ReasonFault,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				o := &askuser.Orchestrator{Logger: discard()}
-				if !tt.nobody {
-					o.Responder = scripted.New(tt.script...)
-				}
-				start := time.Now()
-				out, err := handle(t, o, tt.call)
-				got := mustResult(t, out, err)
-				if diff := cmp.Diff(tt.want, got); diff != "" {
-					t.Errorf("result (-want +got):\n%s", diff)
-				}
-				if out.Reason != tt.reason {
-					t.Errorf("reason = %q, want %q", out.Reason, tt.reason)
-				}
-				waited := time.Since(start)
-				if tt.reason == askuser.ReasonDeadline && waited != 300*time.Second {
-					t.Errorf("finalized after %v, want exactly the 300s deadline", waited)
-				}
-				if tt.reason != askuser.ReasonDeadline && waited != 0 {
-					t.Errorf("finalized after %v, want at once", waited)
-				}
-				if (out.Fault != nil) != (tt.reason == askuser.ReasonFault) {
-					t.Errorf("Fault = %v with reason %q", out.Fault, out.Reason)
-				}
+	for _, mode := range storeModes {
+		for _, tt := range tests {
+			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					o := &askuser.Orchestrator{Logger: discard(), Asks: mode.asks()}
+					defer o.Close()
+					if !tt.nobody {
+						o.Responder = scripted.New(tt.script...)
+					}
+					start := time.Now()
+					out, err := handle(t, o, tt.call)
+					got := mustResult(t, out, err)
+					if diff := cmp.Diff(tt.want, got); diff != "" {
+						t.Errorf("result (-want +got):\n%s", diff)
+					}
+					if out.Reason != tt.reason {
+						t.Errorf("reason = %q, want %q", out.Reason, tt.reason)
+					}
+					waited := time.Since(start)
+					if tt.reason == askuser.ReasonDeadline && waited != 300*time.Second {
+						t.Errorf("finalized after %v, want exactly the 300s deadline", waited)
+					}
+					if tt.reason != askuser.ReasonDeadline && waited != 0 {
+						t.Errorf("finalized after %v, want at once", waited)
+					}
+					if (out.Fault != nil) != (tt.reason == askuser.ReasonFault) {
+						t.Errorf("Fault = %v with reason %q", out.Fault, out.Reason)
+					}
+				})
 			})
-		})
+		}
 	}
+}
+
+// storeModes are the places a test's orchestrator keeps its pending asks:
+// its own memory (the default), and a shared PendingStore, where every
+// change goes through compare-and-set and the outcome is finalized from
+// the stored record.
+var storeModes = []struct {
+	name string
+	asks func() askuser.PendingStore
+}{
+	{"memory", func() askuser.PendingStore { return nil }},
+	{"shared", func() askuser.PendingStore { return askuser.NewMemoryPending(0) }},
 }
 
 func TestSupersede(t *testing.T) {

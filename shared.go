@@ -156,7 +156,8 @@ type sharedEntry struct {
 	out   *Outcome
 	timer *time.Timer // the deadline sweep, or the finalize grace
 
-	finalizing bool // this process is finalizing the ask
+	finalizing bool     // this process is finalizing the ask
+	local      *Outcome // the outcome this process is finalizing, with its Go-only fields (Fault, JournalErr)
 }
 
 func newShared(o *Orchestrator, st PendingStore) *shared {
@@ -389,6 +390,12 @@ func (s *shared) deliver(e *sharedEntry, out *Outcome) {
 		s.mu.Unlock()
 		return
 	}
+	if e.local != nil && e.local.AskID == out.AskID {
+		// This process wrote the final result: its callers get the
+		// outcome with what only this process knows (the fault as it
+		// was, a journal failure).
+		out = e.local
+	}
 	e.out = out
 	close(e.final)
 	a := e.ask
@@ -584,6 +591,9 @@ func (s *shared) finalize(e *sharedEntry, local *ending) {
 			"ask", a.id, "session", a.session, "tool_call", a.toolCallID, "responder", a.responder, "err", out.Fault)
 	}
 	final := newRecord(out)
+	s.mu.Lock()
+	e.local = out
+	s.mu.Unlock()
 	_, err = s.mutate(e, func(r *pendingRecord) error {
 		if r.Final != nil {
 			return errAlreadyFinal
