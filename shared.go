@@ -397,24 +397,24 @@ func (s *shared) deliver(e *sharedEntry, out *Outcome) {
 		out = e.local
 	}
 	e.out = out
-	close(e.final)
 	a := e.ask
 	s.mu.Unlock()
-	if a == nil {
-		return
+	if a != nil {
+		a.mu.Lock()
+		if a.end == nil {
+			a.endLocked(&ending{reason: out.Reason})
+		}
+		a.outcome = out
+		a.mu.Unlock()
+		close(a.done)
+		a.mu.Lock()
+		after := a.afterEnd
+		a.afterEnd = nil
+		a.mu.Unlock()
+		// Counted in Wait before any caller is released, as finish does.
+		a.runAfterEnd(after)
 	}
-	a.mu.Lock()
-	if a.end == nil {
-		a.endLocked(&ending{reason: out.Reason})
-	}
-	a.outcome = out
-	a.mu.Unlock()
-	close(a.done)
-	a.mu.Lock()
-	after := a.afterEnd
-	a.afterEnd = nil
-	a.mu.Unlock()
-	a.runAfterEnd(after)
+	close(e.final)
 }
 
 // mutate changes an ask's record with compare-and-set: f edits a fresh
