@@ -140,7 +140,7 @@ func (m *MemoryPending) putLocked(key string, data []byte, now time.Time) uint64
 	m.rev++
 	data = slices.Clone(data)
 	m.entries[key] = memEntry{data: data, rev: m.rev, written: now}
-	m.publishLocked(PendingEntry{Key: key, Data: data, Revision: m.rev})
+	m.publishLocked(PendingEntry{Key: key, Data: slices.Clone(data), Revision: m.rev})
 	return m.rev
 }
 
@@ -203,7 +203,7 @@ func (m *MemoryPending) Watch(ctx context.Context, f func(PendingEntry)) error {
 	initial := make([]PendingEntry, 0, len(m.entries))
 	for k := range m.entries {
 		if e, ok := m.live(k, now); ok {
-			initial = append(initial, PendingEntry{Key: k, Data: e.data, Revision: e.rev})
+			initial = append(initial, PendingEntry{Key: k, Data: slices.Clone(e.data), Revision: e.rev})
 		}
 	}
 	// Publishing must never block a writer: each watcher gets a relay

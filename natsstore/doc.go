@@ -1,0 +1,18 @@
+// Package natsstore keeps askuser's shared state in NATS JetStream, so
+// that several processes (the replicas of a service, or one process
+// restarted) serve the same asks. Pending asks live in a key-value bucket
+// (<prefix>_pending), one key per ask, written with compare-and-set on the
+// key's revision; its entries expire Retention after their last write
+// (default askuser.DefaultRetention), and an expiry leaves a marker so that
+// watchers see the removal. The journal is a stream (<prefix>_journal, on
+// subjects <prefix>.journal.<session digest>) whose message id is the ask
+// id: the stream's duplicate window, one hour, makes two replicas
+// finalizing one ask write one record. Secrets live in a key-value bucket
+// (<prefix>_secrets) as records sealed with secretstore.Seal under the
+// caller's key ring before they leave the process: the key never reaches
+// NATS, and keys are digests of the session and name, so neither appears in
+// NATS either. Remembered approval decisions live in a key-value bucket
+// (<prefix>_consents). Everything uses file storage and Config.Replicas
+// replicas unless told otherwise. StartEmbedded runs a NATS server with
+// JetStream inside the process, for a single machine and for tests.
+package natsstore

@@ -1,0 +1,141 @@
+package natsstore
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// EmbeddedConfig configures a NATS server run inside the process.
+type EmbeddedConfig struct {
+	// StoreDir is where JetStream keeps its files. Required.
+	StoreDir string
+	// Host is the address clients connect to (default 127.0.0.1).
+	Host string
+	// Port is the client port; 0 picks a free one.
+	Port int
+	// ServerName names the server; it must be the same across restarts
+	// of a clustered server (default "askuser").
+	ServerName string
+	// Token, when set, is the token every client must present.
+	Token string
+	// ClusterName, when set, makes the server a member of that cluster,
+	// listening for routes on ClusterHost:ClusterPort (default
+	// 127.0.0.1, and 0 picks a free port) and joining the servers at
+	// Routes ("nats-route://host:port").
+	ClusterName string
+	ClusterHost string
+	ClusterPort int
+	Routes      []string
+	// ReadyTimeout bounds how long StartEmbedded waits for the server to
+	// accept connections (default 10 seconds).
+	ReadyTimeout time.Duration
+}
+
+// An Embedded is a NATS server with JetStream running in this process.
+type Embedded struct {
+	srv   *server.Server
+	token string
+}
+
+// StartEmbedded starts a NATS server with JetStream and returns once it
+// accepts connections.
+func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
+	if cfg.StoreDir == "" {
+		return nil, errors.New("natsstore: an embedded NATS server needs a StoreDir for JetStream's files")
+	}
+	if cfg.Host == "" {
+		cfg.Host = "127.0.0.1"
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = "askuser"
+	}
+	if cfg.ReadyTimeout == 0 {
+		cfg.ReadyTimeout = 10 * time.Second
+	}
+	opts := &server.Options{
+		ServerName:    cfg.ServerName,
+		Host:          cfg.Host,
+		Port:          pickPort(cfg.Port),
+		JetStream:     true,
+		StoreDir:      cfg.StoreDir,
+		Authorization: cfg.Token,
+		NoSigs:        true,
+		NoLog:         true,
+	}
+	if cfg.ClusterName != "" {
+		if cfg.ClusterHost == "" {
+			cfg.ClusterHost = "127.0.0.1"
+		}
+		opts.Cluster = server.ClusterOpts{Name: cfg.ClusterName, Host: cfg.ClusterHost, Port: pickPort(cfg.ClusterPort)}
+		for _, r := range cfg.Routes {
+			u, err := url.Parse(r)
+			if err != nil || u.Host == "" {
+				return nil, fmt.Errorf("natsstore: route %q: a route is a URL such as nats-route://127.0.0.1:6222", r)
+			}
+			opts.Routes = append(opts.Routes, u)
+		}
+	} else if len(cfg.Routes) > 0 {
+		return nil, errors.New("natsstore: routes need a ClusterName")
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: configuring the embedded NATS server: %w", err)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(cfg.ReadyTimeout) {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		return nil, fmt.Errorf("natsstore: the embedded NATS server was not ready within %v (is %s:%d free?)", cfg.ReadyTimeout, cfg.Host, cfg.Port)
+	}
+	return &Embedded{srv: srv, token: cfg.Token}, nil
+}
+
+// pickPort turns "0: pick one" into what the server means by it.
+func pickPort(p int) int {
+	if p == 0 {
+		return server.RANDOM_PORT
+	}
+	return p
+}
+
+// ClientURL is the URL clients connect to.
+func (e *Embedded) ClientURL() string { return e.srv.ClientURL() }
+
+// ClusterURL is the route URL other members of the cluster join, or ""
+// when the server is in no cluster.
+func (e *Embedded) ClusterURL() string {
+	a := e.srv.ClusterAddr()
+	if a == nil {
+		return ""
+	}
+	return "nats-route://" + net.JoinHostPort(a.IP.String(), strconv.Itoa(a.Port))
+}
+
+// Server is the running server, for what this type does not cover.
+func (e *Embedded) Server() *server.Server { return e.srv }
+
+// Connect connects a client to the server, with its token when it has
+// one; opts come after, so they may override.
+func (e *Embedded) Connect(opts ...nats.Option) (*nats.Conn, error) {
+	if e.token != "" {
+		opts = append([]nats.Option{nats.Token(e.token)}, opts...)
+	}
+	nc, err := nats.Connect(e.ClientURL(), opts...)
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: connecting to the embedded NATS server: %w", err)
+	}
+	return nc, nil
+}
+
+// Shutdown stops the server and returns once it has stopped.
+func (e *Embedded) Shutdown() {
+	e.srv.Shutdown()
+	e.srv.WaitForShutdown()
+}

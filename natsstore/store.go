@@ -1,0 +1,202 @@
+package natsstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/secretstore"
+)
+
+// Config says where and how a Store keeps its state. The zero Config is
+// ready to use, save for secrets, which need Keys.
+type Config struct {
+	// Prefix starts the name of every bucket and stream and the journal's
+	// subjects: letters, digits, '-' and '_' (default "askuser"). Stores
+	// with different prefixes share nothing.
+	Prefix string
+	// Replicas is how many servers keep each bucket and stream (default
+	// 1; 3 or 5 in a cluster that must survive losing a server).
+	Replicas int
+	// Retention is how long a pending ask is kept after its last write,
+	// and so how long a final result stays there for replay (default
+	// askuser.DefaultRetention; at least one second).
+	Retention time.Duration
+	// Keys seals secrets. Required for Secrets; the key never goes to
+	// NATS.
+	Keys *secretstore.KeyRing
+	// Memory keeps everything in the servers' memory instead of files:
+	// for tests only, since a restart loses it.
+	Memory bool
+}
+
+// DuplicateWindow is how long the journal stream remembers an ask id: a
+// second record of the same ask within it is dropped.
+const DuplicateWindow = time.Hour
+
+// markerTTL is how long a pending bucket keeps the marker an expiry leaves.
+const markerTTL = time.Minute
+
+var validPrefix = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// A Store is askuser's state in one JetStream domain: pending asks, the
+// journal, sealed secrets and remembered decisions. It is safe for
+// concurrent use; it holds no goroutine and needs no closing (close the
+// NATS connection when done).
+type Store struct {
+	js      jetstream.JetStream
+	cfg     Config
+	pending jetstream.KeyValue
+	// pendingStream is the pending bucket's stream, read from its
+	// leader when a watch starts.
+	pendingStream jetstream.Stream
+	secrets       jetstream.KeyValue
+	consents      jetstream.KeyValue
+	journal       jetstream.Stream
+}
+
+// Open creates the buckets and the stream cfg names, or binds to them when
+// they exist. Several processes may call it at once. An existing bucket or
+// stream is left as it is, even when cfg asks for other replicas or
+// retention: the first Open decides, and an operator changes them with
+// NATS's own tools.
+func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Store, error) {
+	if js == nil {
+		return nil, errors.New("natsstore: Open needs a JetStream context")
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "askuser"
+	}
+	if !validPrefix.MatchString(cfg.Prefix) {
+		return nil, fmt.Errorf("natsstore: prefix %q: a prefix is letters, digits, '-' and '_'", cfg.Prefix)
+	}
+	if cfg.Replicas == 0 {
+		cfg.Replicas = 1
+	}
+	if cfg.Replicas < 1 || cfg.Replicas > 5 {
+		return nil, fmt.Errorf("natsstore: %d replicas: JetStream keeps 1 to 5", cfg.Replicas)
+	}
+	if cfg.Retention == 0 {
+		cfg.Retention = askuser.DefaultRetention
+	}
+	if cfg.Retention < time.Second {
+		return nil, fmt.Errorf("natsstore: retention %v: at least one second is required", cfg.Retention)
+	}
+	s := &Store{js: js, cfg: cfg}
+	var err error
+	if s.pending, err = s.bucket(ctx, "pending", "askuser's pending asks and their final results", cfg.Retention); err != nil {
+		return nil, err
+	}
+	if s.pendingStream, err = js.Stream(ctx, "KV_"+cfg.Prefix+"_pending"); err != nil {
+		return nil, fmt.Errorf("natsstore: binding the pending bucket's stream: %w", err)
+	}
+	if s.secrets, err = s.bucket(ctx, "secrets", "askuser's sealed secrets", 0); err != nil {
+		return nil, err
+	}
+	if s.consents, err = s.bucket(ctx, "consents", "askuser's remembered approval decisions", 0); err != nil {
+		return nil, err
+	}
+	if s.journal, err = s.stream(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) storage() jetstream.StorageType {
+	if s.cfg.Memory {
+		return jetstream.MemoryStorage
+	}
+	return jetstream.FileStorage
+}
+
+// bucket creates or binds the key-value bucket <prefix>_<name>. It makes
+// the bucket's stream itself, as jetstream.CreateKeyValue would, but
+// without direct gets: a direct get may be answered by a replica that is
+// behind, and a compare-and-set store must read what was acknowledged.
+func (s *Store) bucket(ctx context.Context, name, desc string, ttl time.Duration) (jetstream.KeyValue, error) {
+	bucket := s.cfg.Prefix + "_" + name
+	dup := 2 * time.Minute
+	if ttl > 0 && ttl < dup {
+		dup = ttl
+	}
+	cfg := jetstream.StreamConfig{
+		Name:              "KV_" + bucket,
+		Description:       desc,
+		Subjects:          []string{"$KV." + bucket + ".>"},
+		MaxMsgsPerSubject: 1,
+		MaxBytes:          -1,
+		MaxAge:            ttl,
+		MaxMsgSize:        -1,
+		MaxMsgs:           -1,
+		MaxConsumers:      -1,
+		Storage:           s.storage(),
+		Replicas:          s.cfg.Replicas,
+		AllowRollup:       true,
+		DenyDelete:        true,
+		Duplicates:        dup,
+		Discard:           jetstream.DiscardNew,
+	}
+	if ttl > 0 {
+		cfg.AllowMsgTTL = true
+		cfg.SubjectDeleteMarkerTTL = min(markerTTL, ttl)
+	}
+	if err := s.create(ctx, cfg); err != nil {
+		return nil, err
+	}
+	kv, err := s.js.KeyValue(ctx, bucket)
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: binding bucket %s: %w", bucket, err)
+	}
+	return kv, nil
+}
+
+// create makes the stream unless one of its name exists.
+func (s *Store) create(ctx context.Context, cfg jetstream.StreamConfig) error {
+	_, err := s.js.CreateStream(ctx, cfg)
+	if err == nil || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return nil
+	}
+	return fmt.Errorf("natsstore: creating stream %s: %w", cfg.Name, err)
+}
+
+func (s *Store) stream(ctx context.Context) (jetstream.Stream, error) {
+	cfg := jetstream.StreamConfig{
+		Name:         s.cfg.Prefix + "_journal",
+		Description:  "askuser's journal: one record per finalized ask, by ask id",
+		Subjects:     []string{s.cfg.Prefix + ".journal.>"},
+		Storage:      s.storage(),
+		Replicas:     s.cfg.Replicas,
+		Duplicates:   DuplicateWindow,
+		MaxMsgs:      -1,
+		MaxBytes:     -1,
+		MaxConsumers: -1,
+		MaxMsgSize:   -1,
+		DenyDelete:   true,
+		DenyPurge:    true,
+		Discard:      jetstream.DiscardNew,
+	}
+	if err := s.create(ctx, cfg); err != nil {
+		return nil, err
+	}
+	st, err := s.js.Stream(ctx, cfg.Name)
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: binding stream %s: %w", cfg.Name, err)
+	}
+	return st, nil
+}
+
+// digest is a key-safe, fixed-length name for any string: the hex SHA-256
+// of it. Session ids and secret names can be anything up to 64 KiB
+// ("../x", NUL, dots), longer than a NATS subject may be; their digests are
+// opaque and short, and leave the names themselves out of NATS.
+func digest(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,472 @@
+package natsstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/goleak"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/pendingtest"
+	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/secretstore"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// single starts one embedded server with its files in a directory of the
+// test's and returns a JetStream context on a connection to it.
+func single(t testing.TB) jetstream.JetStream {
+	t.Helper()
+	e, err := StartEmbedded(EmbeddedConfig{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Shutdown)
+	nc, err := e.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+var prefixes atomic.Int64
+
+// open opens a store under a prefix of its own.
+func open(t testing.TB, js jetstream.JetStream, cfg Config) *Store {
+	t.Helper()
+	if cfg.Prefix == "" {
+		cfg.Prefix = fmt.Sprintf("t%d", prefixes.Add(1))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyWait)
+	defer cancel()
+	s, err := Open(ctx, js, cfg)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s
+}
+
+func ctxFor(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), readyWait)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestPendingConformance(t *testing.T) {
+	js := single(t)
+	pendingtest.Run(t, func(t *testing.T) askuser.PendingStore { return open(t, js, Config{}).Pending() })
+}
+
+func TestPendingConformanceCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node cluster")
+	}
+	c := newCluster(t, 3)
+	js := c.connect(t, 1)
+	pendingtest.Run(t, func(t *testing.T) askuser.PendingStore {
+		return open(t, js, Config{Replicas: 3}).Pending()
+	})
+}
+
+// TestPendingExpiry: an entry is dropped Retention after its last write,
+// and a watcher sees it go, with nil Data; the key is then free again.
+func TestPendingExpiry(t *testing.T) {
+	ctx := ctxFor(t)
+	p := open(t, single(t), Config{Retention: time.Second}).Pending()
+	rev, err := p.Create(ctx, "0a", []byte(`x`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan askuser.PendingEntry, 8)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Watch(wctx, func(e askuser.PendingEntry) { got <- e }) }()
+	defer func() {
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("Watch returned %v, want context.Canceled", err)
+		}
+	}()
+	var seen []askuser.PendingEntry
+	for {
+		select {
+		case e := <-got:
+			seen = append(seen, e)
+			if e.Key == "0a" && e.Data == nil {
+				if len(seen) < 2 || seen[0].Key != "0a" || seen[0].Revision != rev {
+					t.Fatalf("Watch delivered %+v; want the entry, maybe the caught-up mark, then its removal", seen)
+				}
+				if _, err := p.Get(ctx, "0a"); !errors.Is(err, askuser.ErrPendingNotFound) {
+					t.Fatalf("Get after expiry: %v, want ErrPendingNotFound", err)
+				}
+				if _, err := p.Create(ctx, "0a", []byte(`again`)); err != nil {
+					t.Fatalf("Create after expiry: %v", err)
+				}
+				return
+			}
+		case <-ctx.Done():
+			t.Fatalf("no removal came through Watch; it delivered %+v", seen)
+		}
+	}
+}
+
+func TestPendingBadKey(t *testing.T) {
+	ctx := ctxFor(t)
+	p := open(t, single(t), Config{}).Pending()
+	for _, key := range []string{"", "a b", "a..b", ".a", "a*", "a>"} {
+		_, err := p.Create(ctx, key, []byte(`x`))
+		if err == nil || !strings.Contains(err.Error(), "a key is letters, digits") {
+			t.Errorf("Create(%q) = %v; want an error saying what a key may hold", key, err)
+		}
+	}
+}
+
+// TestOpenConcurrent: replicas open the same store at once; a later Open
+// asking for another retention binds to what is there and leaves it as
+// it is.
+func TestOpenConcurrent(t *testing.T) {
+	js := single(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), readyWait)
+			defer cancel()
+			_, err := Open(ctx, js, Config{Prefix: "same", Retention: time.Hour})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("concurrent Open: %v", err)
+		}
+	}
+	ctx := ctxFor(t)
+	s1 := open(t, js, Config{Prefix: "same", Retention: time.Hour})
+	rev, err := s1.Pending().Create(ctx, "0a", []byte(`x`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := open(t, js, Config{Prefix: "same", Retention: 2 * time.Hour})
+	if e, err := s2.Pending().Get(ctx, "0a"); err != nil || e.Revision != rev {
+		t.Fatalf("a second Open does not see the first's entry: %+v, %v", e, err)
+	}
+	st, err := js.Stream(ctx, "KV_same_pending")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.CachedInfo().Config.MaxAge; got != time.Hour {
+		t.Errorf("the bucket's retention is %v after a second Open; want the first Open's, 1h", got)
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	js := single(t)
+	ctx := ctxFor(t)
+	for _, tt := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Prefix: "a.b"}, "a prefix is letters, digits"},
+		{Config{Prefix: "a b"}, "a prefix is letters, digits"},
+		{Config{Replicas: 7}, "JetStream keeps 1 to 5"},
+		{Config{Replicas: -1}, "JetStream keeps 1 to 5"},
+		{Config{Retention: time.Millisecond}, "at least one second"},
+	} {
+		if _, err := Open(ctx, js, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Open(%+v) = %v; want an error saying %q", tt.cfg, err, tt.want)
+		}
+	}
+	if _, err := Open(ctx, nil, Config{}); err == nil {
+		t.Error("Open with no JetStream context succeeded")
+	}
+}
+
+func record(askID, session, toolCall string) *askuser.Record {
+	return &askuser.Record{
+		Version:    askuser.RecordVersion,
+		AskID:      askID,
+		Session:    session,
+		ToolCallID: toolCall,
+		Contract:   "ask_user",
+		Responder:  "test",
+		Status:     askuser.StatusAnswered,
+		Answers:    []askuser.FinalAnswer{},
+		Result:     json.RawMessage(`{"answers":["` + askID + `"]}`),
+	}
+}
+
+func TestJournal(t *testing.T) {
+	ctx := ctxFor(t)
+	js := single(t)
+	s := open(t, js, Config{})
+	j := s.Journal()
+	first := record("ask1", "s1", "tc1")
+	for i := range 2 {
+		if err := j.Append(ctx, first); err != nil {
+			t.Fatalf("Append %d of the same ask: %v", i+1, err)
+		}
+	}
+	info, err := s.journal.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 1 {
+		t.Fatalf("two Appends of one ask left %d messages; want 1", info.State.Msgs)
+	}
+	gone := record("ask2", "s1", "tc2")
+	gone.Result = nil // the caller went away
+	for _, r := range []*askuser.Record{gone, record("ask3", "s2", "tc1"), record("ask4", "s1", "tc3"), record("ask5", "../x\x00", "tc1")} {
+		if err := j.Append(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		session, toolCall string
+		want              string // ask id, "" for none
+	}{
+		{"s1", "tc1", "ask1"},
+		{"s2", "tc1", "ask3"},
+		{"../x\x00", "tc1", "ask5"},
+		{"s1", "tc2", ""}, // no result to replay
+		{"s1", "tc9", ""},
+		{"s3", "tc1", ""},
+		{"s1", "", ""},
+	} {
+		rec, ok, err := j.FindResult(ctx, tt.session, tt.toolCall)
+		if err != nil {
+			t.Fatalf("FindResult(%q, %q): %v", tt.session, tt.toolCall, err)
+		}
+		got := ""
+		if ok {
+			got = rec.AskID
+		}
+		if got != tt.want {
+			t.Errorf("FindResult(%q, %q) found %q; want %q", tt.session, tt.toolCall, got, tt.want)
+		}
+	}
+	rec, _, _ := j.FindResult(ctx, "s1", "tc1")
+	if string(rec.Result) != string(first.Result) || rec.Contract != "ask_user" {
+		t.Errorf("FindResult returned %+v; want the record appended", rec)
+	}
+
+	ids := func(rs []*askuser.Record) string {
+		var b []string
+		for _, r := range rs {
+			b = append(b, r.AskID)
+		}
+		return strings.Join(b, ",")
+	}
+	for session, want := range map[string]string{"": "ask1,ask2,ask3,ask4,ask5", "s1": "ask1,ask2,ask4", "s2": "ask3", "nobody": ""} {
+		rs, err := j.Records(ctx, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(rs); got != want {
+			t.Errorf("Records(%q) = %s; want %s", session, got, want)
+		}
+	}
+	if err := j.Append(ctx, &askuser.Record{Session: "s"}); err == nil {
+		t.Error("Append of a record without an ask id succeeded")
+	}
+}
+
+// TestJournalUnreadable: a message that is not a record fails a listing
+// with an error that says which message, and what is wrong.
+func TestJournalUnreadable(t *testing.T) {
+	ctx := ctxFor(t)
+	js := single(t)
+	s := open(t, js, Config{})
+	if _, err := js.Publish(ctx, s.cfg.Prefix+".journal.x", []byte(`{"v":1,"ask_id":"a"`)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Journal().Records(ctx, "")
+	if err == nil || !strings.Contains(err.Error(), "journal message 1: not a journal record") {
+		t.Fatalf("Records = %v; want an error naming message 1", err)
+	}
+}
+
+func ring(t testing.TB, id string, fill byte) *secretstore.KeyRing {
+	t.Helper()
+	k := secretstore.Key{ID: id}
+	for i := range k.Secret {
+		k.Secret[i] = fill
+	}
+	r, err := secretstore.NewKeyRing(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestSecrets(t *testing.T) {
+	ctx := ctxFor(t)
+	js := single(t)
+	s := open(t, js, Config{Keys: ring(t, "k1", 1)})
+	sec := s.Secrets()
+	long := strings.Repeat("n", secretstore.MaxNameLen)
+	const plain = "correct-horse-battery-staple"
+	names := [][2]string{{"s1", "token"}, {"s1", "../x"}, {"s1", "a\x00b"}, {"s1", "a.b"}, {"s1", long}, {"../s1", "token"}, {"s2", "token"}}
+	for i, n := range names {
+		if err := sec.Put(ctx, n[0], n[1], secret.FromString(fmt.Sprint(plain, i))); err != nil {
+			t.Fatalf("Put %d: %v", i, err)
+		}
+	}
+	for i, n := range names {
+		v, err := sec.Get(ctx, n[0], n[1])
+		if err != nil {
+			t.Fatalf("Get %d: %v", i, err)
+		}
+		if got := string(v.Reveal()); got != fmt.Sprint(plain, i) {
+			t.Errorf("Get %d returned another value", i)
+		}
+	}
+
+	// The raw values in NATS are sealed records.
+	es, err := entries(ctx, s.secrets, ">")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != len(names) {
+		t.Fatalf("the bucket holds %d records; want %d", len(es), len(names))
+	}
+	for _, e := range es {
+		if bytes.Contains(e.Value(), []byte(plain)) || strings.Contains(e.Key(), "s1") || strings.Contains(e.Key(), "token") {
+			t.Errorf("record %s holds the value or the names in clear", e.Key())
+		}
+		if id, err := secretstore.KeyID(e.Value()); err != nil || id != "k1" {
+			t.Errorf("record %s is not a record sealed under k1: %v", e.Key(), err)
+		}
+	}
+
+	// Another ring opens nothing; no ring seals nothing.
+	other := open(t, js, Config{Prefix: s.cfg.Prefix, Keys: ring(t, "k1", 2)}).Secrets()
+	if _, err := other.Get(ctx, "s1", "token"); err != secretstore.ErrOpen {
+		t.Errorf("Get under another key = %v; want ErrOpen itself", err)
+	}
+	none := open(t, js, Config{Prefix: s.cfg.Prefix}).Secrets()
+	if err := none.Put(ctx, "s1", "x", secret.FromString("v")); !errors.Is(err, secretstore.ErrNoKey) {
+		t.Errorf("Put without keys = %v; want ErrNoKey", err)
+	}
+
+	if err := sec.Delete(ctx, "s1", "token"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sec.Delete(ctx, "s1", "never"); err != nil {
+		t.Errorf("Delete of a missing record: %v", err)
+	}
+	if _, err := sec.Get(ctx, "s1", "token"); !errors.Is(err, secretstore.ErrNotFound) {
+		t.Errorf("Get after Delete = %v; want ErrNotFound", err)
+	}
+	if err := sec.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sec.DeleteSession(ctx, "empty"); err != nil {
+		t.Errorf("DeleteSession of an empty session: %v", err)
+	}
+	for _, n := range names {
+		_, err := sec.Get(ctx, n[0], n[1])
+		if n[0] == "s1" && !errors.Is(err, secretstore.ErrNotFound) {
+			t.Errorf("Get(%q, %.10q) after DeleteSession = %v; want ErrNotFound", n[0], n[1], err)
+		}
+		if n[0] != "s1" && err != nil {
+			t.Errorf("DeleteSession of s1 removed (%q, %q): %v", n[0], n[1], err)
+		}
+	}
+
+	// Staging: a staged value is not the record until committed.
+	id, err := sec.Stage(ctx, "s2", "token", secret.FromString("staged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := sec.Get(ctx, "s2", "token"); string(v.Reveal()) != fmt.Sprint(plain, 6) {
+		t.Error("a staged value replaced the record before Commit")
+	}
+	if err := sec.Commit(ctx, "s2", "token", id); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := sec.Get(ctx, "s2", "token"); string(v.Reveal()) != "staged" {
+		t.Error("Commit did not make the staged value the record")
+	}
+
+	for _, tt := range []struct{ session, name string }{{"", "x"}, {"s", ""}, {"s", long + "n"}} {
+		if err := sec.Put(ctx, tt.session, tt.name, secret.FromString("v")); err == nil {
+			t.Errorf("Put(%q, %.10q) succeeded", tt.session, tt.name)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := sec.Get(cancelled, "s2", "token"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Get with an ended context = %v", err)
+	}
+}
+
+func TestConsents(t *testing.T) {
+	ctx := ctxFor(t)
+	c := open(t, single(t), Config{}).Consents()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	in := []askuser.Consent{
+		{Session: "s1", Digest: "d2", Approved: true, Action: "deploy", AskID: "a2", DecidedAt: t0.Add(time.Minute)},
+		{Session: "s1", Digest: "d1", Approved: false, Action: "rm", AskID: "a1", DecidedAt: t0},
+		{Session: "s2", Digest: "d1", Approved: true, Action: "rm", AskID: "a3", DecidedAt: t0},
+	}
+	for _, cs := range in {
+		if err := c.Remember(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, ok, err := c.Recall(ctx, "s1", "d2")
+	if err != nil || !ok || got != in[0] {
+		t.Fatalf("Recall = %+v, %v, %v; want %+v", got, ok, err, in[0])
+	}
+	if _, ok, err := c.Recall(ctx, "s1", "d9"); ok || err != nil {
+		t.Errorf("Recall of nothing = %v, %v", ok, err)
+	}
+	list, err := c.Consents(ctx, "s1")
+	if err != nil || len(list) != 2 || list[0] != in[1] || list[1] != in[0] {
+		t.Fatalf("Consents(s1) = %+v, %v; want the two decisions, oldest first", list, err)
+	}
+	// Remember replaces.
+	changed := in[1]
+	changed.Approved = true
+	if err := c.Remember(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := c.Recall(ctx, "s1", "d1"); !got.Approved {
+		t.Error("Remember did not replace the earlier decision")
+	}
+	if err := c.Revoke(ctx, "s1", "d1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Revoke(ctx, "s1", "never"); err != nil {
+		t.Errorf("Revoke of nothing: %v", err)
+	}
+	if _, ok, _ := c.Recall(ctx, "s1", "d1"); ok {
+		t.Error("Recall after Revoke found the decision")
+	}
+	if list, _ := c.Consents(ctx, "s2"); len(list) != 1 || list[0] != in[2] {
+		t.Errorf("Consents(s2) = %+v after changes to s1", list)
+	}
+	if err := c.Remember(ctx, askuser.Consent{Session: "s1"}); err == nil {
+		t.Error("Remember without a digest succeeded")
+	}
+}
