@@ -37,10 +37,8 @@ type Ask struct {
 	afterEnd  []func() // run once the outcome is final; taken by finish
 
 	// With a shared PendingStore: the ask's entry (every change goes
-	// through the store, and the fields above mirror it), and whether the
-	// EventDriven responder has been told about it.
-	sh   *sharedEntry
-	told bool
+	// through the store, and the fields above mirror it).
+	sh *sharedEntry
 }
 
 // held is an accepted answer (or a draft). Sealed answers keep only their

@@ -315,7 +315,6 @@ func (s *shared) apply(key string, rec *pendingRecord, rev uint64) (*sharedEntry
 				s.o.logger().Error("askuser: an ask in the pending-ask store cannot be shown here", "ask", rec.AskID, "err", err)
 			} else {
 				e.ask, adopt = a, a
-				a.told = true
 			}
 		}
 	}
@@ -690,51 +689,61 @@ func (o *Orchestrator) beginShared(ctx context.Context, req Request, d Dialect, 
 		return nil, false, nil, fmt.Errorf("askuser: the ask cannot be stored: %w", err)
 	}
 	key := pendingKey(req.Session, req.ToolCallID, rec.AskID)
-	rev, err := s.st.Create(ctx, key, data)
-	if errors.Is(err, ErrPendingExists) {
-		// Another request for the same tool call came first.
-		e, replay, err := s.find(ctx, req.Session, req.ToolCallID)
-		return e, true, replay, err
-	}
-	if err != nil {
-		return nil, false, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
-	}
 
-	// This process shows the ask: its handle carries the form as decoded
-	// here (with the contract's own data).
+	// The entry, with this process's handle (its form as decoded here,
+	// with the contract's own data), is in the mirror before the record is
+	// in the store: the watch may bring the ask's every change — up to its
+	// final result — before Create has returned.
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, false, nil, ErrOrchestratorClosed
 	}
-	e = s.entries[key]
-	if e == nil || e.rec.AskID != rec.AskID {
-		e = &sharedEntry{key: key, final: make(chan struct{})}
-		s.entries[key] = e
-		s.byID[rec.AskID] = e
+	if s.entries[key] != nil {
+		// The mirror knows an ask for this tool call: another request
+		// came first.
+		s.mu.Unlock()
+		e, replay, err := s.find(ctx, req.Session, req.ToolCallID)
+		return e, true, replay, err
 	}
+	e = &sharedEntry{key: key, rec: rec, final: make(chan struct{})}
+	a := &Ask{
+		o: o, sh: e, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
+		form: form, dialect: d, responder: o.respName,
+		base:  context.WithoutCancel(ctx),
+		endCh: make(chan struct{}), done: make(chan struct{}),
+	}
+	for i := range form.Questions {
+		if form.Questions[i].Sealed() {
+			a.sealing = make(chan struct{}, 1)
+			break
+		}
+	}
+	e.ask = a
+	s.entries[key] = e
+	s.byID[rec.AskID] = e
+	s.mu.Unlock()
+
+	rev, err := s.st.Create(ctx, key, data)
+	if err != nil {
+		s.mu.Lock()
+		if s.entries[key] == e {
+			delete(s.entries, key)
+			delete(s.byID, rec.AskID)
+		}
+		s.mu.Unlock()
+		if errors.Is(err, ErrPendingExists) {
+			// Another request for the same tool call came first.
+			e, replay, err := s.find(ctx, req.Session, req.ToolCallID)
+			return e, true, replay, err
+		}
+		return nil, false, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+	}
+	s.mu.Lock()
 	if e.rev < rev {
-		e.rec, e.rev = rec, rev
+		e.rev = rev
 	}
-	a := e.ask
-	if a == nil {
-		a = &Ask{
-			o: o, sh: e, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
-			form: form, dialect: d, responder: o.respName,
-			base:  context.WithoutCancel(ctx),
-			endCh: make(chan struct{}), done: make(chan struct{}),
-		}
-		for i := range form.Questions {
-			if form.Questions[i].Sealed() {
-				a.sealing = make(chan struct{}, 1)
-				break
-			}
-		}
-		e.ask = a
-	}
-	told := a.told
-	a.told = true
-	if e.timer == nil && e.rec.Ending == nil && e.rec.Final == nil {
+	if e.timer == nil && e.out == nil && e.rec.Ending == nil && !s.closed {
 		e.timer = time.AfterFunc(time.Until(form.ExpiresAt), func() { s.goTracked(func() { s.expire(e) }) })
 	}
 	s.mu.Unlock()
@@ -749,10 +758,8 @@ func (o *Orchestrator) beginShared(ctx context.Context, req Request, d Dialect, 
 	case !o.reachable(ctx, o.Responder, a):
 		a.tryEnd(&ending{reason: ReasonUnattended})
 	case o.events != nil:
-		if !told {
-			o.running.Add(1)
-			a.notify(o.events)
-		}
+		o.running.Add(1)
+		a.notify(o.events)
 	default:
 		rctx, cancel := context.WithDeadline(respondCtx, form.ExpiresAt)
 		a.AfterEnd(cancel)

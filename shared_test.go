@@ -393,3 +393,54 @@ func TestBeginNeedsSharedStore(t *testing.T) {
 		t.Errorf("Await without Asks: %v", err)
 	}
 }
+
+// slowCreate holds each Create after the record is in the store, until
+// release is closed: the window in which the watch may bring the whole
+// life of an ask before its creator has heard back from the store.
+type slowCreate struct {
+	*askuser.MemoryPending
+	release chan struct{}
+}
+
+func (s slowCreate) Create(ctx context.Context, key string, data []byte) (uint64, error) {
+	rev, err := s.MemoryPending.Create(ctx, key, data)
+	<-s.release
+	return rev, err
+}
+
+// TestSharedFinalBeforeCreateReturns: another replica answers, ends and
+// finalizes an ask before the store's Create has returned to the replica
+// that asked; its caller still gets the result. (It once waited forever:
+// the final result had come and gone before the caller's entry existed.)
+func TestSharedFinalBeforeCreateReturns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := slowCreate{askuser.NewMemoryPending(0), make(chan struct{})}
+		var orch []*askuser.Orchestrator
+		var cards []*events
+		for range 2 {
+			r := newEvents()
+			o := &askuser.Orchestrator{Responder: r, Asks: store, Logger: newDiscardLogger()}
+			if err := o.Ready(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { o.Close(); o.Wait() }()
+			orch, cards = append(orch, o), append(cards, r)
+		}
+		res := make(chan *askuser.Outcome, 1)
+		go func() {
+			out, _ := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)})
+			res <- out
+		}()
+		start := time.Now()
+		answerChoice(t, <-cards[1].asked)
+		synctest.Wait() // final, and delivered to every watch
+		close(store.release)
+		out := <-res
+		if out == nil || string(out.Result) != answeredChoice {
+			t.Fatalf("the caller got %v, want %s", out, answeredChoice)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("the caller got the result after %v (of the bubble's clock), want at once", waited)
+		}
+	})
+}
