@@ -5,9 +5,10 @@
 // key's revision; its entries expire Retention after their last write
 // (default askuser.DefaultRetention), and an expiry leaves a marker so that
 // watchers see the removal. The journal is a stream (<prefix>_journal, on
-// subjects <prefix>.journal.<session digest>) whose message id is the ask
-// id: the stream's duplicate window, one hour, makes two replicas
-// finalizing one ask write one record. Secrets live in a key-value bucket
+// subjects <prefix>.journal.<session digest>.<tool-call digest>, so that a
+// tool call's record is one request away) whose message id is the ask id:
+// the stream's duplicate window, one hour, makes two replicas finalizing
+// one ask write one record. Secrets live in a key-value bucket
 // (<prefix>_secrets) as records sealed with secretstore.Seal under the
 // caller's key ring before they leave the process: the key never reaches
 // NATS, and keys are digests of the session and name, so neither appears in

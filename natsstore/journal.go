@@ -20,7 +20,8 @@ const AppendTimeout = 10 * time.Second
 
 // A Journal is the journal stream of a Store: an askuser.Journal and an
 // askuser.ResultFinder. Records are JSON, one message each, on subject
-// <prefix>.journal.<session digest>, with the ask id as message id.
+// <prefix>.journal.<session digest>.<tool-call digest> (so that a
+// tool call is found with one request), with the ask id as message id.
 type Journal struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
@@ -37,8 +38,8 @@ func (s *Store) Journal() *Journal {
 	return &Journal{js: s.js, stream: s.journal, prefix: s.cfg.Prefix}
 }
 
-func (j *Journal) subject(session string) string {
-	return j.prefix + ".journal." + digest(session)
+func (j *Journal) subject(session, toolCallID string) string {
+	return j.prefix + ".journal." + digest(session) + "." + digest(toolCallID)
 }
 
 // Append publishes rec and returns once the stream has acknowledged it,
@@ -56,7 +57,7 @@ func (j *Journal) Append(ctx context.Context, rec *askuser.Record) error {
 	ctx, cancel := context.WithTimeout(ctx, AppendTimeout)
 	defer cancel()
 	for {
-		msg := &nats.Msg{Subject: j.subject(rec.Session), Data: data}
+		msg := &nats.Msg{Subject: j.subject(rec.Session, rec.ToolCallID), Data: data}
 		_, err := j.js.PublishMsg(ctx, msg, jetstream.WithMsgID(rec.AskID))
 		if !inProcess(err) {
 			if err != nil {
@@ -84,22 +85,28 @@ func inProcess(err error) bool {
 	return errors.As(err, &apiErr) && apiErr.ErrorCode == errDuplicateInProcess
 }
 
-// FindResult returns the last record of the session's tool call that
-// holds a result. It reads the session's records one by one.
+// FindResult returns the last record of the session's tool call, when it
+// holds a result. Each tool call has a subject of its own, so this is one
+// request, however long the journal.
 func (j *Journal) FindResult(ctx context.Context, session, toolCallID string) (*askuser.Record, bool, error) {
 	if toolCallID == "" {
 		return nil, false, nil
 	}
-	var found *askuser.Record
-	err := j.scan(ctx, j.subject(session), func(r *askuser.Record) {
-		if r.Session == session && r.ToolCallID == toolCallID && r.Result != nil {
-			found = r
-		}
-	})
-	if err != nil {
-		return nil, false, err
+	m, err := j.stream.GetLastMsgForSubject(ctx, j.subject(session, toolCallID))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, false, nil
 	}
-	return found, found != nil, nil
+	if err != nil {
+		return nil, false, fmt.Errorf("natsstore: reading the journal: %w", err)
+	}
+	rec, err := DecodeRecord(m.Data)
+	if err != nil {
+		return nil, false, fmt.Errorf("natsstore: journal message %d: %w", m.Sequence, err)
+	}
+	if rec.Session != session || rec.ToolCallID != toolCallID || rec.Result == nil {
+		return nil, false, nil
+	}
+	return rec, true, nil
 }
 
 // Records returns the session's records, or every session's when session
@@ -107,7 +114,7 @@ func (j *Journal) FindResult(ctx context.Context, session, toolCallID string) (*
 func (j *Journal) Records(ctx context.Context, session string) ([]*askuser.Record, error) {
 	subject := j.prefix + ".journal.>"
 	if session != "" {
-		subject = j.subject(session)
+		subject = j.prefix + ".journal." + digest(session) + ".*"
 	}
 	var out []*askuser.Record
 	err := j.scan(ctx, subject, func(r *askuser.Record) {
