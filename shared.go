@@ -23,6 +23,10 @@ var ErrOrchestratorClosed = errors.New("askuser: the orchestrator was closed; th
 // PendingStore.
 const pendingVersion = 1
 
+// maxFinals is how many final keys a mirror remembers (see
+// shared.finals).
+const maxFinals = 100_000
+
 // finalizeGrace is how long an ask may sit ended but not final before any
 // replica finalizes it: the replica that ended it does at once, and the
 // others step in only when it is gone.
@@ -143,7 +147,13 @@ type shared struct {
 	closed  bool
 	wg      sync.WaitGroup // timer callbacks and finalizations under way
 	entries map[string]*sharedEntry
-	byID    map[string]*sharedEntry
+	// finals remembers, for keys whose final record made their entry
+	// leave the mirror, the revision of that record, so that an older
+	// read of the key (a Get that raced the watch) does not bring the ask
+	// back as pending. The oldest are forgotten past maxFinals.
+	finals     map[string]uint64
+	finalOrder []string
+	byID       map[string]*sharedEntry
 }
 
 // A sharedEntry is one ask of the store, as this process knows it.
@@ -165,7 +175,7 @@ func newShared(o *Orchestrator, st PendingStore) *shared {
 	s := &shared{
 		o: o, st: st, ctx: ctx, cancel: cancel,
 		watching: make(chan struct{}), caughtUp: make(chan struct{}),
-		entries: map[string]*sharedEntry{}, byID: map[string]*sharedEntry{},
+		entries: map[string]*sharedEntry{}, byID: map[string]*sharedEntry{}, finals: map[string]uint64{},
 	}
 	go s.watch()
 	return s
@@ -248,6 +258,7 @@ func (s *shared) onEntry(pe PendingEntry) {
 	}
 	if pe.Data == nil {
 		s.mu.Lock()
+		delete(s.finals, pe.Key) // the order slice forgets it in its turn
 		if e := s.entries[pe.Key]; e != nil {
 			if e.timer != nil {
 				e.timer.Stop()
@@ -279,6 +290,11 @@ func (s *shared) apply(key string, rec *pendingRecord, rev uint64) (*sharedEntry
 		s.mu.Unlock()
 		return e, nil
 	}
+	if e == nil && rev <= s.finals[key] {
+		// An older read of an ask already final here.
+		s.mu.Unlock()
+		return nil, nil
+	}
 	if e == nil || e.rec.AskID != rec.AskID {
 		e = &sharedEntry{key: key, final: make(chan struct{})}
 		s.entries[key] = e
@@ -296,6 +312,14 @@ func (s *shared) apply(key string, rec *pendingRecord, rev uint64) (*sharedEntry
 		// and the callers waiting here hold their entry.
 		delete(s.entries, key)
 		delete(s.byID, rec.AskID)
+		if _, ok := s.finals[key]; !ok {
+			s.finalOrder = append(s.finalOrder, key)
+		}
+		s.finals[key] = rev
+		for len(s.finalOrder) > maxFinals {
+			delete(s.finals, s.finalOrder[0])
+			s.finalOrder = s.finalOrder[1:]
+		}
 		s.mu.Unlock()
 		s.deliver(e, outcomeFromRecord(rec.Final, false))
 		return e, nil
@@ -776,29 +800,34 @@ func (o *Orchestrator) beginShared(ctx context.Context, req Request, d Dialect, 
 // outcome of a final one — from the store, or past its retention from a
 // journal that finds results — or ErrUnknownCall.
 func (s *shared) find(ctx context.Context, session, toolCallID string) (*sharedEntry, *Outcome, error) {
-	pe, err := s.st.Get(ctx, pendingKey(session, toolCallID, ""))
-	switch {
-	case errors.Is(err, ErrPendingNotFound):
-		if out, ok := s.o.journalReplay(ctx, session, toolCallID); ok {
-			return nil, out, nil
+	for {
+		pe, err := s.st.Get(ctx, pendingKey(session, toolCallID, ""))
+		switch {
+		case errors.Is(err, ErrPendingNotFound):
+			if out, ok := s.o.journalReplay(ctx, session, toolCallID); ok {
+				return nil, out, nil
+			}
+			return nil, nil, ErrUnknownCall
+		case err != nil:
+			return nil, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
 		}
-		return nil, nil, ErrUnknownCall
-	case err != nil:
-		return nil, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+		rec, err := decodeRecord(pe.Data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("askuser: the pending-ask store holds a record this orchestrator cannot read: %w", err)
+		}
+		if rec.Final != nil {
+			return nil, outcomeFromRecord(rec.Final, true), nil
+		}
+		e, adopted := s.apply(pe.Key, rec, pe.Revision)
+		if adopted != nil {
+			s.o.running.Add(1)
+			adopted.notify(s.o.events)
+		}
+		if e != nil {
+			return e, nil, nil
+		}
+		// The ask became final while the store was read: read it again.
 	}
-	rec, err := decodeRecord(pe.Data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("askuser: the pending-ask store holds a record this orchestrator cannot read: %w", err)
-	}
-	if rec.Final != nil {
-		return nil, outcomeFromRecord(rec.Final, true), nil
-	}
-	e, adopted := s.apply(pe.Key, rec, pe.Revision)
-	if adopted != nil {
-		s.o.running.Add(1)
-		adopted.notify(s.o.events)
-	}
-	return e, nil, nil
 }
 
 // ErrUnknownCall is what Await returns for a tool call that no ask

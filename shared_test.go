@@ -444,3 +444,66 @@ func TestSharedFinalBeforeCreateReturns(t *testing.T) {
 		}
 	})
 }
+
+// staleGet answers the next Get with an entry read earlier, once one is
+// put in stale: a read that raced the watch. It keeps the key of the last
+// Create.
+type staleGet struct {
+	*askuser.MemoryPending
+	stale   chan askuser.PendingEntry
+	created chan string
+}
+
+func (s staleGet) Create(ctx context.Context, key string, data []byte) (uint64, error) {
+	s.created <- key
+	return s.MemoryPending.Create(ctx, key, data)
+}
+
+func (s staleGet) Get(ctx context.Context, key string) (askuser.PendingEntry, error) {
+	select {
+	case e := <-s.stale:
+		return e, nil
+	default:
+		return s.MemoryPending.Get(ctx, key)
+	}
+}
+
+// TestSharedStaleReadAfterFinal: Await reads the store, gets the ask as it
+// was while pending, but the watch has meanwhile brought its final result;
+// the old read does not bring the ask back, and Await returns the result
+// at once (it once waited for the deadline).
+func TestSharedStaleReadAfterFinal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := askuser.NewMemoryPending(0)
+		store := staleGet{mem, make(chan askuser.PendingEntry, 1), make(chan string, 1)}
+		var orch []*askuser.Orchestrator
+		var cards []*events
+		for range 2 {
+			r := newEvents()
+			o := &askuser.Orchestrator{Responder: r, Asks: store, Logger: newDiscardLogger()}
+			if err := o.Ready(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { o.Close(); o.Wait() }()
+			orch, cards = append(orch, o), append(cards, r)
+		}
+		if _, err := orch[0].Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
+			t.Fatal(err)
+		}
+		pendingRead, err := mem.Get(context.Background(), <-store.created)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answerChoice(t, <-cards[1].asked)
+		synctest.Wait() // final, and delivered to every watch
+		store.stale <- pendingRead
+		start := time.Now()
+		out, err := orch[1].Await(context.Background(), "s1", "call-1")
+		if err != nil || string(out.Result) != answeredChoice {
+			t.Fatalf("Await: %v, %v; want %s", out, err, answeredChoice)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("Await returned after %v (of the bubble's clock), want at once", waited)
+		}
+	})
+}
