@@ -73,6 +73,13 @@ func (a *Ask) ToolCallID() string { return a.toolCallID }
 // Form is the normalized form. It must not be modified.
 func (a *Ask) Form() *Form { return a.form }
 
+// Shared reports whether the ask lives in a shared PendingStore
+// (Orchestrator.Asks): it outlives this process, and other processes show
+// it too. A responder that is closing leaves such an ask pending, rather
+// than ending it as having nobody to ask: another replica's person may
+// still answer it.
+func (a *Ask) Shared() bool { return a.sh != nil }
+
 // Done is closed when the ask's outcome is final.
 func (a *Ask) Done() <-chan struct{} { return a.done }
 

@@ -96,8 +96,8 @@
 // Every PUT and POST must come from the same origin (http.CrossOriginProtection:
 // Sec-Fetch-Site, else Origin against Host; Options.TrustedOrigins adds
 // others) and carry the session's CSRF token in the X-CSRF-Token header. The
-// token is an HMAC of the session under a key made up when the Responder is
-// created; the page carries it, the session listing returns it, and
+// token is an HMAC of the session under Options.CSRFKey, or a key made up
+// when the Responder is created; the page carries it, the session listing returns it, and
 // Responder.CSRFToken gives it to an embedding program's own front end. A
 // cross-site form can set neither the header nor read the token.
 //
@@ -238,6 +238,13 @@ type Options struct {
 	// Logger receives what goes wrong in the handler (nil: slog.Default()).
 	// No answer and no secret is ever logged.
 	Logger *slog.Logger
+	// CSRFKey is the key the session's CSRF tokens are an HMAC under (nil:
+	// a random key made up when the Responder is created, so that a token
+	// is good on this Responder only). Replicas sharing a card (a page
+	// loaded from one and its answers posted to another, or to the same
+	// one after a restart) set the same key: at least 32 random bytes,
+	// derived from a secret they share, never sent to the pages.
+	CSRFKey []byte
 }
 
 // A Responder shows asks on a web card and takes answers through its JSON
@@ -312,7 +319,12 @@ func New(opts *Options) *Responder {
 	r.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusForbidden, errorBody{Error: "cross-origin requests are not allowed"})
 	}))
-	_, _ = rand.Read(r.csrfKey[:])
+	if len(r.opts.CSRFKey) > 0 {
+		r.csrfKey = sha256.Sum256(r.opts.CSRFKey)
+		r.opts.CSRFKey = nil // not kept beside its digest
+	} else {
+		_, _ = rand.Read(r.csrfKey[:])
+	}
 	r.setupApprovals()
 	r.routes()
 	return r
@@ -378,14 +390,21 @@ func (r *Responder) Asked(a *askuser.Ask) {
 		}
 		return
 	}
-	r.active.Add(1)
+	// An ask in a shared store outlives this card: Close leaves it
+	// pending and does not wait for its end.
+	shared := a.Shared()
+	if !shared {
+		r.active.Add(1)
+	}
 	e := r.addLocked(a)
 	if d := time.Until(a.Form().NudgeAt); d > 0 {
 		e.nudge = time.AfterFunc(d, func() { r.nudge(a) })
 	} // else already past: a page shows the countdown from nudge_in_ms
 	r.mu.Unlock()
 	a.AfterEnd(func() {
-		defer r.active.Done()
+		if !shared {
+			defer r.active.Done()
+		}
 		r.finish(a)
 	})
 	r.publish(a.Session(), "ask", a)
@@ -488,8 +507,10 @@ func (r *Responder) pending(sess string) []*askuser.Ask {
 
 // Close ends the pending asks as unreachable (nobody can be asked through
 // this responder any more), waits until their outcomes are published to
-// the pages, and then ends every event stream once it has sent what it had queued. Later
-// asks are unreachable at once, and new event streams are refused with 503.
+// the pages, and then ends every event stream once it has sent what it had
+// queued. Asks in a shared store (Ask.Shared) are left pending: another
+// replica's card still takes them. Later asks are unreachable at once, and
+// new event streams are refused with 503.
 // An http.Server that serves the responder should call Close before or
 // during Shutdown (http.Server.RegisterOnShutdown), since an open event
 // stream never goes idle.
@@ -503,7 +524,9 @@ func (r *Responder) Close() error {
 	var pending []*askuser.Ask
 	for _, s := range r.sessions {
 		for _, a := range s.pending {
-			pending = append(pending, a)
+			if !a.Shared() {
+				pending = append(pending, a)
+			}
 		}
 	}
 	r.mu.Unlock()
