@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,13 +19,27 @@ import (
 // a line. A torn last line is skipped; a torn line inside the file (closed
 // by a later append) is noted on standard error; any other line that holds
 // no record is reported on standard error and makes the exit status 1,
-// after the listing.
-func (e env) journal(args []string) int {
-	fs := e.flags("journal", "journal [--session ID] [--json] FILE")
+// after the listing. With --nats it lists askuser serve's journal stream
+// instead (journalNATS).
+func (e env) journal(ctx context.Context, args []string) int {
+	fs := e.flags("journal", "journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]")
 	session := fs.String("session", "", "list only the records of session `ID`")
 	asJSON := fs.Bool("json", false, "print each record as one JSON object a line instead of a table")
+	natsURL := fs.String("nats", "", "list the journal stream of 'askuser serve' in the NATS server or cluster at `URL` instead of a FILE")
+	natsToken := fs.String("nats-token-file", "", "with --nats, present the NATS token in `FILE` (serve's --nats-token-file)")
 	if code, stop := parse(fs, args); stop {
 		return code
+	}
+	if *natsURL != "" {
+		if fs.NArg() != 0 {
+			fmt.Fprintf(e.stderr, "askuser journal: --nats lists the journal stream; give no FILE (got %d)\n", fs.NArg())
+			return exitUsage
+		}
+		return e.journalNATS(ctx, *natsURL, *natsToken, *session, *asJSON)
+	}
+	if *natsToken != "" {
+		fmt.Fprintln(e.stderr, "askuser journal: --nats-token-file is for --nats URL; give --nats")
+		return exitUsage
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(e.stderr, "askuser journal: give one journal FILE, not %d\n", fs.NArg())
@@ -37,10 +53,7 @@ func (e env) journal(args []string) int {
 	}
 	defer f.Close()
 
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	if !*asJSON {
-		fmt.Fprintln(tw, "FINALIZED\tSESSION\tTOOL_CALL\tCONTRACT\tSTATUS\tANSWERED_BY\tREASON\tRESPONDER")
-	}
+	l := e.newRecordList(*asJSON)
 	code := exitOK
 	for rec, err := range journal.Read(f) {
 		var le *journal.LineError
@@ -53,38 +66,68 @@ func (e env) journal(args []string) int {
 			code = exitFailure
 			continue
 		case err != nil:
-			_ = tw.Flush()
+			_ = l.flush()
 			fmt.Fprintf(e.stderr, "askuser journal: %v\n", err)
 			return exitFailure
 		}
 		if *session != "" && rec.Session != *session {
 			continue
 		}
-		if *asJSON {
-			data, err := json.Marshal(rec)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "askuser journal: %s: %v\n", name, err)
-				return exitFailure
-			}
-			fmt.Fprintf(e.stdout, "%s\n", data)
-			continue
+		if err := l.add(rec); err != nil {
+			fmt.Fprintf(e.stderr, "askuser journal: %s: %v\n", name, err)
+			return exitFailure
 		}
-		fmt.Fprintln(tw, strings.Join([]string{
-			cell(rec.FinalizedAt.UTC().Format(time.RFC3339)),
-			cell(rec.Session),
-			cell(rec.ToolCallID),
-			cell(rec.Contract),
-			cell(string(rec.Status)),
-			cell(string(rec.AnsweredBy)),
-			cell(string(rec.Reason)),
-			cell(rec.Responder),
-		}, "\t"))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := l.flush(); err != nil {
 		fmt.Fprintf(e.stderr, "askuser journal: %v\n", err)
 		return exitFailure
 	}
 	return code
+}
+
+// A recordList prints journal records: a table, or one JSON object a line.
+type recordList struct {
+	out io.Writer
+	tw  *tabwriter.Writer // nil: JSON
+}
+
+func (e env) newRecordList(asJSON bool) *recordList {
+	l := &recordList{out: e.stdout}
+	if !asJSON {
+		l.tw = tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(l.tw, "FINALIZED\tSESSION\tTOOL_CALL\tCONTRACT\tSTATUS\tANSWERED_BY\tREASON\tRESPONDER")
+	}
+	return l
+}
+
+// add prints one record.
+func (l *recordList) add(rec *askuser.Record) error {
+	if l.tw == nil {
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(l.out, "%s\n", data)
+		return err
+	}
+	_, err := fmt.Fprintln(l.tw, strings.Join([]string{
+		cell(rec.FinalizedAt.UTC().Format(time.RFC3339)),
+		cell(rec.Session),
+		cell(rec.ToolCallID),
+		cell(rec.Contract),
+		cell(string(rec.Status)),
+		cell(string(rec.AnsweredBy)),
+		cell(string(rec.Reason)),
+		cell(rec.Responder),
+	}, "\t"))
+	return err
+}
+
+func (l *recordList) flush() error {
+	if l.tw == nil {
+		return nil
+	}
+	return l.tw.Flush()
 }
 
 // cell makes s, read from the file, fit one table cell and safe to show on

@@ -5,12 +5,13 @@
 // Usage:
 //
 //	askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
-//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
+//	askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]
 //	askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
 //	askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
 //	askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
-//	askuser journal [--session ID] [--json] FILE
-//	askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
+//	askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api]
+//	askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
+//	askuser secret exec [--store DIR | --nats URL [--nats-token-file FILE] | --server URL [--token-file FILE]] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 //
 // Flags may come before or after a command's arguments (askuser validate
 // FILE --now T); after "--" every argument is an argument. secret exec is
@@ -71,11 +72,38 @@
 // approvals as on approve; --journal, --store, --key-file and
 // --max-timeout-seconds are as on ask.
 //
+// serve runs askuser as a service for agents in any language (see
+// docs/serve.md): an agent API on --listen behind a bearer token
+// (--token-file, made on first run) — POST /v1/calls with {"session",
+// "tool_call_id", "dialect", "arguments"} answers with the result the
+// model reads, or at once with Prefer: respond-async, and GET
+// /v1/sessions/{session}/calls/{tool_call_id} reads it — and the web card
+// at the root of --listen, opened by a card URL that carries the session's
+// access token. Pending asks, results, the journal and sealed secrets live
+// in NATS JetStream: a server embedded under --state (default: the state
+// directory below), listening on --nats-listen for other replicas, or an
+// existing cluster with --nats URL. Every replica reads one key ring
+// (--key-file or $ASKUSER_SECRET_KEY; embedding, the key file in the state
+// directory made on first run), which seals the secrets before they reach
+// NATS and from which the card's access and CSRF tokens derive, so that
+// they work on every replica and across restarts. SIGTERM or Ctrl-C stops
+// a replica and leaves its pending asks pending for the others, or for it
+// when it comes back.
+//
+// ask --server URL sends the call to a running serve instead of asking
+// here (with the agent's bearer token from --token-file, by default the
+// one serve makes in the state directory), prints the card's URL on
+// standard error, and prints the result as ask does.
+//
 // journal lists the records of a journal file as a table, or with --json
 // one JSON object a line; --session ID keeps one session's records.
+// journal --nats URL lists serve's journal stream instead.
 //
 // secret exec runs COMMAND with each named secret in its environment and
-// prints nothing of its own; a reference from another session, or to a name
+// prints nothing of its own. With --nats URL it reads serve's secrets from
+// NATS, opening them with the key ring; with --server URL it asks a serve
+// started with --secrets-api, with the agent's bearer token, and needs no
+// key (but then whoever holds that token reads every secret); a reference from another session, or to a name
 // never stored, is refused (exit 1, the command not run); otherwise the exit
 // status is the command's.
 //
@@ -150,12 +178,13 @@ func main() {
 
 const usage = `usage:
   askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
-  askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
+  askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]
   askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
   askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
   askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
-  askuser journal [--session ID] [--json] FILE
-  askuser secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
+  askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api]
+  askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
+  askuser secret exec [--store DIR | --nats URL [--nats-token-file FILE] | --server URL [--token-file FILE]] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 
 Flags may follow a command's arguments; after '--' all are arguments (secret exec: from COMMAND on).
 'ask --journal FILE' appends the decision record to a journal FILE.
@@ -164,6 +193,7 @@ Secrets go to a store that outlives the command: without --store, $XDG_STATE_HOM
 '--store DIR' keeps them under DIR; the key then comes from --key-file FILE or $ASKUSER_SECRET_KEY
 (<key-id>:<base64 of 32 bytes>, comma-separated, newest first), which also replace the default key.
 'secret exec' runs COMMAND without $ASKUSER_SECRET_KEY in its environment.
+'serve' runs askuser as a service: an HTTP API for agents, the web card, state in NATS JetStream (docs/serve.md).
 Every FILE must be a regular file (a symbolic link to one is followed); a FIFO or device is refused.
 Caps: a call 64 KiB, a script 1 MiB, a key file 64 KiB.
 Run 'askuser COMMAND --help' (for secrets, 'askuser secret exec --help') for a command's flags.
@@ -198,11 +228,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "secret":
 		return e.secretCmd(ctx, args[1:])
 	case "journal":
-		return e.journal(args[1:])
+		return e.journal(ctx, args[1:])
 	case "approve":
 		return e.approve(ctx, args[1:])
 	case "mcp":
 		return e.mcp(ctx, args[1:])
+	case "serve":
+		return e.serve(ctx, args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -338,7 +370,7 @@ func (e env) validate(args []string) int {
 	return exitOK
 }
 
-const askSynopsis = "ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
+const askSynopsis = "ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]"
 
 func (e env) ask(ctx context.Context, args []string) int {
 	fs := e.flags("ask", askSynopsis)
@@ -351,6 +383,8 @@ func (e env) ask(ctx context.Context, args []string) int {
 	ceiling := ceilingFlag(fs)
 	storeDir := fs.String("store", "", "keep sealed secrets in a file store under `DIR` (needs --key-file or $ASKUSER_SECRET_KEY; default: $XDG_STATE_HOME/askuser/store, else ~/.local/state/askuser/store)")
 	keyFile := fs.String("key-file", "", "read the store's keys from `FILE`, mode 0600: <key-id>:<base64 of 32 bytes>, comma-separated, newest first (default: $ASKUSER_SECRET_KEY, else the default store's key file)")
+	server := fs.String("server", "", "send the call to a running 'askuser serve' at `URL` (http://host:port) instead of asking here; the card's URL is printed on standard error")
+	tokenFile := fs.String("token-file", "", "with --server, the agent's bearer token is in `FILE` (serve's --token-file; default: $XDG_STATE_HOME/askuser/agent-token, else ~/.local/state/askuser/agent-token)")
 	dialectName := dialectFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
@@ -366,6 +400,9 @@ func (e env) ask(ctx context.Context, args []string) int {
 	}
 	if !e.checkCeiling("ask", *ceiling) {
 		return exitUsage
+	}
+	if *server != "" || *tokenFile != "" {
+		return e.askOnServer(ctx, fs, *server, *tokenFile, *session, *toolCall, *request, d)
 	}
 	store, err := resolveStore(*storeDir, *keyFile)
 	if err != nil { // --store without a key

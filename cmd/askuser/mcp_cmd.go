@@ -255,7 +255,7 @@ func (e env) mcpCard(addr string, ropts *mcpresponder.Options, logger *slog.Logg
 // form is the tool call's input request), the others with a session,
 // within which the server elicits during the call.
 func (e env) mcpHTTP(ctx context.Context, server *mcp.Server, addr, tokenFile string, logger *slog.Logger) int {
-	token, made, err := bearerToken(tokenFile)
+	token, made, err := bearerToken("--token-file", tokenFile)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 		return exitFailure
@@ -405,8 +405,9 @@ func (h hostCheck) wrap(next http.Handler) http.Handler {
 // bearerToken returns the bearer token: read from file (trimmed; the file
 // must be a regular file of mode 0600 or stricter), made there when it
 // does not exist (made reports so), or, without a file, made up for the
-// life of the process.
-func bearerToken(file string) (token string, made bool, err error) {
+// life of the process. what names the file's flag in messages
+// ("--token-file").
+func bearerToken(what, file string) (token string, made bool, err error) {
 	fresh := func() string {
 		var b [32]byte
 		_, _ = rand.Read(b[:])
@@ -415,20 +416,20 @@ func bearerToken(file string) (token string, made bool, err error) {
 	if file == "" {
 		return fresh(), false, nil
 	}
-	f, fi, err := openRegular("--token-file", file, "keep the token in a regular file of mode 0600")
+	f, fi, err := openRegular(what, file, "keep the token in a regular file of mode 0600")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		t := fresh()
 		nf, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
-			return "", false, fileError("--token-file", file, err)
+			return "", false, fileError(what, file, err)
 		}
 		_, err = nf.WriteString(t + "\n")
 		if cerr := nf.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return "", false, fileError("--token-file", file, err)
+			return "", false, fileError(what, file, err)
 		}
 		return t, true, nil
 	case err != nil:
@@ -436,19 +437,19 @@ func bearerToken(file string) (token string, made bool, err error) {
 	}
 	defer f.Close()
 	if checkKeyMode && fi.Mode().Perm()&0o077 != 0 {
-		return "", false, fmt.Errorf("--token-file %s has mode %#o: it must not be accessible by group or others (chmod 600 it)", file, fi.Mode().Perm())
+		return "", false, fmt.Errorf("%s %s has mode %#o: it must not be accessible by group or others (chmod 600 it)", what, file, fi.Mode().Perm())
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
 	defer clear(data)
 	if err != nil {
-		return "", false, fileError("--token-file", file, err)
+		return "", false, fileError(what, file, err)
 	}
 	t := strings.TrimSpace(string(data))
 	switch {
 	case len(data) > maxTokenFileBytes:
-		return "", false, fmt.Errorf("--token-file %s is larger than %s; it holds one token", file, bytesString(maxTokenFileBytes))
+		return "", false, fmt.Errorf("%s %s is larger than %s; it holds one token", what, file, bytesString(maxTokenFileBytes))
 	case len(t) < 16 || strings.ContainsAny(t, " \t\r\n"):
-		return "", false, fmt.Errorf("--token-file %s must hold one token of at least 16 characters, without spaces", file)
+		return "", false, fmt.Errorf("%s %s must hold one token of at least 16 characters, without spaces", what, file)
 	}
 	return t, false, nil
 }

@@ -19,7 +19,7 @@ type envFlag []string
 func (f *envFlag) String() string     { return strings.Join(*f, ",") }
 func (f *envFlag) Set(v string) error { *f = append(*f, v); return nil }
 
-const secretSynopsis = "secret exec [--store DIR] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]"
+const secretSynopsis = "secret exec [--store DIR | --nats URL [--nats-token-file FILE] | --server URL [--token-file FILE]] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]"
 
 // keyEnvVars are the environment variables that hold askuser's own key
 // material, which the child of secret exec never inherits: a tool handed
@@ -80,6 +80,7 @@ func (e env) secretCmd(ctx context.Context, args []string) int {
 	keyFile := fs.String("key-file", "", "read the store's keys from `FILE`, mode 0600 (default: $"+secretstore.KeyEnv+", else the default store's key file)")
 	var envs envFlag
 	fs.Var(&envs, "env", "put a secret in the command's environment: `NAME=session:SECRET` (repeatable)")
+	src := secretSourceFlags(fs)
 	if code, stop := parseUntilCommand(fs, args[1:]); stop {
 		return code
 	}
@@ -100,33 +101,48 @@ func (e env) secretCmd(ctx context.Context, args []string) int {
 			return exitUsage
 		}
 	}
-	spec, err := resolveStore(*dir, *keyFile)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "askuser secret exec: %v; the command was not run\n", err)
-		return exitFailure
+	if err := src.check(fs, *dir); err != nil {
+		fmt.Fprintf(e.stderr, "askuser secret exec: %v\n", err)
+		return exitUsage
 	}
-	store, err := spec.open(false)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "askuser secret exec: %v; the command was not run\n", err)
-		return exitFailure
+	var resolve func(ref string) ([]byte, error)
+	switch {
+	case src.server != "" || src.natsURL != "":
+		r, done, err := src.open(ctx, *keyFile, *session)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser secret exec: %v; the command was not run\n", err)
+			return exitFailure
+		}
+		defer done()
+		resolve = r
+	default:
+		spec, err := resolveStore(*dir, *keyFile)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser secret exec: %v; the command was not run\n", err)
+			return exitFailure
+		}
+		store, err := spec.open(false)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser secret exec: %v; the command was not run\n", err)
+			return exitFailure
+		}
+		resolve = storeResolver(ctx, store, *session)
 	}
 	secrets := make([]string, 0, len(envs))
 	for _, kv := range envs {
 		name, ref, _ := strings.Cut(kv, "=")
-		v, err := secretstore.ResolveFor(ctx, store, *session, ref)
+		b, err := resolve(ref)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser secret exec: %s: %v; the command was not run\n", name, err)
 			return exitFailure
 		}
-		b := v.Reveal()
 		secrets = append(secrets, name+"="+string(b))
 		clear(b)
-		v.Wipe()
 	}
 	cmd := exec.CommandContext(ctx, fs.Arg(0), fs.Args()[1:]...)
 	cmd.Env = childEnv(os.Environ(), secrets)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):

@@ -1,0 +1,388 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/pi"
+	"github.com/askuser-go/askuser/dialect/piask"
+	"github.com/askuser-go/askuser/natsstore"
+	"github.com/askuser-go/askuser/responders/web"
+	"github.com/askuser-go/askuser/secretstore"
+)
+
+// askuser serve runs askuser as a service: an agent in any language posts
+// its tool calls to the agent API, a person answers them on the web card,
+// and everything that must outlive a request (pending asks, results for
+// replay, the journal, sealed secrets, remembered decisions) lives in NATS
+// JetStream (package natsstore), so that several replicas serve the same
+// asks and a restart loses none. Without --nats it embeds a NATS server
+// with JetStream, its files under --state; with --nats it joins an existing
+// server or cluster. See docs/serve.md.
+
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api]"
+
+// Names in serve's state directory.
+const (
+	natsDirName        = "nats"        // the embedded server's JetStream files
+	agentTokenFileName = "agent-token" // the agent's bearer token
+	natsTokenFileName  = "nats-token"  // the embedded server's client token
+)
+
+// defaultNATSListen is where the embedded NATS server listens: NATS's own
+// port, on loopback.
+const defaultNATSListen = "127.0.0.1:4222"
+
+// Bounds of serve's start and stop.
+const (
+	serveOpenTimeout  = 30 * time.Second // connecting the store: its buckets and stream
+	serveReadyTimeout = time.Minute      // the store's watch catching up
+	serveStopTimeout  = 3 * time.Second  // requests finishing after a signal, within graceAfterTerm
+)
+
+// listFlag collects a repeated flag's values.
+type listFlag []string
+
+func (f *listFlag) String() string     { return strings.Join(*f, ",") }
+func (f *listFlag) Set(v string) error { *f = append(*f, v); return nil }
+
+// serveConfig is what serve's flags say.
+type serveConfig struct {
+	listen, state, natsURL, natsListen, natsTokenFile string
+	tokenFile, keyFile                                string
+	replicas, ceiling                                 int
+	hosts                                             []string
+	secretsAPI                                        bool
+}
+
+func (e env) serve(ctx context.Context, args []string) int {
+	fs := e.flags("serve", serveSynopsis)
+	var c serveConfig
+	fs.StringVar(&c.listen, "listen", "", "serve the agent API and the card on `ADDR` (host:port; required)")
+	fs.StringVar(&c.state, "state", "", "keep the embedded NATS server's files, and the token and key files made on first run, under `DIR`, mode 0700 (default: $XDG_STATE_HOME/askuser, else ~/.local/state/askuser)")
+	fs.StringVar(&c.natsURL, "nats", "", "join the NATS server or cluster at `URL` (nats://host:port, comma-separated for several) instead of embedding one; needs the fleet's key ring (--key-file or $"+secretstore.KeyEnv+")")
+	fs.StringVar(&c.natsListen, "nats-listen", defaultNATSListen, "the embedded NATS server listens on `ADDR`, where other replicas join it with --nats")
+	fs.StringVar(&c.natsTokenFile, "nats-token-file", "", "the NATS client token is in `FILE`, mode 0600: the embedded server requires it of every client (default: DIR/nats-token, made on first run); with --nats it is presented to the cluster")
+	fs.IntVar(&c.replicas, "nats-replicas", 1, "how many NATS servers keep each bucket and stream this replica creates: `N` from 1 to 5 (3 on a cluster that must outlive losing a server)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "the agent API's bearer token is in `FILE`, mode 0600 (made, with a random token, when it does not exist; default: DIR/agent-token)")
+	fs.StringVar(&c.keyFile, "key-file", "", "the fleet's key ring is in `FILE`, mode 0600: <key-id>:<base64 of 32 bytes>, comma-separated, newest first, the same on every replica (default: $"+secretstore.KeyEnv+", else, embedding NATS, DIR/key, made on first run)")
+	ceiling := ceilingFlag(fs)
+	var hosts listFlag
+	fs.Var(&hosts, "allowed-host", "also answer for the host `NAME` (repeatable): a name the card and the API are reached by besides the loopback names")
+	fs.BoolVar(&c.secretsAPI, "secrets-api", false, "serve secrets' values to the agent's bearer token (GET /v1/sessions/{session}/secrets/{name}), for 'askuser secret exec --server': whoever can read the token file can then read every secret")
+	if code, stop := parse(fs, args); stop {
+		return code
+	}
+	c.ceiling, c.hosts = *ceiling, hosts
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := c.check(set, fs.NArg()); err != nil {
+		fmt.Fprintf(e.stderr, "askuser serve: %v\n", err)
+		return exitUsage
+	}
+	if !e.checkCeiling("serve", c.ceiling) {
+		return exitUsage
+	}
+	return e.runServe(ctx, c)
+}
+
+// check refuses flags that do not go together.
+func (c *serveConfig) check(set map[string]bool, nargs int) error {
+	envKey := strings.TrimSpace(os.Getenv(secretstore.KeyEnv)) != ""
+	switch {
+	case nargs > 0:
+		return errors.New("serve takes no arguments; the calls come over the agent API")
+	case c.listen == "":
+		return errors.New("--listen ADDR is required: where the agent API and the card are served (127.0.0.1:8080, say)")
+	case c.natsURL != "" && set["nats-listen"]:
+		return errors.New("--nats-listen is where the embedded NATS server listens, and with --nats this replica embeds none; give one of them")
+	case c.natsURL != "" && c.keyFile == "" && !envKey:
+		return fmt.Errorf("joining with --nats needs the fleet's key ring, the same on every replica: give --key-file FILE or set $%s", secretstore.KeyEnv)
+	case c.replicas < 1 || c.replicas > 5:
+		return fmt.Errorf("--nats-replicas %d: NATS keeps a bucket on 1 to 5 servers", c.replicas)
+	}
+	for _, h := range c.hosts {
+		if hostOnly(h) == "" || !plainHost(strings.NewReplacer("[", "", "]", "").Replace(h)) {
+			return fmt.Errorf("--allowed-host %q is not a host name or IP address (no scheme, port or path: card.example.com, 192.0.2.7)", h)
+		}
+	}
+	return nil
+}
+
+// serveFiles are the files serve uses, as the flags and the state
+// directory name them.
+type serveFiles struct {
+	state, tokenFile, keyFile, natsDir, natsTokenFile string
+	defaultKey                                        bool // keyFile is made on first run
+}
+
+func (c *serveConfig) files() (serveFiles, error) {
+	f := serveFiles{tokenFile: c.tokenFile, keyFile: c.keyFile, natsTokenFile: c.natsTokenFile}
+	envKey := strings.TrimSpace(os.Getenv(secretstore.KeyEnv)) != ""
+	embedded := c.natsURL == ""
+	needState := embedded || f.tokenFile == ""
+	if !needState {
+		return f, nil
+	}
+	f.state = c.state
+	if f.state == "" {
+		d, err := stateDir()
+		if err != nil {
+			return f, errors.New("no state directory: set XDG_STATE_HOME or HOME, or give --state DIR")
+		}
+		f.state = d
+	}
+	if err := os.MkdirAll(f.state, 0o700); err != nil {
+		return f, fmt.Errorf("making the state directory: %w", err)
+	}
+	if f.tokenFile == "" {
+		f.tokenFile = filepath.Join(f.state, agentTokenFileName)
+	}
+	if embedded {
+		f.natsDir = filepath.Join(f.state, natsDirName)
+		if f.natsTokenFile == "" {
+			f.natsTokenFile = filepath.Join(f.state, natsTokenFileName)
+		}
+		if f.keyFile == "" && !envKey {
+			f.keyFile, f.defaultKey = filepath.Join(f.state, keyFileName), true
+		}
+	}
+	return f, nil
+}
+
+// keys reads the fleet's key ring: --key-file, else $ASKUSER_SECRET_KEY,
+// else the key file beside the state (made on first run).
+func (f serveFiles) keys() (keyMaterial, error) {
+	switch {
+	case f.keyFile == "":
+		return keyFromEnv()
+	case f.defaultKey:
+		if _, err := defaultKeys(f.keyFile, f.natsDir, true); err != nil {
+			return keyMaterial{}, err
+		}
+		return keyFromFile("the key file", f.keyFile)
+	}
+	return keyFromFile("--key-file", f.keyFile)
+}
+
+// A serveStore is the shared store and what holds it open.
+type serveStore struct {
+	*natsstore.Store
+	nc    *nats.Conn
+	emb   *natsstore.Embedded // nil when joining
+	close func()
+}
+
+// openStore starts the embedded NATS server (or connects to --nats) and
+// opens the store on it.
+func (e env) openStore(ctx context.Context, c serveConfig, f serveFiles, ring *secretstore.KeyRing) (*serveStore, error) {
+	s := &serveStore{}
+	if c.natsURL == "" {
+		host, port, err := net.SplitHostPort(c.natsListen)
+		p, perr := strconv.Atoi(port)
+		if err != nil || perr != nil || p < 0 || p > 65535 {
+			return nil, fmt.Errorf("--nats-listen %q is not host:port (127.0.0.1:4222, say)", c.natsListen)
+		}
+		token, made, err := bearerToken("--nats-token-file", f.natsTokenFile)
+		if err != nil {
+			return nil, err
+		}
+		if made {
+			fmt.Fprintf(e.stderr, "askuser serve: made the NATS token file %s (mode 0600); replicas that join present it with --nats-token-file\n", f.natsTokenFile)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			fmt.Fprintf(e.stderr, "askuser serve: NATS listens on %s beyond loopback: clients must present the token, but the traffic is not encrypted; keep it on a private network\n", c.natsListen)
+		}
+		s.emb, err = natsstore.StartEmbedded(natsstore.EmbeddedConfig{StoreDir: f.natsDir, Host: host, Port: p, Token: token})
+		if err != nil {
+			return nil, fmt.Errorf("--nats-listen %s: %w", c.natsListen, err)
+		}
+		s.nc, err = s.emb.Connect(nats.Name("askuser serve"), nats.MaxReconnects(-1))
+		if err != nil {
+			s.emb.Shutdown()
+			return nil, err
+		}
+	} else {
+		var err error
+		if s.nc, err = connectNATS(c.natsURL, f.natsTokenFile); err != nil {
+			return nil, err
+		}
+	}
+	s.close = func() {
+		s.nc.Close()
+		if s.emb != nil {
+			s.emb.Shutdown()
+		}
+	}
+	js, err := jetstream.New(s.nc)
+	if err == nil {
+		octx, cancel := context.WithTimeout(ctx, serveOpenTimeout)
+		s.Store, err = natsstore.Open(octx, js, natsstore.Config{Replicas: c.replicas, Keys: ring})
+		cancel()
+	}
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// fleetCard is the web card as serve's responder. It never takes an
+// approval: its card URL goes to the agent, so whoever holds it could
+// decide; the agent API refuses request_approval, and an approval another
+// program began on the same store is left to that program's responders.
+type fleetCard struct{ *web.Responder }
+
+// Asked shows every ask but approvals on the card.
+func (c fleetCard) Asked(a *askuser.Ask) {
+	if a.Form().Approval == nil {
+		c.Responder.Asked(a)
+	}
+}
+
+// Respond shows the ask as Asked does, until ctx ends.
+func (c fleetCard) Respond(ctx context.Context, a *askuser.Ask) error {
+	c.Asked(a)
+	<-ctx.Done()
+	return nil
+}
+
+// CanTakeApprovals reports false: see fleetCard.
+func (fleetCard) CanTakeApprovals() bool { return false }
+
+var (
+	_ askuser.EventDriven     = fleetCard{}
+	_ askuser.ApprovalCapable = fleetCard{}
+)
+
+func (e env) runServe(ctx context.Context, c serveConfig) int {
+	fail := func(code int, err error) int {
+		fmt.Fprintf(e.stderr, "askuser serve: %v\n", err)
+		return code
+	}
+	files, err := c.files()
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	km, err := files.keys()
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	fk, err := km.derive()
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	token, made, err := bearerToken("--token-file", files.tokenFile)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	if made {
+		fmt.Fprintf(e.stderr, "askuser serve: made the agent's bearer token file %s (mode 0600)\n", files.tokenFile)
+	}
+	addr, err := net.ResolveTCPAddr("tcp", c.listen)
+	if err != nil {
+		return fail(exitUsage, fmt.Errorf("--listen %s: %w", c.listen, err))
+	}
+	_, allowed := cardHost(c.listen, addr)
+	if len(c.hosts) > 0 {
+		if allowed == nil {
+			allowed = []string{"localhost", "127.0.0.1", "[::1]"}
+		}
+		allowed = append(allowed, c.hosts...)
+	}
+
+	st, err := e.openStore(ctx, c, files, km.ring)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	defer st.close()
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	access := cardAccess{key: fk.access}
+	lim := cardLimits
+	card := web.New(&web.Options{AllowedHosts: allowed, Authorize: access.authorize, BodyTimeout: lim.body, Logger: logger, CSRFKey: fk.csrf[:]})
+	o := &askuser.Orchestrator{
+		Responder:         fleetCard{card},
+		MaxTimeoutSeconds: c.ceiling,
+		Logger:            logger,
+		Secrets:           st.Secrets(),
+		Journal:           st.Journal(),
+		Consents:          st.Consents(),
+		Asks:              st.Pending(),
+		Dialects:          []askuser.Dialect{pi.Dialect(), piask.Dialect()},
+	}
+	// The card is not closed: with a shared store its Close would end the
+	// pending asks for every replica. Close leaves them pending.
+	defer o.Close()
+	rctx, cancel := context.WithTimeout(ctx, serveReadyTimeout)
+	err = o.Ready(rctx)
+	cancel()
+	if err != nil {
+		return fail(exitFailure, fmt.Errorf("the shared store's pending asks did not load within %v: %w", serveReadyTimeout, err))
+	}
+	// Only now, ready, does the replica take connections.
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return fail(exitFailure, fmt.Errorf("--listen %s: %w", c.listen, err))
+	}
+	urlHost, _ := cardHost(c.listen, ln.Addr().(*net.TCPAddr))
+	api := &serveAPI{o: o, token: token, access: access, logger: logger, urlHost: urlHost, write: lim.write}
+	if c.secretsAPI {
+		api.secrets = st.Secrets()
+	}
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	srv := &http.Server{
+		Handler:           api.handler(card, allowed),
+		ReadHeaderTimeout: lim.header,
+		ReadTimeout:       lim.read,
+		WriteTimeout:      lim.write,
+		IdleTimeout:       lim.idle,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(limitListener(ln, serveMaxConns)) }()
+	if st.emb != nil {
+		fmt.Fprintf(e.stderr, "askuser serve: NATS with JetStream on %s, its files under %s; a replica joins with --nats %s --nats-token-file %s and this key ring\n",
+			st.emb.ClientURL(), files.natsDir, st.emb.ClientURL(), files.natsTokenFile)
+	}
+	fmt.Fprintf(e.stderr, "askuser serve: serving the agent API and the card on http://%s (bearer token in %s; key ring %s)\n", urlHost, files.tokenFile, km.source)
+
+	code := exitOK
+	select {
+	case err := <-served:
+		fmt.Fprintf(e.stderr, "askuser serve: %v\n", err)
+		code = exitFailure
+	case <-ctx.Done():
+	}
+	// Stop: take no more connections; the callers still waiting are told
+	// the ask stays pending (Close); the long polls and event streams end;
+	// the rest have serveStopTimeout to finish.
+	stopped := make(chan struct{})
+	sctx, cancel := context.WithTimeout(context.Background(), serveStopTimeout)
+	defer cancel()
+	go func() {
+		defer close(stopped)
+		if srv.Shutdown(sctx) != nil {
+			_ = srv.Close()
+		}
+	}()
+	o.Close()
+	cancelBase()
+	<-stopped
+	return code
+}
