@@ -1,7 +1,9 @@
 package askuser
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -49,6 +51,9 @@ type pendingRecord struct {
 	Principal  string          `json:"principal,omitempty"`
 	Ending     *storedEnding   `json:"ending,omitempty"`
 	Final      *Record         `json:"final,omitempty"`
+	// Write is a random id of the write that stored this version, so
+	// that a writer whose answer was lost knows its write on the next read.
+	Write string `json:"write,omitempty"`
 }
 
 type storedAnswer struct {
@@ -442,7 +447,10 @@ func (s *shared) deliver(e *sharedEntry, out *Outcome) {
 
 // mutate changes an ask's record with compare-and-set: f edits a fresh
 // copy of the latest record, and a conflict reads the store again and
-// retries. f's error stops it.
+// retries. f's error stops it. A store that fails or does not answer (a
+// NATS cluster electing a leader) is tried again for up to storeRetry; a
+// write whose answer was lost is recognized on the next read, so that it
+// is not applied twice.
 func (s *shared) mutate(e *sharedEntry, f func(r *pendingRecord) error) (*pendingRecord, error) {
 	s.mu.Lock()
 	rec, rev := e.rec, e.rev
@@ -451,10 +459,8 @@ func (s *shared) mutate(e *sharedEntry, f func(r *pendingRecord) error) (*pendin
 	if err != nil {
 		return nil, err
 	}
+	retry := s.retrier()
 	for range 64 {
-		if s.ctx.Err() != nil {
-			return nil, ErrOrchestratorClosed
-		}
 		r, err := decodeRecord(data)
 		if err != nil {
 			return nil, err
@@ -462,6 +468,7 @@ func (s *shared) mutate(e *sharedEntry, f func(r *pendingRecord) error) (*pendin
 		if err := f(r); err != nil {
 			return nil, err
 		}
+		r.Write = newWriteID()
 		next, err := json.Marshal(r)
 		if err != nil {
 			return nil, err
@@ -472,11 +479,24 @@ func (s *shared) mutate(e *sharedEntry, f func(r *pendingRecord) error) (*pendin
 			return r, nil
 		}
 		if !errors.Is(err, ErrPendingChanged) {
-			return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+			if err := retry(err); err != nil {
+				return nil, err
+			}
 		}
-		pe, err := s.st.Get(s.ctx, e.key)
-		if err != nil {
-			return nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+		var pe PendingEntry
+		for {
+			pe, err = s.st.Get(s.ctx, e.key)
+			if err == nil {
+				break
+			}
+			if err := retry(err); err != nil {
+				return nil, err
+			}
+		}
+		if bytes.Equal(pe.Data, next) {
+			// The write landed; its answer was lost.
+			s.apply(e.key, r, pe.Revision)
+			return r, nil
 		}
 		data, rev = pe.Data, pe.Revision
 		if cur, err := decodeRecord(data); err == nil {
@@ -484,6 +504,42 @@ func (s *shared) mutate(e *sharedEntry, f func(r *pendingRecord) error) (*pendin
 		}
 	}
 	return nil, errors.New("askuser: the pending ask kept changing under this write (64 tries); try again")
+}
+
+// newWriteID returns 64 random bits in hex.
+func newWriteID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// storeRetry is how long a change to a pending ask keeps trying a store
+// that fails.
+const storeRetry = 10 * time.Second
+
+// retrier returns a function that waits before the next try at the store
+// after err (a backoff from 10 ms to half a second), or returns the error
+// to give up with: once storeRetry has passed, or at Close.
+func (s *shared) retrier() func(err error) error {
+	deadline := time.Now().Add(storeRetry)
+	backoff := 10 * time.Millisecond
+	return func(err error) error {
+		if s.ctx.Err() != nil {
+			return ErrOrchestratorClosed
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("askuser: the pending-ask store failed (for %v): %w", storeRetry, err)
+		}
+		t := time.NewTimer(backoff)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+			return ErrOrchestratorClosed
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+		return nil
+	}
 }
 
 // end writes an ending into the record unless it has one; the deadline

@@ -507,3 +507,62 @@ func TestSharedStaleReadAfterFinal(t *testing.T) {
 		}
 	})
 }
+
+// flakyStore loses the answer of the next Update that succeeds, and then
+// fails the next Get as a store electing a leader would.
+type flakyStore struct {
+	*askuser.MemoryPending
+	loseUpdate, failGet chan struct{}
+}
+
+func (s flakyStore) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
+	nrev, err := s.MemoryPending.Update(ctx, key, data, rev)
+	select {
+	case <-s.loseUpdate:
+		return 0, errors.New("nats: timeout")
+	default:
+	}
+	return nrev, err
+}
+
+func (s flakyStore) Get(ctx context.Context, key string) (askuser.PendingEntry, error) {
+	select {
+	case <-s.failGet:
+		return askuser.PendingEntry{}, errors.New("nats: no responders available for request")
+	default:
+	}
+	return s.MemoryPending.Get(ctx, key)
+}
+
+// TestSharedStoreFailsAndRecovers: a submit whose write landed but whose
+// answer was lost, followed by a failed read, still ends the ask once: the
+// orchestrator tries the store again, recognizes its own write, and does
+// not take it for another writer's ending.
+func TestSharedStoreFailsAndRecovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := flakyStore{askuser.NewMemoryPending(0), make(chan struct{}, 1), make(chan struct{}, 1)}
+		r := newEvents()
+		j := &approvalJournal{}
+		o := &askuser.Orchestrator{Responder: r, Asks: store, Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.Wait() }()
+		res := handleAsync(context.Background(), o, "s1", choiceCall)
+		a := <-r.asked
+		for _, ans := range []askuser.Answer{{QuestionID: "env", Selected: []string{"staging"}}, {QuestionID: "region", Selected: []string{"us"}}} {
+			if err := a.Report(ans); err != nil {
+				t.Fatal(err)
+			}
+		}
+		store.loseUpdate <- struct{}{}
+		store.failGet <- struct{}{}
+		if err := a.Submit(); err != nil {
+			t.Fatalf("submit through a flaky store: %v", err)
+		}
+		if out := <-res; out == nil || string(out.Result) != answeredChoice {
+			t.Fatalf("outcome %v, want %s", out, answeredChoice)
+		}
+		synctest.Wait()
+		if recs := j.records(); len(recs) != 1 {
+			t.Errorf("journal has %d records, want 1", len(recs))
+		}
+	})
+}

@@ -300,10 +300,10 @@ func (s *serveAPI) call(w http.ResponseWriter, r *http.Request) {
 	s.result(w, out)
 }
 
-// rereadEvery is how often a wait for a result reads the store again. A
-// wait (askuser's Await) can miss a result that lands between its read of
-// the store and its joining of the ask (it then wakes only at the ask's
-// deadline); reading again bounds that to this long.
+// rereadEvery is how often a wait for a result reads the store again.
+// Await learns of the result from the orchestrator's watch of the store;
+// should that watch fall behind (a NATS connection failing over), reading
+// the store again bounds how late a waiting client hears of it.
 const rereadEvery = 5 * time.Second
 
 // await waits for the result of a session's tool call, up to wait (zero:
