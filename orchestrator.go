@@ -453,8 +453,9 @@ func (o *Orchestrator) Ready(ctx context.Context) error {
 	}
 }
 
-// Close stops the orchestrator's work on its PendingStore: the watch, the
-// deadline sweeps and the finalizations under way, which it waits for.
+// Close stops the orchestrator's work on its PendingStore: it starts no
+// new deadline sweep or finalization, lets those under way finish (a store
+// that fails is retried for up to 10 seconds), and stops the watch.
 // Callers still waiting get ErrOrchestratorClosed, and their asks stay
 // pending in the store for another process (or this one restarted) to
 // serve. Close does not close the responder or the stores. Without Asks it

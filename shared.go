@@ -236,9 +236,11 @@ func (s *shared) close() {
 		}
 	}
 	s.mu.Unlock()
+	// What is under way (a finalization, a sweep) finishes first, with
+	// the store still in reach; nothing new starts.
+	s.wg.Wait()
 	s.cancel()
 	<-s.watching
-	s.wg.Wait()
 }
 
 func decodeRecord(data []byte) (*pendingRecord, error) {
