@@ -131,22 +131,5 @@ func (o *Orchestrator) journalReplay(ctx context.Context, session, toolCallID st
 	if !found || rec.Result == nil {
 		return nil, false
 	}
-	return &Outcome{
-		AskID:          rec.AskID,
-		Session:        rec.Session,
-		ToolCallID:     rec.ToolCallID,
-		Form:           &Form{Questions: rec.Questions, AskedAt: rec.AskedAt, ExpiresAt: rec.ExpiresAt, Contract: rec.Contract, HumanIntent: rec.HumanIntent, Approval: rec.Approval},
-		Status:         rec.Status,
-		AnsweredBy:     rec.AnsweredBy,
-		Reason:         rec.Reason,
-		Answers:        rec.Answers,
-		CancelledOn:    rec.CancelledOn,
-		RememberedFrom: rec.RememberedFrom,
-		Principal:      rec.Principal,
-		Responder:      rec.Responder,
-		FinalizedAt:    rec.FinalizedAt,
-		Result:         []byte(rec.Result),
-		ContractRecord: rec.ContractRecord,
-		Replayed:       true,
-	}, true
+	return outcomeFromRecord(rec, true), true
 }

@@ -168,33 +168,43 @@ func (o *Orchestrator) limits() Limits {
 // responder). Wait waits for those.
 func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error) {
 	o.init()
-	d := req.Dialect
-	if d == nil {
-		d = AskUser()
-		if req.Form != nil && req.Form.Approval != nil {
-			d = RequestApproval()
-		}
-	}
+	d := req.dialect()
 	if o.sh != nil {
 		return o.handleShared(ctx, req, d)
 	}
 	if out, ok := o.replayed(ctx, req.Session, req.ToolCallID); ok {
 		return out, nil
 	}
-	var form *Form
-	var err error
-	if req.Form != nil {
-		form, err = Normalize(req.Form, o.limits())
-		if err == nil {
-			err = contractFits(d, form)
-		}
-	} else {
-		form, err = o.decode(d, req.Arguments)
-	}
+	form, err := o.formOf(req, d)
 	if err != nil {
 		return nil, err
 	}
 	return o.ask(ctx, req.Session, req.ToolCallID, form, d, req.AskedAt)
+}
+
+// formOf returns the request's form, checked and normalized: its Form, or
+// its Arguments decoded in d.
+func (o *Orchestrator) formOf(req Request, d Dialect) (*Form, error) {
+	if req.Form == nil {
+		return o.decode(d, req.Arguments)
+	}
+	form, err := Normalize(req.Form, o.limits())
+	if err == nil {
+		err = contractFits(d, form)
+	}
+	return form, err
+}
+
+// dialect is the request's contract: Dialect, or by default AskUser(), or
+// RequestApproval() for a Form with an Approval.
+func (req *Request) dialect() Dialect {
+	switch {
+	case req.Dialect != nil:
+		return req.Dialect
+	case req.Form != nil && req.Form.Approval != nil:
+		return RequestApproval()
+	}
+	return AskUser()
 }
 
 // contractFits refuses a Go-built form asked in a contract that cannot

@@ -397,10 +397,17 @@ func (s *shared) newAsk(e *sharedEntry, rec *pendingRecord) (*Ask, error) {
 			form.DialectData = f.DialectData
 		}
 	}
+	return sharedAsk(s.o, e, rec, form, d, rec.Responder, s.ctx), nil
+}
+
+// sharedAsk makes the local handle of a shared ask, whose changes go
+// through its entry. base's values reach the stores; its cancellation
+// does not.
+func sharedAsk(o *Orchestrator, e *sharedEntry, rec *pendingRecord, form *Form, d Dialect, responder string, base context.Context) *Ask {
 	a := &Ask{
-		o: s.o, sh: e, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
-		form: form, dialect: d, responder: rec.Responder,
-		base:  context.WithoutCancel(s.ctx),
+		o: o, sh: e, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
+		form: form, dialect: d, responder: responder,
+		base:  context.WithoutCancel(base),
 		endCh: make(chan struct{}), done: make(chan struct{}),
 	}
 	for i := range form.Questions {
@@ -409,7 +416,7 @@ func (s *shared) newAsk(e *sharedEntry, rec *pendingRecord) (*Ask, error) {
 			break
 		}
 	}
-	return a, nil
+	return a
 }
 
 // deliver publishes an ask's final outcome here: to the callers waiting,
@@ -742,15 +749,7 @@ func (o *Orchestrator) beginShared(ctx context.Context, req Request, d Dialect, 
 			return e, true, replay, err
 		}
 	}
-	var form *Form
-	if req.Form != nil {
-		form, err = Normalize(req.Form, o.limits())
-		if err == nil {
-			err = contractFits(d, form)
-		}
-	} else {
-		form, err = o.decode(d, req.Arguments)
-	}
+	form, err := o.formOf(req, d)
 	if err != nil {
 		return nil, false, nil, err
 	}
@@ -789,18 +788,7 @@ func (o *Orchestrator) beginShared(ctx context.Context, req Request, d Dialect, 
 		return e, true, replay, err
 	}
 	e = &sharedEntry{key: key, rec: rec, final: make(chan struct{})}
-	a := &Ask{
-		o: o, sh: e, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
-		form: form, dialect: d, responder: o.respName,
-		base:  context.WithoutCancel(ctx),
-		endCh: make(chan struct{}), done: make(chan struct{}),
-	}
-	for i := range form.Questions {
-		if form.Questions[i].Sealed() {
-			a.sealing = make(chan struct{}, 1)
-			break
-		}
-	}
+	a := sharedAsk(o, e, rec, form, d, o.respName, ctx)
 	e.ask = a
 	s.entries[key] = e
 	s.byID[rec.AskID] = e
@@ -905,14 +893,7 @@ func (o *Orchestrator) Begin(ctx context.Context, req Request) (askID string, er
 	if o.sh == nil {
 		return "", errors.New("askuser: Begin needs a shared pending-ask store (Orchestrator.Asks): without one, nobody would hold the ask while nobody waits for it")
 	}
-	d := req.Dialect
-	if d == nil {
-		d = AskUser()
-		if req.Form != nil && req.Form.Approval != nil {
-			d = RequestApproval()
-		}
-	}
-	e, _, out, err := o.beginShared(ctx, req, d, context.WithoutCancel(ctx))
+	e, _, out, err := o.beginShared(ctx, req, req.dialect(), context.WithoutCancel(ctx))
 	switch {
 	case err != nil:
 		return "", err

@@ -415,17 +415,7 @@ func (s slowCreate) Create(ctx context.Context, key string, data []byte) (uint64
 func TestSharedFinalBeforeCreateReturns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := slowCreate{askuser.NewMemoryPending(0), make(chan struct{})}
-		var orch []*askuser.Orchestrator
-		var cards []*events
-		for range 2 {
-			r := newEvents()
-			o := &askuser.Orchestrator{Responder: r, Asks: store, Logger: newDiscardLogger()}
-			if err := o.Ready(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { o.Close(); o.Wait() }()
-			orch, cards = append(orch, o), append(cards, r)
-		}
+		orch, cards := twoOn(t, store)
 		res := make(chan *askuser.Outcome, 1)
 		go func() {
 			out, _ := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)})
@@ -476,17 +466,7 @@ func TestSharedStaleReadAfterFinal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := askuser.NewMemoryPending(0)
 		store := staleGet{mem, make(chan askuser.PendingEntry, 1), make(chan string, 1)}
-		var orch []*askuser.Orchestrator
-		var cards []*events
-		for range 2 {
-			r := newEvents()
-			o := &askuser.Orchestrator{Responder: r, Asks: store, Logger: newDiscardLogger()}
-			if err := o.Ready(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { o.Close(); o.Wait() }()
-			orch, cards = append(orch, o), append(cards, r)
-		}
+		orch, cards := twoOn(t, store)
 		if _, err := orch[0].Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
 			t.Fatal(err)
 		}
@@ -565,4 +545,21 @@ func TestSharedStoreFailsAndRecovers(t *testing.T) {
 			t.Errorf("journal has %d records, want 1", len(recs))
 		}
 	})
+}
+
+// twoOn starts two orchestrators on one store, each with an EventDriven
+// responder, closed when the test ends.
+func twoOn(t *testing.T, store askuser.PendingStore) ([]*askuser.Orchestrator, []*events) {
+	var orch []*askuser.Orchestrator
+	var cards []*events
+	for range 2 {
+		r := newEvents()
+		o := &askuser.Orchestrator{Responder: r, Asks: store, Logger: newDiscardLogger()}
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { o.Close(); o.Wait() })
+		orch, cards = append(orch, o), append(cards, r)
+	}
+	return orch, cards
 }
