@@ -2,7 +2,9 @@ package secretstore
 
 import (
 	"bytes"
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -137,6 +139,33 @@ func (r *KeyRing) key(id string) (*ringKey, bool) {
 	k, ok := r.p.byID[id]
 	return k, ok
 }
+
+// Derive returns a key of 32 bytes for another use than sealing, named by
+// label (a card's access tokens, say): HKDF-SHA-256 of the ring's current
+// key, under a salt of its own, with label as the info. It depends only on
+// the current key and the label, so every process holding the same ring
+// derives the same key, and rotating the current key changes it. Different
+// labels give independent keys, and none is a sealing key.
+func (r *KeyRing) Derive(label string) ([32]byte, error) {
+	var out [32]byte
+	k, _ := r.key(r.Current())
+	prk, err := hkdf.Extract(sha256.New, k.secret[:], []byte(deriveSalt))
+	if err != nil {
+		return out, err
+	}
+	defer clear(prk)
+	b, err := hkdf.Expand(sha256.New, prk, label, len(out))
+	if err != nil {
+		return out, err
+	}
+	copy(out[:], b)
+	clear(b)
+	return out, nil
+}
+
+// deriveSalt is the HKDF salt of Derive's keys, apart from the sealing
+// keys' (extractSalt).
+const deriveSalt = "askuser secretstore derived key v1"
 
 // IDs returns the ids of the ring's keys, current first.
 func (r *KeyRing) IDs() []string { return append([]string(nil), r.p.ids...) }

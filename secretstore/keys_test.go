@@ -283,3 +283,42 @@ func TestKeysFromFile(t *testing.T) {
 // cheapArgon2 is as cheap as Argon2id allows, so the tests run fast; it
 // gives a passphrase no protection against guessing.
 var cheapArgon2 = Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}
+
+// TestDerive: a derived key depends only on the ring's current key and the
+// label: the same ring text gives the same key in another process (a
+// fleet's replicas), other labels and other current keys give others, an
+// older key behind the current one changes nothing, and no derived key is
+// the secret itself.
+func TestDerive(t *testing.T) {
+	const a = "k2:" + "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA="
+	const b = "k1:" + "ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8="
+	derive := func(text, label string) [32]byte {
+		t.Helper()
+		r, err := ParseKeys(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := r.Derive(label)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	base := derive(a, "card access")
+	if derive(a, "card access") != base {
+		t.Error("the same ring and label derived two keys")
+	}
+	if derive(a+","+b, "card access") != base {
+		t.Error("an older key behind the current one changed the derived key")
+	}
+	if derive(a, "card csrf") == base {
+		t.Error("two labels derived one key")
+	}
+	if derive(b+","+a, "card access") == base {
+		t.Error("another current key derived the same key")
+	}
+	secret := [32]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32}
+	if base == secret {
+		t.Error("the derived key is the secret itself")
+	}
+}

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"strings"
 
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -27,36 +23,26 @@ import (
 // current key changes the derived keys, and so every card URL handed out
 // before.
 
-// fleetSalt is the HKDF salt of the keys askuser serve derives.
-const fleetSalt = "askuser serve fleet keys v1"
-
 // fleetKeys are the keys derived from the ring's current key.
 type fleetKeys struct {
 	access [32]byte // card access tokens, one per session
 	csrf   [32]byte // the card's CSRF tokens (web.Options.CSRFKey)
 }
 
-// keyMaterial is a key ring and the text it was read from, whose current
-// (first) key the fleet's keys derive from.
+// keyMaterial is a key ring and where it came from, for messages.
 type keyMaterial struct {
 	ring   *secretstore.KeyRing
-	text   string
-	source string // where it came from, for messages
+	source string
 }
 
 // keyFromFile reads a key file: its ring, with the checks every key file
-// gets (a regular file, mode 0600, capped), and its text.
+// gets (a regular file, its size, its mode).
 func keyFromFile(what, name string) (keyMaterial, error) {
 	ring, err := readKeyFile(what, name)
 	if err != nil {
 		return keyMaterial{}, err
 	}
-	data, err := readCapped(what, name, maxKeyFileBytes, "keep the keys in a regular file of mode 0600", "a key file holds a few lines of <key-id>:<base64 of 32 bytes>")
-	defer clear(data)
-	if err != nil {
-		return keyMaterial{}, err
-	}
-	return keyMaterial{ring: ring, text: string(data), source: name}, nil
+	return keyMaterial{ring: ring, source: name}, nil
 }
 
 // keyFromEnv reads the ring in $ASKUSER_SECRET_KEY.
@@ -65,59 +51,21 @@ func keyFromEnv() (keyMaterial, error) {
 	if err != nil {
 		return keyMaterial{}, err
 	}
-	return keyMaterial{ring: ring, text: os.Getenv(secretstore.KeyEnv), source: "$" + secretstore.KeyEnv}, nil
+	return keyMaterial{ring: ring, source: "$" + secretstore.KeyEnv}, nil
 }
 
-// derive returns the fleet's keys, from the ring's current key.
+// derive returns the fleet's keys, from the ring's current key
+// (secretstore.KeyRing.Derive, under labels of serve's own).
 func (k keyMaterial) derive() (fleetKeys, error) {
-	secret, err := currentSecret(k.text, k.ring.Current())
-	if err != nil {
+	var fk fleetKeys
+	var err error
+	if fk.access, err = k.ring.Derive("askuser serve: card access tokens"); err != nil {
 		return fleetKeys{}, fmt.Errorf("%s: %w", k.source, err)
 	}
-	defer clear(secret)
-	prk, err := hkdf.Extract(sha256.New, secret, []byte(fleetSalt))
-	if err != nil {
-		return fleetKeys{}, err
-	}
-	defer clear(prk)
-	var fk fleetKeys
-	for _, d := range []struct {
-		label string
-		dst   *[32]byte
-	}{{"card access", &fk.access}, {"card csrf", &fk.csrf}} {
-		b, err := hkdf.Expand(sha256.New, prk, d.label, 32)
-		if err != nil {
-			return fleetKeys{}, err
-		}
-		copy(d.dst[:], b)
-		clear(b)
+	if fk.csrf, err = k.ring.Derive("askuser serve: card CSRF tokens"); err != nil {
+		return fleetKeys{}, fmt.Errorf("%s: %w", k.source, err)
 	}
 	return fk, nil
-}
-
-// currentSecret returns the secret of the key id in a key ring's text,
-// which secretstore.ParseKeys has accepted: <key-id>:<base64 of 32 bytes>
-// entries, comma- or newline-separated, '#' starting a comment line.
-func currentSecret(text, id string) ([]byte, error) {
-	for line := range strings.Lines(text) {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		for entry := range strings.SplitSeq(line, ",") {
-			kid, enc, ok := strings.Cut(strings.TrimSpace(entry), ":")
-			if !ok || strings.TrimSpace(kid) != id {
-				continue
-			}
-			enc = strings.TrimSpace(enc)
-			for _, e := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-				if b, err := e.DecodeString(enc); err == nil && len(b) == 32 {
-					return b, nil
-				}
-			}
-		}
-	}
-	return nil, fmt.Errorf("the current key %q was not found again in the key ring's text (did the file change while it was read?)", id)
 }
 
 // cardAccess makes and checks the card's access tokens: one per session,
