@@ -35,6 +35,12 @@ type Config struct {
 	// Memory keeps everything in the servers' memory instead of files:
 	// for tests only, since a restart loses it.
 	Memory bool
+	// BindOnly binds to the buckets and the stream a service made, and
+	// creates none: a tool that only reads a store (askuser journal
+	// --nats, secret exec --nats) then fails, saying so, on a server where
+	// no askuser service keeps its state, instead of leaving empty buckets
+	// behind.
+	BindOnly bool
 }
 
 // DuplicateWindow is how long the journal stream remembers an ask id: a
@@ -147,10 +153,15 @@ func (s *Store) bucket(ctx context.Context, name, desc string, ttl time.Duration
 		cfg.AllowMsgTTL = true
 		cfg.SubjectDeleteMarkerTTL = min(markerTTL, ttl)
 	}
-	if err := s.create(ctx, cfg); err != nil {
-		return nil, err
+	if !s.cfg.BindOnly {
+		if err := s.create(ctx, cfg); err != nil {
+			return nil, err
+		}
 	}
 	kv, err := s.js.KeyValue(ctx, bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) && s.cfg.BindOnly {
+		return nil, fmt.Errorf("natsstore: no bucket %s on this NATS server: no askuser service keeps its state here under the prefix %q (start askuser serve, or give its --nats and prefix)", bucket, s.cfg.Prefix)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: binding bucket %s: %w", bucket, err)
 	}
@@ -182,10 +193,15 @@ func (s *Store) stream(ctx context.Context) (jetstream.Stream, error) {
 		DenyPurge:    true,
 		Discard:      jetstream.DiscardNew,
 	}
-	if err := s.create(ctx, cfg); err != nil {
-		return nil, err
+	if !s.cfg.BindOnly {
+		if err := s.create(ctx, cfg); err != nil {
+			return nil, err
+		}
 	}
 	st, err := s.js.Stream(ctx, cfg.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) && s.cfg.BindOnly {
+		return nil, fmt.Errorf("natsstore: no stream %s on this NATS server: no askuser service keeps its state here under the prefix %q (start askuser serve, or give its --nats and prefix)", cfg.Name, s.cfg.Prefix)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: binding stream %s: %w", cfg.Name, err)
 	}

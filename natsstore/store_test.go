@@ -470,3 +470,31 @@ func TestConsents(t *testing.T) {
 		t.Error("Remember without a digest succeeded")
 	}
 }
+
+// TestBindOnly: a reader that binds only creates nothing on a server where
+// no service keeps its state, and says so; once a service has opened the
+// store, the reader binds to it and reads what it wrote.
+func TestBindOnly(t *testing.T) {
+	js := single(t)
+	ctx := ctxFor(t)
+	_, err := Open(ctx, js, Config{Prefix: "bind", BindOnly: true})
+	if err == nil || !strings.Contains(err.Error(), "no askuser service keeps its state here") {
+		t.Fatalf("BindOnly on an empty server: %v", err)
+	}
+	names := js.StreamNames(ctx)
+	for n := range names.Name() {
+		t.Errorf("BindOnly left stream %s behind", n)
+	}
+	w := open(t, js, Config{Prefix: "bind"})
+	rec := &askuser.Record{Version: askuser.RecordVersion, AskID: "a1", Session: "s1", ToolCallID: "c1", Result: []byte(`{}`)}
+	if err := w.Journal().Append(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(ctx, js, Config{Prefix: "bind", BindOnly: true})
+	if err != nil {
+		t.Fatalf("BindOnly after the service opened the store: %v", err)
+	}
+	if recs, err := r.Journal().Records(ctx, "s1"); err != nil || len(recs) != 1 {
+		t.Errorf("the reader's journal: %d records, %v; want the one written", len(recs), err)
+	}
+}

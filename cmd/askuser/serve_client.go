@@ -256,7 +256,7 @@ func openNATSStore(ctx context.Context, natsURL, tokenFile string, ring *secrets
 	js, err := jetstream.New(nc)
 	if err == nil {
 		octx, cancel := context.WithTimeout(ctx, serveOpenTimeout)
-		st, err = natsstore.Open(octx, js, natsstore.Config{Keys: ring})
+		st, err = natsstore.Open(octx, js, natsstore.Config{Keys: ring, BindOnly: true})
 		cancel()
 	}
 	if err != nil {
