@@ -27,8 +27,10 @@ import (
 //
 // The zero Orchestrator is ready to use: it has no responder (every ask is
 // unattended), a 300-second ceiling, a 64 KiB cap on calls, slog.Default,
-// and an in-memory secret store with a key made up for the life of the
-// process. Set the fields before the first ask and do not change them after.
+// its pending asks in its own memory, and an in-memory secret store with a
+// key made up for the life of the process. Set the fields before the first
+// ask and do not change them after. One given a shared PendingStore (Asks)
+// is closed with Close.
 type Orchestrator struct {
 	// Responder shows forms to a person. Nil means nobody can be asked.
 	Responder Responder
