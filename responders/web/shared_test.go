@@ -1,8 +1,13 @@
 package web_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,4 +44,101 @@ func TestCloseLeavesSharedAsksPending(t *testing.T) {
 	if _, err := other.Await(wctx, "s1", "c1"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Await after Close: %v; want the ask still pending", err)
 	}
+}
+
+// TestCardsOfOneFleet: two cards, each on its own orchestrator, sharing a
+// pending-ask store and a CSRF key, as the replicas of askuser serve do. An
+// ask begun on replica A reaches replica B's event stream; the person
+// answers it through B's API with the CSRF token A's page carries; the
+// outcome reaches both event streams, and A's orchestrator has the result.
+func TestCardsOfOneFleet(t *testing.T) {
+	store := askuser.NewMemoryPending(0)
+	key := []byte("the fleet's CSRF key, derived from its key ring")
+	type replica struct {
+		card   *web.Responder
+		o      *askuser.Orchestrator
+		srv    *httptest.Server
+		events <-chan string
+	}
+	var rs []*replica
+	for range 2 {
+		r := &replica{card: web.New(&web.Options{Logger: quiet, CSRFKey: key})}
+		r.o = &askuser.Orchestrator{Responder: r.card, Asks: store, Logger: quiet}
+		r.srv = httptest.NewServer(r.card)
+		if err := r.o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.o.Close(); r.card.Close(); r.srv.Close(); r.o.Wait() })
+		r.events = eventNames(t, r.srv.URL+"/api/sessions/s/events")
+		rs = append(rs, r)
+	}
+	next := func(r *replica, want string) {
+		t.Helper()
+		select {
+		case e := <-r.events:
+			if e != want {
+				t.Fatalf("event %q, want %q", e, want)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("no %q event", want)
+		}
+	}
+	for _, r := range rs {
+		next(r, "snapshot")
+	}
+	id, err := rs[0].o.Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c1", Arguments: []byte(`{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next(rs[0], "ask")
+	next(rs[1], "ask")
+	post := func(method, path, body string) {
+		t.Helper()
+		req, err := http.NewRequest(method, rs[1].srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-CSRF-Token", rs[0].card.CSRFToken("s")) // the token of A's page
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s %s on B: %d %s", method, path, res.StatusCode, b)
+		}
+	}
+	post("PUT", "/api/asks/"+id+"/answers/env", `{"selected":["b"]}`)
+	post("POST", "/api/asks/"+id+"/submit", "")
+	next(rs[1], "outcome")
+	next(rs[0], "outcome")
+	out, err := rs[0].o.Await(context.Background(), "s", "c1")
+	want := `{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["b"],"other_text":null}]}`
+	if err != nil || string(out.Result) != want {
+		t.Errorf("A's result: %v, %v; want %s", out, err, want)
+	}
+}
+
+// eventNames follows an event stream and sends the name of each event,
+// until the stream ends.
+func eventNames(t *testing.T, url string) <-chan string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	events := make(chan string, 16)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				events <- name
+			}
+		}
+	}()
+	return events
 }
