@@ -58,15 +58,36 @@ func (p pending) Update(ctx context.Context, key string, data []byte, rev uint64
 		// write would create the key. No entry has revision 0.
 		return 0, fmt.Errorf("natsstore: updating pending ask %s at revision 0: %w", key, askuser.ErrPendingChanged)
 	}
-	n, err := p.kv.Update(ctx, key, data, rev)
-	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
-		return 0, fmt.Errorf("natsstore: updating pending ask %s at revision %d: %w", key, rev, askuser.ErrPendingChanged)
+	for try := 0; ; try++ {
+		n, err := p.kv.Update(ctx, key, data, rev)
+		if err == nil {
+			return n, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) && !errors.Is(err, jetstream.ErrKeyExists) {
+			return 0, keyErr("updating pending ask", key, err)
+		}
+		// A clustered stream serializes writes that expect a revision
+		// by refusing one while another to the same key is in flight;
+		// when that other fails too, both are refused though the key is
+		// still at rev. The key is read again: only a newer revision is
+		// a real conflict; at rev, the write is tried again.
+		cur, gerr := p.kv.Get(ctx, key)
+		if gerr != nil || cur.Revision() != rev || try >= maxSpuriousConflicts {
+			return 0, fmt.Errorf("natsstore: updating pending ask %s at revision %d: %w", key, rev, askuser.ErrPendingChanged)
+		}
+		t := time.NewTimer(time.Duration(1+try) * 5 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
+		}
 	}
-	if err != nil {
-		return 0, keyErr("updating pending ask", key, err)
-	}
-	return n, nil
 }
+
+// maxSpuriousConflicts bounds how often Update tries again a write the
+// stream refused while the key was still at the revision it expected.
+const maxSpuriousConflicts = 8
 
 // Watch reads the entries as they are from the bucket's stream leader,
 // then follows the stream from the next revision. (A watcher alone would
