@@ -391,7 +391,8 @@ func (s *shared) newAsk(e *sharedEntry, rec *pendingRecord) (*Ask, error) {
 	if err != nil {
 		return nil, err
 	}
-	form := rec.Form
+	form := new(Form)
+	*form = *rec.Form // the record is the mirror's, read by others
 	if len(rec.Arguments) > 0 {
 		if f, err := d.Decode(rec.Arguments, s.o.limits()); err == nil {
 			form.DialectData = f.DialectData
@@ -637,17 +638,19 @@ func (s *shared) finalize(e *sharedEntry, local *ending) {
 		o.logger().Error("askuser: this orchestrator cannot finalize an ask; a replica that knows its contract will", "ask", rec.AskID, "err", err)
 		return
 	}
-	a, err := s.newAsk(e, rec)
-	if err != nil {
+	// The outcome is built on a handle of its own, from the record; this
+	// process's handle, where it has one, lends the form as decoded here,
+	// so that the call is not decoded again.
+	s.mu.Lock()
+	own := e.ask
+	s.mu.Unlock()
+	var a *Ask
+	if own != nil {
+		a = sharedAsk(o, nil, rec, own.form, d, rec.Responder, s.ctx)
+	} else if a, err = s.newAsk(e, rec); err != nil {
 		return
 	}
 	a.sh = nil
-	s.mu.Lock()
-	if e.ask != nil {
-		// This process's handle has the form as decoded here.
-		a.form, a.sealing = e.ask.form, e.ask.sealing
-	}
-	s.mu.Unlock()
 	a.accepted = loadHeld(rec.Accepted, len(a.form.Questions))
 	a.drafts = loadHeld(rec.Drafts, len(a.form.Questions))
 	a.principal = rec.Principal
