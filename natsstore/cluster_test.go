@@ -3,12 +3,13 @@ package natsstore
 import (
 	"context"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askuser-go/askuser/internal/testport"
 )
 
 // readyWait bounds every wait for a server or a cluster to be ready.
@@ -22,32 +23,24 @@ type cluster struct {
 	nodes []*Embedded // nil while a node is down
 }
 
-// freePort returns a loopback port that was free a moment ago. The route
-// ports must be known before any server starts, since every server names
-// the others; client ports are picked by the servers.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // newCluster starts n servers routed to one another and waits until
 // JetStream has a meta leader and every server is current.
 func newCluster(t testing.TB, n int) *cluster {
 	t.Helper()
 	c := &cluster{cfgs: make([]EmbeddedConfig, n), nodes: make([]*Embedded, n)}
+	// The route ports must be known before any server starts, since
+	// every server names the others, and a restarted node takes its
+	// client port again: both come from below the ephemeral range, where
+	// no outgoing connection can take them while a node is down.
 	ports := make([]int, n)
 	for i := range ports {
-		ports[i] = freePort(t)
+		ports[i] = testport.Free(t)
 	}
 	for i := range c.cfgs {
 		c.cfgs[i] = EmbeddedConfig{
 			StoreDir:    t.TempDir(),
 			ServerName:  fmt.Sprintf("n%d", i),
+			Port:        testport.Free(t),
 			ClusterName: "askuser-test",
 			ClusterPort: ports[i],
 		}
@@ -75,8 +68,6 @@ func (c *cluster) start(t testing.TB, i int) {
 	if err != nil {
 		t.Fatalf("starting node %d: %v", i, err)
 	}
-	// A restart takes the same client port.
-	c.cfgs[i].Port = e.Server().Addr().(*net.TCPAddr).Port
 	c.nodes[i] = e
 }
 

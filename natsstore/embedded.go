@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -92,9 +93,39 @@ func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 	if !srv.ReadyForConnections(cfg.ReadyTimeout) {
 		srv.Shutdown()
 		srv.WaitForShutdown()
-		return nil, fmt.Errorf("natsstore: the embedded NATS server was not ready within %v (is %s:%d free?)", cfg.ReadyTimeout, cfg.Host, cfg.Port)
+		return nil, fmt.Errorf("natsstore: the embedded NATS server was not ready within %v%s", cfg.ReadyTimeout, portsInUse(cfg))
 	}
 	return &Embedded{srv: srv, token: cfg.Token}, nil
+}
+
+// portsInUse names, for an error, the fixed ports of cfg that something
+// else holds: a port taken is what keeps a server from ever being ready.
+func portsInUse(cfg EmbeddedConfig) string {
+	var taken []string
+	probe := func(what, host string, port int) {
+		if port <= 0 {
+			return
+		}
+		hp := net.JoinHostPort(host, strconv.Itoa(port))
+		l, err := net.Listen("tcp", hp)
+		if err != nil {
+			taken = append(taken, what+" port "+hp)
+			return
+		}
+		l.Close()
+	}
+	probe("client", cfg.Host, cfg.Port)
+	if cfg.ClusterName != "" {
+		probe("cluster", cfg.ClusterHost, cfg.ClusterPort)
+	}
+	if len(taken) == 0 {
+		return ""
+	}
+	verb := " is"
+	if len(taken) > 1 {
+		verb = " are"
+	}
+	return ": the " + strings.Join(taken, " and the ") + verb + " in use; pick another or stop what holds it"
 }
 
 // pickPort turns "0: pick one" into what the server means by it.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -496,5 +497,26 @@ func TestBindOnly(t *testing.T) {
 	}
 	if recs, err := r.Journal().Records(ctx, "s1"); err != nil || len(recs) != 1 {
 		t.Errorf("the reader's journal: %d records, %v; want the one written", len(recs), err)
+	}
+}
+
+// TestStartEmbeddedPortTaken: a server whose cluster port is held by
+// something else is never ready, and the error names the port.
+func TestStartEmbeddedPortTaken(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	_, err = StartEmbedded(EmbeddedConfig{
+		StoreDir:     t.TempDir(),
+		ClusterName:  "taken",
+		ClusterPort:  port,
+		ReadyTimeout: 300 * time.Millisecond,
+	})
+	want := fmt.Sprintf("the cluster port 127.0.0.1:%d is in use", port)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("StartEmbedded with its cluster port taken = %v; want an error saying %q", err, want)
 	}
 }

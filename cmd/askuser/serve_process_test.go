@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/askuser-go/askuser/internal/testport"
 )
 
 // serveProc is one `askuser serve` process of the built command.
@@ -81,15 +82,12 @@ func (p *serveProc) kill() {
 	<-p.exited
 }
 
-// freePort returns a loopback port free a moment ago.
+// freePort returns a loopback port free a moment ago, below the
+// ephemeral range: E is started again on the same ports, and no outgoing
+// connection can take them there while it is down.
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(testport.Free(t))
 }
 
 // TestServeProcesses runs a fleet of three `askuser serve` processes: E
