@@ -32,9 +32,9 @@ type Ask struct {
 	principal string
 	end       *ending
 	endCh     chan struct{} // closed when the ask has an ending
-	done      chan struct{} // closed when the outcome is final
-	outcome   *Outcome
-	afterEnd  []func() // run once the outcome is final; taken by finish
+	done      chan struct{} // made when first asked for (Done), closed when the outcome is final
+	outcome   *Outcome      // set, under mu, when the outcome is final
+	afterEnd  []func()      // run once the outcome is final; taken by setFinal
 
 	// With a shared PendingStore: the ask's entry (every change goes
 	// through the store, and the fields above mirror it).
@@ -81,16 +81,46 @@ func (a *Ask) Form() *Form { return a.form }
 func (a *Ask) Shared() bool { return a.sh != nil }
 
 // Done is closed when the ask's outcome is final.
-func (a *Ask) Done() <-chan struct{} { return a.done }
+func (a *Ask) Done() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done == nil {
+		// Most asks are never waited for this way: the channel is made
+		// on demand, and one closed channel serves every final ask.
+		if a.outcome != nil {
+			return closedChan
+		}
+		a.done = make(chan struct{})
+	}
+	return a.done
+}
+
+// closedChan is the Done of an ask final before anybody asked for it.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // Outcome returns the final outcome, or nil while the ask is pending.
 func (a *Ask) Outcome() *Outcome {
-	select {
-	case <-a.done:
-		return a.outcome
-	default:
-		return nil
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.outcome
+}
+
+// setFinal makes out the ask's final outcome: it closes Done and runs the
+// functions registered with AfterEnd.
+func (a *Ask) setFinal(out *Outcome) {
+	a.mu.Lock()
+	a.outcome = out
+	if a.done != nil {
+		close(a.done)
 	}
+	after := a.afterEnd
+	a.afterEnd = nil
+	a.mu.Unlock()
+	a.runAfterEnd(after)
 }
 
 // AfterEnd arranges for f to run once the ask's outcome is final, in a
@@ -107,13 +137,11 @@ func (a *Ask) AfterEnd(f func()) {
 		return
 	}
 	a.mu.Lock()
-	select {
-	case <-a.done:
-		// finish closed done before it took the list: it will not see f.
+	if a.outcome != nil {
+		// setFinal has taken the list: it will not see f.
 		a.mu.Unlock()
 		a.runAfterEnd([]func(){f})
 		return
-	default:
 	}
 	a.afterEnd = append(a.afterEnd, f)
 	a.mu.Unlock()

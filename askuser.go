@@ -70,7 +70,8 @@ func (f ResponderFunc) Respond(ctx context.Context, a *Ask) error { return f(ctx
 // Presence is implemented by a responder that knows, before showing
 // anything, whether a person can be reached for a session. When Reachable
 // reports false, the orchestrator applies the unattended rules at once and
-// does not call Respond.
+// does not call Respond. A panic in Reachable, as in the other optional
+// checks, ends the ask as a responder fault, as a panic in Respond does.
 type Presence interface {
 	Reachable(ctx context.Context, session string) bool
 }
@@ -85,10 +86,11 @@ type SecretCapable interface {
 
 // EventDriven is implemented by a responder that is driven by events — a
 // web page's requests, a client's messages — and so needs no goroutine per
-// pending ask. The orchestrator calls Asked once per ask, on the caller's
-// goroutine, in place of Respond (which it then does not call): where Respond
-// would be started, after every Presence, SecretCapable and ApprovalCapable
-// check. Asked must not block. It keeps the ask wherever the responder
+// pending ask. The orchestrator calls Asked once per ask, in place of
+// Respond (which it then does not call): where Respond would be started,
+// after every Presence, SecretCapable and ApprovalCapable check, and before
+// Handle's caller starts to wait (on a short-lived goroutine of the
+// orchestrator's, while the caller's is blocked). Asked must not block. It keeps the ask wherever the responder
 // looks asks up, and returns; the responder then reports answers and ends
 // the ask through the *Ask from its own events, with every rule of Respond
 // (see Responder): each answer checked on arrival, one ending, ErrClosed

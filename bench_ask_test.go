@@ -41,6 +41,38 @@ func BenchmarkAskRoundTrip(b *testing.B) {
 	}
 }
 
+// submitOnAsked is an EventDriven responder that answers and submits in
+// Asked, as submitAtOnce does in Respond.
+type submitOnAsked struct{}
+
+func (submitOnAsked) Asked(a *Ask) {
+	if err := submitAtOnce(context.Background(), a); err != nil {
+		panic(err)
+	}
+}
+
+func (submitOnAsked) Respond(ctx context.Context, a *Ask) error { return submitAtOnce(ctx, a) }
+
+// BenchmarkAskRoundTripEventDriven is BenchmarkAskRoundTrip with a
+// responder driven by events: its asks are begun on a goroutine of the
+// orchestrator's (so that a pending ask's caller keeps a small stack), and
+// this shows what that hand-off costs. Run beside BenchmarkAskRoundTrip:
+//
+//	go test -run='^$' -bench='AskRoundTrip' -benchmem -count=5 .
+func BenchmarkAskRoundTripEventDriven(b *testing.B) {
+	data := benchCall(b)
+	o := &Orchestrator{Responder: submitOnAsked{}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		out, err := o.Handle(ctx, Request{Session: "bench", Arguments: data})
+		if err != nil || out.Status != StatusAnswered {
+			b.Fatal(out, err)
+		}
+	}
+}
+
 // BenchmarkPendingAskMemory measures the memory one pending ask holds: heap
 // plus stacks in use with 10,000 asks pending, minus the same number of bare
 // goroutines parked on a channel (the callers' own cost), divided by

@@ -7,9 +7,6 @@ import "strings"
 // one shared backing array. A decoded call otherwise keeps the whole input
 // (keys, whitespace) and room for the largest call alive for as long as the
 // ask is pending; compacting it is what keeps a pending ask small.
-//
-// compact keeps its stack frame small, since it runs on the caller's
-// goroutine, whose stack a pending ask would otherwise grow for good.
 func compact(c *Form) *Form {
 	out := new(Form)
 	*out = *c

@@ -105,8 +105,8 @@ by type assertion on the responder and then down the chain of
     cannot, a form with a secret or sensitive question is unattended.
   - [Named]: its name in the journal and on [Outcome.Responder].
   - [EventDriven]: a responder driven by events (a web page's requests, a
-    client's messages) is told about each ask through Asked, on the caller's
-    goroutine, instead of being called per ask in a goroutine of its own. It
+    client's messages) is told about each ask through Asked, before the
+    caller waits, instead of being called per ask in a goroutine of its own. It
     reports and ends the ask through the *Ask from its events, under the
     same rules, and learns of the final outcome through [Ask.AfterEnd]. A
     pending ask then holds no goroutine but its caller's. [FirstReachable]

@@ -306,3 +306,82 @@ func TestDraftKeptAtDeadlineOnlyWhereTheRuleSaysSo(t *testing.T) {
 		}
 	})
 }
+
+// panickyPresence wraps a responder with a Presence check that panics.
+type panickyPresence struct{ askuser.Responder }
+
+func (panickyPresence) Reachable(context.Context, string) bool { panic("presence check broke") }
+func (p panickyPresence) Unwrap() askuser.Responder            { return p.Responder }
+
+// neverAsked is a responder, run per ask or driven by events, that fails
+// the test if it is asked at all.
+func neverAsked(t *testing.T) map[string]askuser.Responder {
+	r := newEvents()
+	r.onAsked = func(*askuser.Ask) { t.Error("Asked was called") }
+	return map[string]askuser.Responder{
+		"run per ask": askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
+			t.Error("Respond was called")
+			return a.Submit()
+		}),
+		"driven by events": r,
+	}
+}
+
+// TestCheckPanicIsContained: a responder's Presence check that panics is
+// the responder's fault, as a panicking Respond is: the ask ends as a
+// fault, the responder is not asked, and a retry of the tool call replays
+// that outcome rather than joining an ask nothing would ever end.
+func TestCheckPanicIsContained(t *testing.T) {
+	for name, r := range neverAsked(t) {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				o := &askuser.Orchestrator{Logger: discard(), Responder: panickyPresence{r}}
+				req := askuser.Request{Session: "s", ToolCallID: "tc1", Arguments: []byte(choiceCall)}
+				out, err := o.Handle(t.Context(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var pe *askuser.PanicError
+				if out.Reason != askuser.ReasonFault || !errors.As(out.Fault, &pe) || pe.Value != "presence check broke" || len(pe.Stack) == 0 {
+					t.Fatalf("%s, Fault = %v; want a fault holding the Presence check's panic, with a stack", out.Reason, out.Fault)
+				}
+				again, err := o.Handle(t.Context(), req)
+				if err != nil || !again.Replayed || string(again.Result) != string(out.Result) {
+					t.Fatalf("the retry = %+v, %v; want the fault's outcome replayed", again, err)
+				}
+				o.Wait()
+			})
+		})
+	}
+}
+
+// panickyJournal is a journal whose lookup of a tool call panics.
+type panickyJournal struct{ askuser.Journal }
+
+func (panickyJournal) FindResult(context.Context, string, string) (*askuser.Record, bool, error) {
+	panic("journal index broke")
+}
+
+// TestBeginPanicReachesCaller: an ask for a responder driven by events is
+// begun on a goroutine of the orchestrator's, so that its caller waits on
+// a small stack; a panic there that is nobody's fault in particular (here
+// the journal's, before any ask exists) reaches Handle's caller, who can
+// recover it, as it does when the ask is begun on the caller's goroutine.
+func TestBeginPanicReachesCaller(t *testing.T) {
+	for name, r := range neverAsked(t) {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				o := &askuser.Orchestrator{Journal: panickyJournal{}, Responder: r}
+				got := func() (p any) {
+					defer func() { p = recover() }()
+					_, _ = o.Handle(t.Context(), askuser.Request{Session: "s", ToolCallID: "tc1", Arguments: []byte(choiceCall)})
+					return nil
+				}()
+				if got != "journal index broke" {
+					t.Fatalf("Handle's caller recovered %v; want the journal's panic", got)
+				}
+				o.Wait()
+			})
+		})
+	}
+}

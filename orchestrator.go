@@ -174,14 +174,17 @@ func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error
 	if o.sh != nil {
 		return o.handleShared(ctx, req, d)
 	}
-	if out, ok := o.replayed(ctx, req.Session, req.ToolCallID); ok {
-		return out, nil
+	b := o.start(&begun{ctx: ctx, req: req, d: d})
+	for b.other != nil {
+		b = o.join(b)
 	}
-	form, err := o.formOf(req, d)
-	if err != nil {
-		return nil, err
+	switch {
+	case b.a == nil:
+		return b.out, b.err
+	case b.deadline != nil:
+		return o.waitEvents(ctx, b.a, b.deadline, b.stop)
 	}
-	return o.ask(ctx, req.Session, req.ToolCallID, form, d, req.AskedAt)
+	return o.wait(ctx, b.a, b.rctx, b.cancel)
 }
 
 // formOf returns the request's form, checked and normalized: its Form, or
@@ -284,40 +287,163 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (o *Orchestrator) ask(ctx context.Context, session, toolCallID string, call *Form, d Dialect, askedAt time.Time) (*Outcome, error) {
-	o.init()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// A begun is an ask being begun: what Handle was given, and how the ask
+// began, as the goroutine that began it hands it to Handle's caller: final
+// already (out, err); pending (a, with what ends it at its deadline or
+// when the caller goes away); or a tool call already pending in another
+// ask (other), which the caller joins.
+type begun struct {
+	ctx  context.Context
+	req  Request
+	d    Dialect
+	form *Form          // decoded already (asking anew after a join), or nil
+	done sync.WaitGroup // begin has returned, when start runs it on a goroutine of its own
+
+	out   *Outcome
+	err   error
+	a     *Ask
+	other *Ask
+
+	// A responder run in a goroutine of its own: its context, which ends
+	// at the deadline or when the caller's does.
+	rctx   context.Context
+	cancel context.CancelFunc
+	// An EventDriven responder: the deadline's timer and the callback on
+	// the caller's context.
+	deadline *time.Timer
+	stop     func() bool
+
+	panicked any // a panic of begin's, raised again on the caller
+}
+
+// start runs begin: for an EventDriven responder on a goroutine of its
+// own, so that Handle's caller waits, for as long as the ask is pending, on
+// a stack of the runtime's minimum size (2 KiB), and a pending ask holds no
+// more than that. A goroutine grows its stack when a call goes deeper than
+// about 1 KiB into it, and the runtime shrinks a parked goroutine's stack
+// only when it uses less than a quarter of it: decoding a call, reading
+// random bytes for the ask's id, or a responder's Asked would leave every
+// pending ask's caller holding a 4 KiB stack
+// (BenchmarkPendingAskMemoryEventDriven shows it). So Handle, start, join
+// and waitEvents keep small frames, allocate little and call nothing deep
+// before they park. The hand-off costs a few microseconds per ask; a
+// responder run per ask has a goroutine of its own anyway, and its asks
+// are begun on the caller's. A panic in begin is raised again on the
+// caller. b is not kept while the caller waits.
+//
+//go:noinline
+func (o *Orchestrator) start(b *begun) *begun {
+	if o.events == nil {
+		o.begin(b)
+	} else {
+		b.done.Add(1)
+		go o.beginAndSignal(b)
+		b.done.Wait()
 	}
-	a, other, replay := o.register(ctx, session, toolCallID, call, d, askedAt)
+	if b.panicked != nil {
+		panic(b.panicked)
+	}
+	return b
+}
+
+// beginAndSignal runs begin and tells start that it has returned.
+func (o *Orchestrator) beginAndSignal(b *begun) {
+	defer b.done.Done()
+	o.begin(b)
+}
+
+// begin does all of Handle but the wait, and reports to b: it replays a finalized tool call, decodes the call (unless
+// b holds it decoded already), registers the ask and starts its responder,
+// or decides it at once (an approval's policy or remembered decision, or
+// no responder that can take it).
+func (o *Orchestrator) begin(b *begun) {
+	// checking is the ask while the responder's checks (Presence and the
+	// like) and the consent store run: their panic is the responder's
+	// fault, and ends the ask as a panicking Respond would.
+	var checking *Ask
+	defer func() {
+		if p := recover(); p != nil {
+			if checking == nil {
+				b.panicked = p
+				return
+			}
+			o.checkPanicked(b, checking, p)
+		}
+	}()
+	ctx, req, d, form := b.ctx, &b.req, b.d, b.form
+	if form == nil {
+		if out, ok := o.replayed(ctx, req.Session, req.ToolCallID); ok {
+			b.out = out
+			return
+		}
+		var err error
+		if form, err = o.formOf(*req, d); err != nil {
+			b.err = err
+			return
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		b.err = err
+		return
+	}
+	a, other, replay := o.register(ctx, req.Session, req.ToolCallID, form, d, req.AskedAt)
 	switch {
 	case replay != nil:
-		return replay, nil
+		b.out = replay
+		return
 	case other != nil:
-		return o.join(ctx, other, call, d)
+		b.other, b.form = other, form
+		return
 	}
-	if call.Approval != nil {
+	checking = a
+	if form.Approval != nil {
 		if e := o.decideWithoutAsking(ctx, a); e != nil {
+			checking = nil
 			a.tryEnd(e)
-			return o.finish(ctx, a)
+			b.out, b.err = o.finish(ctx, a)
+			return
 		}
 	}
 	if !o.reachable(ctx, o.Responder, a) {
+		checking = nil
 		a.tryEnd(&ending{reason: ReasonUnattended})
-		return o.finish(ctx, a)
+		b.out, b.err = o.finish(ctx, a)
+		return
 	}
-	return o.wait(ctx, a)
+	checking = nil
+	b.a = a
+	o.running.Add(1)
+	if o.events != nil {
+		// No goroutine waits for the ask but its caller's: the deadline
+		// and the caller's going away are callbacks that end it.
+		// A context that cannot end (Done is nil) needs no callback.
+		b.deadline = time.AfterFunc(time.Until(form.ExpiresAt), a.deadlinePassed)
+		if ctx.Done() != nil {
+			b.stop = context.AfterFunc(ctx, a.callerGone)
+		}
+		a.notify(o.events)
+		return
+	}
+	b.rctx, b.cancel = context.WithDeadline(ctx, form.ExpiresAt)
+	go a.run(b.rctx, o.Responder)
+}
+
+// checkPanicked ends a, whose responder's checks panicked with p, as a
+// fault, and finalizes it into b; a panic while finalizing is raised again
+// on Handle's caller.
+func (o *Orchestrator) checkPanicked(b *begun, a *Ask, p any) {
+	defer func() {
+		if p := recover(); p != nil {
+			b.panicked = p
+		}
+	}()
+	a.tryEnd(&ending{reason: ReasonFault, fault: &PanicError{Value: p, Stack: debug.Stack()}})
+	b.out, b.err = o.finish(b.ctx, a)
 }
 
 // register stamps the form and makes it a pending ask — or, for a tool
 // call already finalized or pending, returns that instead. The check and
 // the registration happen under one lock, so one tool call is asked once.
-//
-// register and join are kept out of line: a pending ask parks its caller's
-// goroutine in wait, and inlined they would grow that frame, and so the
-// stack every pending ask holds (BenchmarkPendingAskMemory shows it).
-//
-//go:noinline
 func (o *Orchestrator) register(ctx context.Context, session, toolCallID string, call *Form, d Dialect, askedAt time.Time) (a, other *Ask, replay *Outcome) {
 	key := callKey{session, toolCallID}
 	o.mu.Lock()
@@ -347,7 +473,6 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 		responder:  o.respName,
 		base:       context.WithoutCancel(ctx),
 		endCh:      make(chan struct{}),
-		done:       make(chan struct{}),
 	}
 	for i := range call.Questions {
 		if call.Questions[i].Sealed() {
@@ -362,34 +487,35 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 	return a, nil, nil
 }
 
-// join waits for the pending ask of the same tool call and returns its
-// outcome as a replay; when that ask's caller went away, it asks anew.
+// join waits for the pending ask of the same tool call, which b holds,
+// and returns its outcome as a replay; when that ask's caller went away,
+// the call is asked anew.
 //
 //go:noinline
-func (o *Orchestrator) join(ctx context.Context, p *Ask, call *Form, d Dialect) (*Outcome, error) {
+func (o *Orchestrator) join(b *begun) *begun {
+	p := b.other
 	select {
-	case <-p.done:
-		if p.outcome.Reason == ReasonCaller {
-			return o.ask(ctx, p.session, p.toolCallID, call, d, time.Time{})
+	case <-p.Done():
+		out := p.Outcome()
+		if out.Reason == ReasonCaller {
+			req := b.req
+			req.AskedAt = time.Time{}
+			return o.start(&begun{ctx: b.ctx, req: req, d: b.d, form: b.form})
 		}
-		r := *p.outcome
+		r := *out
 		r.Replayed = true
-		return &r, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		return &begun{out: &r}
+	case <-b.ctx.Done():
+		return &begun{err: b.ctx.Err()}
 	}
 }
 
-// wait runs the responder under a context that ends at the deadline — or
-// tells an EventDriven one about the ask — and finalizes at the first
-// ending.
-func (o *Orchestrator) wait(ctx context.Context, a *Ask) (*Outcome, error) {
-	if o.events != nil {
-		return o.waitEvents(ctx, a)
-	}
-	rctx, cancel := context.WithDeadline(ctx, a.form.ExpiresAt)
-	o.running.Add(1)
-	go a.run(rctx, o.Responder)
+// wait parks the caller until the ask ends — by its responder, run in a
+// goroutine of its own under rctx, or at the deadline, or when the caller
+// goes away — and finalizes it.
+//
+//go:noinline
+func (o *Orchestrator) wait(ctx context.Context, a *Ask, rctx context.Context, cancel context.CancelFunc) (*Outcome, error) {
 	select {
 	case <-a.endCh:
 	case <-rctx.Done():
@@ -403,22 +529,17 @@ func (o *Orchestrator) wait(ctx context.Context, a *Ask) (*Outcome, error) {
 	return o.finish(ctx, a)
 }
 
-// waitEvents is wait for an EventDriven responder: it tells the responder
-// about the ask and parks the caller on the ask's ending alone, with the
-// deadline and the caller's going away as callbacks that end the ask, so
-// that a pending ask holds no goroutine but its caller's, and that one with
-// a frame small enough for the runtime to shrink its stack back while it
-// waits (BenchmarkPendingAskMemoryEventDriven shows it).
+// waitEvents is wait for an EventDriven responder's ask: the deadline and
+// the caller's going away are callbacks that end it (stop is nil when the
+// caller's context cannot end), so the caller waits on the ending alone.
 //
 //go:noinline
-func (o *Orchestrator) waitEvents(ctx context.Context, a *Ask) (*Outcome, error) {
-	deadline := time.AfterFunc(time.Until(a.form.ExpiresAt), a.deadlinePassed)
-	stop := context.AfterFunc(ctx, a.callerGone)
-	o.running.Add(1)
-	a.notify(o.events)
+func (o *Orchestrator) waitEvents(ctx context.Context, a *Ask, deadline *time.Timer, stop func() bool) (*Outcome, error) {
 	<-a.endCh
 	deadline.Stop()
-	stop()
+	if stop != nil {
+		stop()
+	}
 	return o.finish(ctx, a)
 }
 
@@ -521,9 +642,9 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 	err = r.Respond(ctx, a)
 }
 
-// notify tells an EventDriven responder about the ask, on the caller's
-// goroutine, and turns a panic into a fault. It counts in Orchestrator.Wait
-// (the caller has added it) until it returns.
+// notify tells an EventDriven responder about the ask, on the goroutine
+// that begins the ask, and turns a panic into a fault. It counts in
+// Orchestrator.Wait (begin has added it) until it returns.
 func (a *Ask) notify(ev EventDriven) {
 	defer a.o.running.Done()
 	defer func() {
@@ -585,13 +706,7 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 		}
 	}
 	o.mu.Unlock()
-	a.outcome = out
-	close(a.done)
-	a.mu.Lock()
-	after := a.afterEnd
-	a.afterEnd = nil
-	a.mu.Unlock()
-	a.runAfterEnd(after)
+	a.setFinal(out)
 
 	if out.Reason == ReasonCaller {
 		return nil, ctx.Err()

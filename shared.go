@@ -409,7 +409,7 @@ func sharedAsk(o *Orchestrator, e *sharedEntry, rec *pendingRecord, form *Form, 
 		o: o, sh: e, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
 		form: form, dialect: d, responder: responder,
 		base:  context.WithoutCancel(base),
-		endCh: make(chan struct{}), done: make(chan struct{}),
+		endCh: make(chan struct{}),
 	}
 	for i := range form.Questions {
 		if form.Questions[i].Sealed() {
@@ -442,15 +442,10 @@ func (s *shared) deliver(e *sharedEntry, out *Outcome) {
 		if a.end == nil {
 			a.endLocked(&ending{reason: out.Reason})
 		}
-		a.outcome = out
 		a.mu.Unlock()
-		close(a.done)
-		a.mu.Lock()
-		after := a.afterEnd
-		a.afterEnd = nil
-		a.mu.Unlock()
-		// Counted in Wait before any caller is released, as finish does.
-		a.runAfterEnd(after)
+		// AfterEnd functions are counted in Wait before any caller is
+		// released, as finish does.
+		a.setFinal(out)
 	}
 	close(e.final)
 }
