@@ -8,7 +8,8 @@
 // subjects <prefix>.journal.<session digest>.<tool-call digest>, so that a
 // tool call's record is one request away) whose message id is the ask id:
 // the stream's duplicate window, one hour, makes two replicas finalizing
-// one ask write one record. Secrets live in a key-value bucket
+// one ask write one record. It keeps its records for ever, or for
+// Config.JournalRetention when a store sets one. Secrets live in a key-value bucket
 // (<prefix>_secrets) as records sealed with secretstore.Seal under the
 // caller's key ring before they leave the process: the key never reaches
 // NATS, and keys are digests of the session and name, so neither appears in

@@ -29,6 +29,16 @@ type Config struct {
 	// and so how long a final result stays there for replay (default
 	// askuser.DefaultRetention; at least one second).
 	Retention time.Duration
+	// JournalRetention, when set, is how long the journal keeps a record:
+	// at least DuplicateWindow, so that a record outlives the window in
+	// which a second record of its ask is dropped. A store opened with it
+	// sets the stream's retention (shortening it drops the records
+	// already older); one opened without it (0) leaves the stream's as it
+	// is, and a new stream keeps every record for ever — so replicas that
+	// do not say agree with those that do. A BindOnly store changes
+	// nothing. A result older than the retention is no longer replayed
+	// from the journal.
+	JournalRetention time.Duration
 	// Keys seals secrets. Required for Secrets; the key never goes to
 	// NATS.
 	Keys *secretstore.KeyRing
@@ -94,6 +104,9 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Store, erro
 	}
 	if cfg.Retention < time.Second {
 		return nil, fmt.Errorf("natsstore: retention %v: at least one second is required", cfg.Retention)
+	}
+	if cfg.JournalRetention < 0 || cfg.JournalRetention > 0 && cfg.JournalRetention < DuplicateWindow {
+		return nil, fmt.Errorf("natsstore: journal retention %v: at least %v (the duplicate window) is required, or 0 to leave the journal's retention as it is (for ever on a new journal)", cfg.JournalRetention, DuplicateWindow)
 	}
 	s := &Store{js: js, cfg: cfg}
 	var err error
@@ -192,6 +205,7 @@ func (s *Store) stream(ctx context.Context) (jetstream.Stream, error) {
 		DenyDelete:   true,
 		DenyPurge:    true,
 		Discard:      jetstream.DiscardNew,
+		MaxAge:       s.cfg.JournalRetention,
 	}
 	if !s.cfg.BindOnly {
 		if err := s.create(ctx, cfg); err != nil {
@@ -204,6 +218,16 @@ func (s *Store) stream(ctx context.Context) (jetstream.Stream, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: binding stream %s: %w", cfg.Name, err)
+	}
+	if s.cfg.BindOnly || cfg.MaxAge == 0 || st.CachedInfo().Config.MaxAge == cfg.MaxAge {
+		return st, nil
+	}
+	// The stream was made with another retention: this store's applies
+	// from now on.
+	sc := st.CachedInfo().Config
+	sc.MaxAge = cfg.MaxAge
+	if st, err = s.js.UpdateStream(ctx, sc); err != nil {
+		return nil, fmt.Errorf("natsstore: setting the journal's retention to %v on stream %s: %w", cfg.MaxAge, cfg.Name, err)
 	}
 	return st, nil
 }

@@ -192,6 +192,8 @@ func TestOpenRefuses(t *testing.T) {
 		{Config{Replicas: 7}, "JetStream keeps 1 to 5"},
 		{Config{Replicas: -1}, "JetStream keeps 1 to 5"},
 		{Config{Retention: time.Millisecond}, "at least one second"},
+		{Config{JournalRetention: time.Minute}, "journal retention 1m0s: at least 1h0m0s (the duplicate window) is required, or 0 to leave the journal's retention as it is (for ever on a new journal)"},
+		{Config{JournalRetention: -time.Hour}, "journal retention -1h0m0s: at least 1h0m0s"},
 	} {
 		if _, err := Open(ctx, js, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Open(%+v) = %v; want an error saying %q", tt.cfg, err, tt.want)
@@ -518,5 +520,47 @@ func TestStartEmbeddedPortTaken(t *testing.T) {
 	want := fmt.Sprintf("the cluster port 127.0.0.1:%d is in use", port)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("StartEmbedded with its cluster port taken = %v; want an error saying %q", err, want)
+	}
+}
+
+// TestJournalRetention: the journal keeps records for ever by default; a
+// store opened with a retention sets the stream's, a later one with
+// another changes it, and one without it or a BindOnly one leaves it as it
+// is. Records written before stay readable. (How JetStream ages records out is its
+// own; the shortest retention allowed is an hour.)
+func TestJournalRetention(t *testing.T) {
+	ctx := ctxFor(t)
+	js := single(t)
+	maxAge := func(s *Store) time.Duration {
+		t.Helper()
+		info, err := s.journal.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Config.MaxAge
+	}
+	s := open(t, js, Config{Prefix: "ret"})
+	if got := maxAge(s); got != 0 {
+		t.Fatalf("the journal's retention by default = %v; want 0 (for ever)", got)
+	}
+	if err := s.Journal().Append(ctx, record("ask1", "s1", "tc1")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cfg  Config
+		want time.Duration
+	}{
+		{Config{Prefix: "ret", JournalRetention: 30 * 24 * time.Hour}, 30 * 24 * time.Hour},
+		{Config{Prefix: "ret", JournalRetention: 2 * time.Hour}, 2 * time.Hour},
+		{Config{Prefix: "ret", JournalRetention: 24 * time.Hour, BindOnly: true}, 2 * time.Hour},
+		{Config{Prefix: "ret"}, 2 * time.Hour},
+	} {
+		s := open(t, js, tt.cfg)
+		if got := maxAge(s); got != tt.want {
+			t.Errorf("after Open(%+v) the journal's retention = %v; want %v", tt.cfg, got, tt.want)
+		}
+		if rec, ok, err := s.Journal().FindResult(ctx, "s1", "tc1"); err != nil || !ok || rec.AskID != "ask1" {
+			t.Errorf("after Open(%+v), FindResult = %v, %v, %v; want ask1's record", tt.cfg, rec, ok, err)
+		}
 	}
 }

@@ -34,7 +34,7 @@ import (
 // with JetStream, its files under --state; with --nats it joins an existing
 // server or cluster. See docs/serve.md.
 
-const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api]"
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api]"
 
 // Names in serve's state directory.
 const (
@@ -65,6 +65,7 @@ type serveConfig struct {
 	listen, state, natsURL, natsListen, natsTokenFile string
 	tokenFile, keyFile                                string
 	replicas, ceiling                                 int
+	journalRetention                                  time.Duration
 	hosts                                             []string
 	secretsAPI                                        bool
 }
@@ -78,6 +79,7 @@ func (e env) serve(ctx context.Context, args []string) int {
 	fs.StringVar(&c.natsListen, "nats-listen", defaultNATSListen, "the embedded NATS server listens on `ADDR`, where other replicas join it with --nats")
 	fs.StringVar(&c.natsTokenFile, "nats-token-file", "", "the NATS client token is in `FILE`, mode 0600: the embedded server requires it of every client (default: DIR/nats-token, made on first run); with --nats it is presented to the cluster")
 	fs.IntVar(&c.replicas, "nats-replicas", 1, "how many NATS servers keep each bucket and stream this replica creates: `N` from 1 to 5 (3 on a cluster that must outlive losing a server)")
+	fs.DurationVar(&c.journalRetention, "journal-retention", 0, "keep journal records for `DURATION` (720h, say; at least 1h), and set it on the fleet's journal; without it, the journal's retention stays as it is (for ever on a new journal)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "the agent API's bearer token is in `FILE`, mode 0600 (made, with a random token, when it does not exist; default: DIR/agent-token)")
 	fs.StringVar(&c.keyFile, "key-file", "", "the fleet's key ring is in `FILE`, mode 0600: <key-id>:<base64 of 32 bytes>, comma-separated, newest first, the same on every replica (default: $"+secretstore.KeyEnv+", else, embedding NATS, DIR/key, made on first run)")
 	ceiling := ceilingFlag(fs)
@@ -114,6 +116,8 @@ func (c *serveConfig) check(set map[string]bool, nargs int) error {
 		return fmt.Errorf("joining with --nats needs the fleet's key ring, the same on every replica: give --key-file FILE or set $%s", secretstore.KeyEnv)
 	case c.replicas < 1 || c.replicas > 5:
 		return fmt.Errorf("--nats-replicas %d: NATS keeps a bucket on 1 to 5 servers", c.replicas)
+	case c.journalRetention < 0 || c.journalRetention > 0 && c.journalRetention < natsstore.DuplicateWindow:
+		return fmt.Errorf("--journal-retention %v: at least %v, the window in which a second record of one ask is dropped (or leave it out to keep the journal's retention as it is)", c.journalRetention, natsstore.DuplicateWindow)
 	}
 	for _, h := range c.hosts {
 		if hostOnly(h) == "" || !plainHost(strings.NewReplacer("[", "", "]", "").Replace(h)) {
@@ -231,7 +235,7 @@ func (e env) openStore(ctx context.Context, c serveConfig, f serveFiles, ring *s
 	js, err := jetstream.New(s.nc)
 	if err == nil {
 		octx, cancel := context.WithTimeout(ctx, serveOpenTimeout)
-		s.Store, err = natsstore.Open(octx, js, natsstore.Config{Replicas: c.replicas, Keys: ring})
+		s.Store, err = natsstore.Open(octx, js, natsstore.Config{Replicas: c.replicas, JournalRetention: c.journalRetention, Keys: ring})
 		cancel()
 	}
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser/natsstore"
@@ -552,6 +553,8 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--nats", "nats://127.0.0.1:1"}, "joining with --nats needs the fleet's key ring"},
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--nats", "nats://127.0.0.1:1", "--key-file", key, "--nats-listen", "127.0.0.1:4222"}, "with --nats this replica embeds none"},
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--nats-replicas", "7"}, "--nats-replicas 7: NATS keeps a bucket on 1 to 5 servers"},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--journal-retention", "10m"}, "--journal-retention 10m0s: at least 1h0m0s, the window in which a second record of one ask is dropped"},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--journal-retention", "-1h"}, "--journal-retention -1h0m0s: at least 1h0m0s"},
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--allowed-host", "https://card.example/"}, `--allowed-host "https://card.example/" is not a host name`},
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--max-timeout-seconds", "-1"}, "--max-timeout-seconds -1 is negative"},
 		{[]string{"ask", "--server", "127.0.0.1:8080"}, `--server "127.0.0.1:8080" is not the URL of askuser serve`},
@@ -607,5 +610,29 @@ func TestServeKeys(t *testing.T) {
 	c := cardAccess{key: one.access}
 	if !c.check("s", c.token("s")) || c.check("s", c.token("t")) || c.check("s", "") || c.cookie("s") == c.cookie("t") {
 		t.Error("a session's token or cookie is not the session's own")
+	}
+}
+
+// TestServeJournalRetention: --journal-retention sets the fleet's journal
+// stream's retention.
+func TestServeJournalRetention(t *testing.T) {
+	f := newServeFixture(t, "--journal-retention", "720h")
+	nc, err := f.nats.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), serveWait)
+	defer cancel()
+	st, err := js.Stream(ctx, "askuser_journal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.CachedInfo().Config.MaxAge; got != 720*time.Hour {
+		t.Fatalf("the journal stream's retention = %v; want 720h", got)
 	}
 }
