@@ -27,9 +27,13 @@ var submitAtOnce = ResponderFunc(func(ctx context.Context, a *Ask) error {
 // responder that submits at once. Compare with BenchmarkDecodeCallBaseline:
 //
 //	go test -run='^$' -bench='AskRoundTrip|DecodeCallBaseline' -benchmem -count=5 .
-func BenchmarkAskRoundTrip(b *testing.B) {
+func BenchmarkAskRoundTrip(b *testing.B) { benchRoundTrip(b, submitAtOnce) }
+
+// benchRoundTrip asks the fixture of responder r, which submits at once,
+// b.N times.
+func benchRoundTrip(b *testing.B, r Responder) {
 	data := benchCall(b)
-	o := &Orchestrator{Responder: submitAtOnce}
+	o := &Orchestrator{Responder: r}
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
@@ -59,19 +63,7 @@ func (submitOnAsked) Respond(ctx context.Context, a *Ask) error { return submitA
 // this shows what that hand-off costs. Run beside BenchmarkAskRoundTrip:
 //
 //	go test -run='^$' -bench='AskRoundTrip' -benchmem -count=5 .
-func BenchmarkAskRoundTripEventDriven(b *testing.B) {
-	data := benchCall(b)
-	o := &Orchestrator{Responder: submitOnAsked{}}
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		out, err := o.Handle(ctx, Request{Session: "bench", Arguments: data})
-		if err != nil || out.Status != StatusAnswered {
-			b.Fatal(out, err)
-		}
-	}
-}
+func BenchmarkAskRoundTripEventDriven(b *testing.B) { benchRoundTrip(b, submitOnAsked{}) }
 
 // BenchmarkPendingAskMemory measures the memory one pending ask holds: heap
 // plus stacks in use with 10,000 asks pending, minus the same number of bare
