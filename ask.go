@@ -205,7 +205,8 @@ func (a *Ask) Report(ans Answer) error {
 
 // Draft reports what the person has checked but not yet submitted. It is
 // checked like an answer and kept apart: it counts only where a question's
-// OnDeadline is DeadlineDraft and the deadline comes first. A Draft never
+// OnDeadline is DeadlineDraft and the deadline comes first, and replaces
+// the question's earlier draft; ClearDraft forgets it. A Draft never
 // carries a secret value.
 func (a *Ask) Draft(ans Answer) error {
 	if !ans.Secret.Empty() {
@@ -213,6 +214,33 @@ func (a *Ask) Draft(ans Answer) error {
 		return &AnswerError{QuestionID: ans.QuestionID, Reason: "a secret cannot be kept as a draft; submit it as an answer"}
 	}
 	return a.report(ans, true)
+}
+
+// ClearDraft forgets the draft of the question questionID, if it has one:
+// the person has unchecked what they had checked, and the deadline must
+// not apply it. An answer already reported stands. A question the call
+// does not ask returns an *AnswerError; after the ask has ended,
+// ClearDraft returns ErrClosed.
+func (a *Ask) ClearDraft(questionID string) error {
+	a.mu.Lock()
+	if err := a.openLocked(); err != nil {
+		a.mu.Unlock()
+		return err
+	}
+	idx := a.indexOf(questionID)
+	if idx < 0 {
+		a.mu.Unlock()
+		return a.form.unknownQuestion(questionID)
+	}
+	if a.sh != nil {
+		a.mu.Unlock()
+		return a.reportShared(idx, held{}, true)
+	}
+	if a.drafts != nil {
+		a.drafts[idx] = held{}
+	}
+	a.mu.Unlock()
+	return nil
 }
 
 func (a *Ask) report(ans Answer, draft bool) error {

@@ -33,7 +33,7 @@ import (
 func (c *Form) CheckAnswer(a Answer) error {
 	q := c.Question(a.QuestionID)
 	if q == nil {
-		return &AnswerError{QuestionID: a.QuestionID, Reason: "this call has no question " + strconv.Quote(a.QuestionID) + "; it asks " + c.idList()}
+		return c.unknownQuestion(a.QuestionID)
 	}
 	refuse := func(reason string) error { return &AnswerError{QuestionID: q.ID, Reason: reason} }
 	other := strings.TrimSpace(a.Other)
@@ -215,4 +215,9 @@ func secretItems(q *Question, v secret.Value) (int, bool) {
 		}
 	}
 	return len(items), true
+}
+
+// unknownQuestion is the refusal of an answer to a question c does not ask.
+func (c *Form) unknownQuestion(id string) error {
+	return &AnswerError{QuestionID: id, Reason: "this call has no question " + strconv.Quote(id) + "; it asks " + c.idList()}
 }

@@ -508,3 +508,92 @@ func TestLaterSecretReplacesTheRecord(t *testing.T) {
 		}
 	})
 }
+
+// TestClearDraft: a draft the person has undone is not kept at the
+// deadline, in memory and on a shared store; a draft made again after it
+// is; an answer stands whatever becomes of a draft. ClearDraft refuses a
+// question the call does not ask, and answers ErrClosed after the end.
+func TestClearDraft(t *testing.T) {
+	form := func() *askuser.Form {
+		return &askuser.Form{TimeoutSeconds: 60, Questions: []askuser.Question{
+			{ID: "env", Header: "Env", Text: "Which environment?", OnDeadline: askuser.DeadlineDraft,
+				Options: []askuser.Option{{Label: "staging", Default: true}, {Label: "production"}}},
+			{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, OnDeadline: askuser.DeadlineDraft,
+				Options: []askuser.Option{{Label: "eu", Default: true}, {Label: "us"}, {Label: "ap"}}},
+		}}
+	}
+	tests := []struct {
+		name   string
+		script []scripted.Step
+		want   []string // question=selected by/source
+	}{
+		{"a draft undone", []scripted.Step{
+			{Draft: pick("regions", "ap")},
+			{Delay: time.Second, ClearDraft: "regions"},
+		}, []string{"env=staging timeout/default", "regions=eu timeout/default"}},
+		{"a draft undone, then made again", []scripted.Step{
+			{Draft: pick("regions", "ap")},
+			{ClearDraft: "regions"},
+			{Draft: pick("regions", "us")},
+		}, []string{"env=staging timeout/default", "regions=us timeout/draft"}},
+		{"an answer stands", []scripted.Step{
+			{Answer: pick("env", "production")},
+			{ClearDraft: "env"},
+			{Draft: pick("regions", "ap")},
+			{ClearDraft: "env"},
+		}, []string{"env=production user/person", "regions=ap timeout/draft"}},
+		{"no draft to clear", []scripted.Step{
+			{ClearDraft: "regions"},
+		}, []string{"env=staging timeout/default", "regions=eu timeout/default"}},
+	}
+	for _, mode := range storeModes {
+		for _, tt := range tests {
+			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					r := scripted.New(tt.script...)
+					o := &askuser.Orchestrator{Logger: discard(), Asks: mode.asks(), Responder: r}
+					defer o.Close()
+					out, err := o.Handle(t.Context(), askuser.Request{Session: "s", ToolCallID: "tc", Form: form()})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got []string
+					for _, a := range out.Answers {
+						got = append(got, a.QuestionID+"="+strings.Join(a.Selected, ",")+" "+string(a.By)+"/"+string(a.Source))
+					}
+					if diff := cmp.Diff(tt.want, got); diff != "" {
+						t.Errorf("at the deadline (-want +got):\n%s", diff)
+					}
+					if errs := r.Refused(); len(errs) != 0 {
+						t.Errorf("steps were refused: %v", errs)
+					}
+					o.Wait()
+				})
+			})
+		}
+	}
+	t.Run("refusals", func(t *testing.T) {
+		for _, mode := range storeModes {
+			synctest.Test(t, func(t *testing.T) {
+				var a *askuser.Ask
+				o := &askuser.Orchestrator{Logger: discard(), Asks: mode.asks(), Responder: askuser.ResponderFunc(func(ctx context.Context, got *askuser.Ask) error {
+					a = got
+					err := a.ClearDraft("colour")
+					var ae *askuser.AnswerError
+					if !errors.As(err, &ae) || ae.Reason != `this call has no question "colour"; it asks "env", "regions"` {
+						t.Errorf("%s: ClearDraft of a question not asked = %v; want an *AnswerError naming the questions", mode.name, err)
+					}
+					return a.Decline()
+				})}
+				defer o.Close()
+				if _, err := o.Handle(t.Context(), askuser.Request{Session: "s", Form: form()}); err != nil {
+					t.Fatal(err)
+				}
+				o.Wait()
+				if err := a.ClearDraft("env"); !errors.Is(err, askuser.ErrClosed) {
+					t.Errorf("%s: ClearDraft after the end = %v; want ErrClosed", mode.name, err)
+				}
+			})
+		}
+	})
+}

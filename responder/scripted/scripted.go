@@ -59,6 +59,9 @@ type Step struct {
 	LabelNotes map[string]string
 	// Draft, when set, is reported with Ask.Draft.
 	Draft *askuser.Answer
+	// ClearDraft, when set, is the question whose draft is forgotten with
+	// Ask.ClearDraft.
+	ClearDraft string
 	// Principal, when set, is recorded with Ask.SetPrincipal.
 	Principal string
 	// End, when set, ends the ask.
@@ -180,6 +183,9 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 		}
 		if s.Draft != nil {
 			r.record(a, i, a.Draft(fresh(*s.Draft)))
+		}
+		if s.ClearDraft != "" {
+			r.record(a, i, a.ClearDraft(s.ClearDraft))
 		}
 		if s.Panic != nil {
 			panic(s.Panic)

@@ -462,16 +462,17 @@ func (m *model) toggle(av *askView, qs *qstate, i int, number bool) {
 
 // changed follows a change the person made on a tab: the tab is no longer
 // confirmed, and what it shows is reported as a draft, so that a deadline
-// can keep it where the question's rule says so. A draft that is not
-// accepted (an empty one) is simply not kept.
+// can keep it where the question's rule says so. A tab left empty, or
+// holding what a draft may not be, clears the draft: the deadline must
+// not keep what the person has undone.
 func (m *model) changed(av *askView, qs *qstate) {
 	qs.confirmed = false
 	av.status = ""
 	if qs.q.Sealed() {
 		return
 	}
-	if ans := qs.draftAnswer(); !ans.empty() {
-		_ = av.a.Draft(ans.Answer)
+	if ans := qs.draftAnswer(); ans.empty() || av.a.Draft(ans.Answer) != nil {
+		_ = av.a.ClearDraft(qs.q.ID)
 	}
 }
 

@@ -152,6 +152,35 @@ func TestRespondDeadlineKeepsWhatWasDone(t *testing.T) {
 	})
 }
 
+// TestRespondDeadlineForgetsUncheckedPick: a pick the person checked and
+// then unchecked is no draft any more: the deadline applies the question's
+// default, not the pick.
+func TestRespondDeadlineForgetsUncheckedPick(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newRig(t, nil)
+		defer g.close()
+		f := &askuser.Form{TimeoutSeconds: 120, Questions: []askuser.Question{
+			{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, OnDeadline: askuser.DeadlineDraft,
+				Options: []askuser.Option{{Label: "eu", Default: true}, {Label: "us"}, {Label: "ap"}}},
+		}}
+		ch := g.ask("s", f)
+		synctest.Wait()
+		g.typeIn("3") // ap checked: a draft
+		synctest.Wait()
+		g.typeIn("3") // ap unchecked: nothing is checked
+		out := <-ch
+		var got []string
+		for _, a := range out.Answers {
+			got = append(got, a.QuestionID+"="+strings.Join(a.Selected, ",")+" "+string(a.By)+"/"+string(a.Source))
+		}
+		want := []string{"regions=eu timeout/default"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("at the deadline (-want +got):\n%s", diff)
+		}
+		g.r.Close()
+	})
+}
+
 // TestRespondSeveralPending: asks that are pending together share the
 // screen; PgDn shows the next, each is answered on its own, and the
 // terminal is given back once, after the last, with both summaries.
