@@ -44,3 +44,60 @@ func BenchmarkPendingAsks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWatchStart: how long a new Watch takes to read a bucket of
+// 5,000 asks (each written three times, as an ask's life writes it) and
+// say it has caught up, on one embedded node, reading the entries one
+// range at a time (the baseline) and 16 ranges side by side:
+//
+//	go test -run '^$' -bench WatchStart -benchtime 10x ./natsstore/
+func BenchmarkWatchStart(b *testing.B) {
+	const asks = 5000
+	s := open(b, single(b), Config{})
+	p := s.Pending().(pending)
+	ctx := context.Background()
+	data := make([]byte, 2048)
+	for i := range asks {
+		key := fmt.Sprintf("%016x", i)
+		rev, err := p.Create(ctx, key, data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 2 {
+			if rev, err = p.Update(ctx, key, data, rev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, workers := range []int{1, readWorkers} {
+		b.Run(fmt.Sprintf("ranges=%d", workers), func(b *testing.B) {
+			p := p
+			p.readWorkers = workers
+			for b.Loop() {
+				n := 0
+				wctx, cancel := context.WithCancel(ctx)
+				done := make(chan error, 1)
+				caughtUp := make(chan struct{})
+				go func() {
+					done <- p.Watch(wctx, func(e askuser.PendingEntry) {
+						if e.Key == "" {
+							close(caughtUp)
+							return
+						}
+						n++
+					})
+				}()
+				select {
+				case <-caughtUp:
+				case err := <-done:
+					b.Fatalf("Watch returned %v before it caught up", err)
+				}
+				cancel()
+				<-done
+				if n != asks {
+					b.Fatalf("Watch read %d entries; want %d", n, asks)
+				}
+			}
+		})
+	}
+}

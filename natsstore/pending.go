@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -15,11 +16,15 @@ import (
 // Pending returns the store's pending asks, an askuser.PendingStore in
 // the <prefix>_pending bucket. Revisions are the bucket's stream sequence
 // numbers.
-func (s *Store) Pending() askuser.PendingStore { return pending{s.pending, s.pendingStream} }
+func (s *Store) Pending() askuser.PendingStore {
+	return pending{kv: s.pending, stream: s.pendingStream}
+}
 
 type pending struct {
 	kv     jetstream.KeyValue
 	stream jetstream.Stream
+
+	readWorkers int // how many ranges readCurrent reads at once; 0 is readWorkers (benchmarks set it)
 }
 
 // keyErr explains a key the bucket refuses.
@@ -93,7 +98,8 @@ const maxSpuriousConflicts = 8
 // then follows the stream from the next revision. (A watcher alone would
 // not do: JetStream may serve it from a replica that is behind, and its
 // "caught up" would come before the latest writes.) Reading the current
-// entries takes one request per entry.
+// entries takes one request per entry, up to 16 at a time (see
+// readCurrent).
 func (p pending) Watch(ctx context.Context, f func(askuser.PendingEntry)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -114,22 +120,8 @@ func (p pending) Watch(ctx context.Context, f func(askuser.PendingEntry)) error 
 	}
 	defer stopWatcher(w)
 
-	prefix := "$KV." + p.kv.Bucket() + "."
-	for seq := uint64(1); seq <= last; {
-		m, err := p.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(prefix+">"))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("natsstore: reading pending asks: %w", err)
-		}
-		if m.Sequence > last {
-			break
-		}
-		if m.Header.Get("KV-Operation") == "" && m.Header.Get(jetstream.MarkerReasonHeader) == "" {
-			f(askuser.PendingEntry{Key: strings.TrimPrefix(m.Subject, prefix), Data: m.Data, Revision: m.Sequence})
-		}
-		seq = m.Sequence + 1
+	if err := p.readCurrent(ctx, last, f); err != nil {
+		return err
 	}
 	f(askuser.PendingEntry{})
 
@@ -154,6 +146,81 @@ func (p pending) Watch(ctx context.Context, f func(askuser.PendingEntry)) error 
 			}
 		}
 	}
+}
+
+// Reading the current entries: each request asks the stream's leader
+// for the next message at or after a sequence number, so a read of n
+// entries takes n round trips. The sequence numbers up to last are cut
+// into up to readWorkers ranges of at least readRange, read side by side.
+const (
+	readWorkers = 16
+	readRange   = 256
+)
+
+// readCurrent hands f the entries of the bucket's stream up to sequence
+// last, as its leader has them, in sequence order (each key is there at
+// most once: the bucket keeps one message per key).
+func (p pending) readCurrent(ctx context.Context, last uint64, f func(askuser.PendingEntry)) error {
+	workers := uint64(readWorkers)
+	if p.readWorkers > 0 {
+		workers = uint64(p.readWorkers)
+	}
+	n := min(workers, max(1, last/readRange))
+	size := (last + n - 1) / n
+	type part struct {
+		entries []askuser.PendingEntry
+		err     error
+		done    chan struct{}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	parts := make([]part, n)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	for i := range parts {
+		parts[i].done = make(chan struct{})
+		lo, hi := 1+uint64(i)*size, min(last, uint64(i+1)*size)
+		wg.Go(func() {
+			defer close(parts[i].done)
+			parts[i].entries, parts[i].err = p.readRange(ctx, lo, hi)
+		})
+	}
+	for i := range parts {
+		<-parts[i].done
+		if err := parts[i].err; err != nil {
+			return fmt.Errorf("natsstore: reading pending asks: %w", err)
+		}
+		for _, e := range parts[i].entries {
+			f(e)
+		}
+		parts[i].entries = nil
+	}
+	return nil
+}
+
+// readRange returns the entries whose sequence numbers are in [lo, hi].
+func (p pending) readRange(ctx context.Context, lo, hi uint64) ([]askuser.PendingEntry, error) {
+	prefix := "$KV." + p.kv.Bucket() + "."
+	var out []askuser.PendingEntry
+	for seq := lo; seq <= hi; {
+		m, err := p.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(prefix+">"))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m.Sequence > hi {
+			break
+		}
+		if m.Header.Get("KV-Operation") == "" && m.Header.Get(jetstream.MarkerReasonHeader) == "" {
+			out = append(out, askuser.PendingEntry{Key: strings.TrimPrefix(m.Subject, prefix), Data: m.Data, Revision: m.Sequence})
+		}
+		seq = m.Sequence + 1
+	}
+	return out, nil
 }
 
 // stopWatcher stops w and drains what it still delivers until its channel

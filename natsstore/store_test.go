@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
@@ -562,5 +563,63 @@ func TestJournalRetention(t *testing.T) {
 		if rec, ok, err := s.Journal().FindResult(ctx, "s1", "tc1"); err != nil || !ok || rec.AskID != "ask1" {
 			t.Errorf("after Open(%+v), FindResult = %v, %v, %v; want ask1's record", tt.cfg, rec, ok, err)
 		}
+	}
+}
+
+// TestWatchReadsManyEntries: a bucket larger than one read range is read
+// in ranges side by side, and a new Watch still hands over each current
+// entry once, at its latest revision, in revision order, before it says
+// it has caught up.
+func TestWatchReadsManyEntries(t *testing.T) {
+	ctx := ctxFor(t)
+	s := open(t, single(t), Config{Prefix: "many"})
+	p := s.Pending().(pending)
+	p.readWorkers = 4
+	want := map[string]uint64{}
+	for i := range 1000 {
+		key := fmt.Sprintf("k%04d", i)
+		rev, err := p.Create(ctx, key, []byte(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if rev, err = p.Update(ctx, key, []byte(key+"'"), rev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want[key] = rev
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	got := map[string]uint64{}
+	var last uint64
+	done := make(chan error, 1)
+	caughtUp := make(chan struct{})
+	go func() {
+		done <- p.Watch(wctx, func(e askuser.PendingEntry) {
+			if e.Key == "" {
+				close(caughtUp)
+				return
+			}
+			if _, twice := got[e.Key]; twice || e.Revision <= last {
+				t.Errorf("Watch handed over %s at revision %d after revision %d (twice: %v)", e.Key, e.Revision, last, twice)
+			}
+			if string(e.Data) != e.Key && string(e.Data) != e.Key+"'" {
+				t.Errorf("Watch handed over %s with %q", e.Key, e.Data)
+			}
+			got[e.Key], last = e.Revision, e.Revision
+		})
+	}()
+	select {
+	case <-caughtUp:
+	case err := <-done:
+		t.Fatalf("Watch returned %v before it caught up", err)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Watch returned %v, want context.Canceled", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the entries before caught-up (-want +got):\n%s", diff)
 	}
 }
