@@ -37,11 +37,14 @@ type PendingStore interface {
 	// returns an error wrapping ErrPendingChanged.
 	Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error)
 	// Watch calls f with every entry as it is now, then once with an empty
-	// PendingEntry (the watcher has caught up), then with every change as
-	// it happens, until ctx ends or the watch fails; it returns ctx's error
-	// or the failure. A removed entry (retention ran out) comes with nil
-	// Data. f is called from one goroutine, one entry at a time, and must
-	// not block for long.
+	// PendingEntry (the watcher has caught up), then with the changes as
+	// they happen, in revision order, until ctx ends or the watch fails; it
+	// returns ctx's error or the failure. A removed entry (retention ran
+	// out) comes with nil Data. Every key's latest value reaches f; a
+	// store that keeps one value per key may pass over a revision that a
+	// newer one replaced before the watcher read it (a value is the whole
+	// ask, so the newer one says all). f is called from one goroutine, one
+	// entry at a time, and must not block for long.
 	Watch(ctx context.Context, f func(PendingEntry)) error
 }
 

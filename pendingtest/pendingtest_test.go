@@ -96,6 +96,28 @@ func (s neverCatchesUp) Watch(ctx context.Context, f func(askuser.PendingEntry))
 	return nil
 }
 
+// reorders hands over each change after the caught-up mark only once the
+// next one has come, after it.
+type reorders struct{ *askuser.MemoryPending }
+
+func (s reorders) Watch(ctx context.Context, f func(askuser.PendingEntry)) error {
+	var held *askuser.PendingEntry
+	caughtUp := false
+	return s.MemoryPending.Watch(ctx, func(e askuser.PendingEntry) {
+		switch {
+		case !caughtUp:
+			f(e)
+			caughtUp = e.Key == ""
+		case held == nil:
+			held = &e
+		default:
+			f(e)
+			f(*held)
+			held = nil
+		}
+	})
+}
+
 var broken = map[string]func() askuser.PendingStore{
 	"update-ignores-rev": func() askuser.PendingStore { return ignoresRev{askuser.NewMemoryPending(0)} },
 	"create-overwrites":  func() askuser.PendingStore { return overwrites{askuser.NewMemoryPending(0)} },
@@ -103,6 +125,7 @@ var broken = map[string]func() askuser.PendingStore{
 		return &aliases{MemoryPending: askuser.NewMemoryPending(0), data: map[string][]byte{}}
 	},
 	"never-catches-up": func() askuser.PendingStore { return neverCatchesUp{askuser.NewMemoryPending(0)} },
+	"reorders":         func() askuser.PendingStore { return reorders{askuser.NewMemoryPending(0)} },
 }
 
 // TestBrokenStoresFail runs the suite on stores that each break one rule,
@@ -120,6 +143,7 @@ func TestBrokenStoresFail(t *testing.T) {
 		{"create-overwrites", []string{"create"}, []string{"update", "get-missing", "concurrent-updates-one-wins", "not-aliased"}},
 		{"aliases", []string{"not-aliased"}, []string{"create", "update", "watch", "concurrent-updates-one-wins"}},
 		{"never-catches-up", []string{"watch", "watch-ended-context"}, []string{"create", "update", "not-aliased"}},
+		{"reorders", []string{"watch"}, []string{"create", "update", "not-aliased", "watch-ended-context"}},
 	} {
 		t.Run(tt.store, func(t *testing.T) {
 			t.Parallel()
