@@ -58,7 +58,9 @@ func serveTimed(t *testing.T, r *web.Responder, d time.Duration) string {
 // stream.
 func TestEventsOutliveServerTimeouts(t *testing.T) {
 	verifyNoLeaks(t)
-	const timeout = 300 * time.Millisecond
+	// The submit below is read within the server's timeouts even when a
+	// loaded machine stalls a moment.
+	const timeout = 600 * time.Millisecond
 	r := web.New(&web.Options{Logger: quiet})
 	addr := serveTimed(t, r, timeout)
 	o := &askuser.Orchestrator{Responder: r, Logger: quiet}
@@ -134,7 +136,9 @@ func TestEventsOutliveServerTimeouts(t *testing.T) {
 // own; a body that comes in time is taken.
 func TestStalledBodyIsDropped(t *testing.T) {
 	verifyNoLeaks(t)
-	const timeout = 300 * time.Millisecond
+	// Long enough that a loaded machine's stall does not pass for a
+	// stalled client (the answer in time below comes at a tenth of it).
+	const timeout = time.Second
 	r := web.New(&web.Options{Logger: quiet, BodyTimeout: timeout})
 	addr := serveTimed(t, r, 0)
 	o := &askuser.Orchestrator{Responder: r, Logger: quiet}
@@ -180,12 +184,14 @@ func TestStalledBodyIsDropped(t *testing.T) {
 			if res.StatusCode != tt.code {
 				t.Errorf("%s, want %d", res.Status, tt.code)
 			}
-			// The connection is dropped, at the timeout.
+			// The connection is dropped, at the timeout and not before it
+			// (how much later depends on the machine's load, and is not
+			// checked beyond the connection's own deadline above).
 			if _, err := io.Copy(io.Discard, br); err != nil {
 				t.Fatalf("the connection is still held after %v: %v", time.Since(start), err)
 			}
-			if took := time.Since(start); took < timeout/2 || took > 5*timeout {
-				t.Errorf("the connection was dropped after %v; want about %v", took, timeout)
+			if took := time.Since(start); took < timeout/2 {
+				t.Errorf("the connection was dropped after %v; want it held until the %v timeout", took, timeout)
 			}
 		})
 	}
@@ -195,10 +201,10 @@ func TestStalledBodyIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	conn.SetDeadline(time.Now().Add(10 * timeout))
 	body := `{"selected":["large"]}`
 	fmt.Fprintf(conn, "PUT /api/asks/%s/answers/size HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n%s\r\n", id, addr, len(body), csrf)
-	time.Sleep(timeout / 3)
+	time.Sleep(timeout / 10)
 	io.WriteString(conn, body)
 	br := bufio.NewReader(conn)
 	res, err := http.ReadResponse(br, nil)
@@ -222,7 +228,9 @@ func TestStalledBodyIsDropped(t *testing.T) {
 // however much later it comes.
 func TestStreamLeavesNoStaleWriteDeadline(t *testing.T) {
 	verifyNoLeaks(t)
-	const timeout = 100 * time.Millisecond
+	// Long enough that a stalled reader on a loaded machine does not
+	// end the stream early by a write timing out.
+	const timeout = 500 * time.Millisecond
 	t.Cleanup(web.SetStreamWriteTimeout(timeout))
 	r := web.New(&web.Options{Logger: quiet})
 	addr := serveTimed(t, r, 0)
