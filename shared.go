@@ -27,7 +27,7 @@ const pendingVersion = 1
 
 // maxFinals is how many final keys a mirror remembers (see
 // shared.finals).
-const maxFinals = 100_000
+var maxFinals = 100_000 // a variable for the tests
 
 // finalizeGrace is how long an ask may sit ended but not final before any
 // replica finalizes it: the replica that ended it does at once, and the
@@ -157,7 +157,7 @@ type shared struct {
 	// read of the key (a Get that raced the watch) does not bring the ask
 	// back as pending. The oldest are forgotten past maxFinals.
 	finals     map[string]uint64
-	finalOrder []string
+	finalOrder []finalMark // oldest first; a mark whose revision finals no longer holds is stale
 	byID       map[string]*sharedEntry
 }
 
@@ -257,6 +257,28 @@ func decodeRecord(data []byte) (*pendingRecord, error) {
 	return &r, nil
 }
 
+// A finalMark is a key and the revision of its final record, in the order
+// the mirror saw them.
+type finalMark struct {
+	key string
+	rev uint64
+}
+
+// rememberFinal remembers that key's record at rev is final, and forgets
+// the oldest such records past maxFinals. A key made final again (after
+// its removal, or with a newer record) gets a new mark; its older marks go
+// stale, and forgetting one leaves the newer revision alone.
+func (s *shared) rememberFinal(key string, rev uint64) {
+	s.finals[key] = rev
+	s.finalOrder = append(s.finalOrder, finalMark{key, rev})
+	for len(s.finalOrder) > maxFinals {
+		if m := s.finalOrder[0]; s.finals[m.key] == m.rev {
+			delete(s.finals, m.key)
+		}
+		s.finalOrder = s.finalOrder[1:]
+	}
+}
+
 // onEntry takes one change from the store's watch.
 func (s *shared) onEntry(pe PendingEntry) {
 	if pe.Key == "" {
@@ -265,7 +287,7 @@ func (s *shared) onEntry(pe PendingEntry) {
 	}
 	if pe.Data == nil {
 		s.mu.Lock()
-		delete(s.finals, pe.Key) // the order slice forgets it in its turn
+		delete(s.finals, pe.Key) // its mark in finalOrder goes stale
 		if e := s.entries[pe.Key]; e != nil {
 			if e.timer != nil {
 				e.timer.Stop()
@@ -319,14 +341,7 @@ func (s *shared) apply(key string, rec *pendingRecord, rev uint64) (*sharedEntry
 		// and the callers waiting here hold their entry.
 		delete(s.entries, key)
 		delete(s.byID, rec.AskID)
-		if _, ok := s.finals[key]; !ok {
-			s.finalOrder = append(s.finalOrder, key)
-		}
-		s.finals[key] = rev
-		for len(s.finalOrder) > maxFinals {
-			delete(s.finals, s.finalOrder[0])
-			s.finalOrder = s.finalOrder[1:]
-		}
+		s.rememberFinal(key, rev)
 		s.mu.Unlock()
 		s.deliver(e, outcomeFromRecord(rec.Final, false))
 		return e, nil
