@@ -352,10 +352,11 @@ func (o *Orchestrator) beginAndSignal(b *begun) {
 	o.begin(b)
 }
 
-// begin does all of Handle but the wait, and reports to b: it replays a finalized tool call, decodes the call (unless
-// b holds it decoded already), registers the ask and starts its responder,
-// or decides it at once (an approval's policy or remembered decision, or
-// no responder that can take it).
+// begin does all of Handle but the wait, and reports to b: it replays a
+// finalized tool call, decodes the call (unless b holds it decoded
+// already), registers the ask and starts its responder, or decides it at
+// once (an approval's policy or remembered decision, or no responder that
+// can take it).
 func (o *Orchestrator) begin(b *begun) {
 	// checking is the ask while the responder's checks (Presence and the
 	// like) and the consent store run: their panic is the responder's
@@ -415,8 +416,8 @@ func (o *Orchestrator) begin(b *begun) {
 	o.running.Add(1)
 	if o.events != nil {
 		// No goroutine waits for the ask but its caller's: the deadline
-		// and the caller's going away are callbacks that end it.
-		// A context that cannot end (Done is nil) needs no callback.
+		// and the caller's going away are callbacks that end it. A
+		// context that cannot end (Done is nil) needs no callback.
 		b.deadline = time.AfterFunc(time.Until(form.ExpiresAt), a.deadlinePassed)
 		if ctx.Done() != nil {
 			b.stop = context.AfterFunc(ctx, a.callerGone)
