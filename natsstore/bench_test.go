@@ -2,6 +2,7 @@ package natsstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -75,25 +76,9 @@ func BenchmarkWatchStart(b *testing.B) {
 			p.readWorkers = workers
 			for b.Loop() {
 				n := 0
-				wctx, cancel := context.WithCancel(ctx)
-				done := make(chan error, 1)
-				caughtUp := make(chan struct{})
-				go func() {
-					done <- p.Watch(wctx, func(e askuser.PendingEntry) {
-						if e.Key == "" {
-							close(caughtUp)
-							return
-						}
-						n++
-					})
-				}()
-				select {
-				case <-caughtUp:
-				case err := <-done:
-					b.Fatalf("Watch returned %v before it caught up", err)
+				if err := readAll(b, ctx, p, func(askuser.PendingEntry) { n++ }); !errors.Is(err, context.Canceled) {
+					b.Fatalf("Watch returned %v, want context.Canceled", err)
 				}
-				cancel()
-				<-done
 				if n != asks {
 					b.Fatalf("Watch read %d entries; want %d", n, asks)
 				}

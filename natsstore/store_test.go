@@ -589,10 +589,31 @@ func TestWatchReadsManyEntries(t *testing.T) {
 		}
 		want[key] = rev
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	got := map[string]uint64{}
 	var last uint64
+	err := readAll(t, ctx, p, func(e askuser.PendingEntry) {
+		if _, twice := got[e.Key]; twice || e.Revision <= last {
+			t.Errorf("Watch handed over %s at revision %d after revision %d (twice: %v)", e.Key, e.Revision, last, twice)
+		}
+		if string(e.Data) != e.Key && string(e.Data) != e.Key+"'" {
+			t.Errorf("Watch handed over %s with %q", e.Key, e.Data)
+		}
+		got[e.Key], last = e.Revision, e.Revision
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Watch returned %v, want context.Canceled", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the entries before caught-up (-want +got):\n%s", diff)
+	}
+}
+
+// readAll runs a new Watch on p and hands f every entry until the watch
+// has caught up; then it ends the watch and returns what Watch returned.
+func readAll(tb testing.TB, ctx context.Context, p askuser.PendingStore, f func(askuser.PendingEntry)) error {
+	tb.Helper()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	done := make(chan error, 1)
 	caughtUp := make(chan struct{})
 	go func() {
@@ -601,25 +622,14 @@ func TestWatchReadsManyEntries(t *testing.T) {
 				close(caughtUp)
 				return
 			}
-			if _, twice := got[e.Key]; twice || e.Revision <= last {
-				t.Errorf("Watch handed over %s at revision %d after revision %d (twice: %v)", e.Key, e.Revision, last, twice)
-			}
-			if string(e.Data) != e.Key && string(e.Data) != e.Key+"'" {
-				t.Errorf("Watch handed over %s with %q", e.Key, e.Data)
-			}
-			got[e.Key], last = e.Revision, e.Revision
+			f(e)
 		})
 	}()
 	select {
 	case <-caughtUp:
 	case err := <-done:
-		t.Fatalf("Watch returned %v before it caught up", err)
+		tb.Fatalf("Watch returned %v before it caught up", err)
 	}
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("Watch returned %v, want context.Canceled", err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("the entries before caught-up (-want +got):\n%s", diff)
-	}
+	return <-done
 }
