@@ -27,14 +27,16 @@ type Ask struct {
 
 	sealing   chan struct{} // a one-slot semaphore held across a secret store Stage; nil without a sealed question
 	mu        sync.Mutex
-	accepted  []held // by question index; nil until the first answer
-	drafts    []held
+	accepted  []held  // by question index; nil until the first answer
+	drafts    *[]held // by question index, as accepted; a pointer, since most asks never have one
 	principal string
 	end       *ending
 	endCh     chan struct{} // closed when the ask has an ending
 	done      chan struct{} // made when first asked for (Done), closed when the outcome is final
 	outcome   *Outcome      // set, under mu, when the outcome is final
 	afterEnd  []func()      // run once the outcome is final; taken by setFinal
+
+	deadlineAt int // its place in Orchestrator.deadlines, plus one; 0: not there (guarded by the heap's lock)
 
 	// With a shared PendingStore: the ask's entry (every change goes
 	// through the store, and the fields above mirror it).
@@ -237,7 +239,7 @@ func (a *Ask) ClearDraft(questionID string) error {
 		return a.reportShared(idx, held{}, true)
 	}
 	if a.drafts != nil {
-		a.drafts[idx] = held{}
+		(*a.drafts)[idx] = held{}
 	}
 	a.mu.Unlock()
 	return nil
@@ -341,7 +343,10 @@ func (a *Ask) discard(q *Question, id string) {
 func (a *Ask) keepLocked(idx int, h held, draft bool) {
 	slot := &a.accepted
 	if draft {
-		slot = &a.drafts
+		if a.drafts == nil {
+			a.drafts = new([]held)
+		}
+		slot = a.drafts
 	}
 	if *slot == nil {
 		*slot = make([]held, len(a.form.Questions))
@@ -545,8 +550,8 @@ func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 		}
 		switch rule {
 		case DeadlineDraft:
-			if a.drafts != nil && a.drafts[i].set {
-				f := a.final(i, a.drafts[i], ByTimeout, SourceDraft)
+			if a.drafts != nil && (*a.drafts)[i].set {
+				f := a.final(i, (*a.drafts)[i], ByTimeout, SourceDraft)
 				fills[i] = f
 				continue
 			}

@@ -83,6 +83,7 @@ type Orchestrator struct {
 	events       EventDriven    // Responder's, when it is driven by events
 	sh           *shared        // with Asks: the mirror of the store, its watch and sweeps
 	running      sync.WaitGroup // Respond and Asked calls and AfterEnd functions that have not returned
+	deadlines    deadlines      // the deadlines of an EventDriven responder's pending asks
 
 	mu      sync.Mutex
 	pending map[string]*Ask      // by ask id
@@ -181,8 +182,8 @@ func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error
 	switch {
 	case b.a == nil:
 		return b.out, b.err
-	case b.deadline != nil:
-		return o.waitEvents(ctx, b.a, b.deadline, b.stop)
+	case b.evented:
+		return o.waitEvents(ctx, b.a, b.stop)
 	}
 	return o.wait(ctx, b.a, b.rctx, b.cancel)
 }
@@ -308,10 +309,10 @@ type begun struct {
 	// at the deadline or when the caller's does.
 	rctx   context.Context
 	cancel context.CancelFunc
-	// An EventDriven responder: the deadline's timer and the callback on
-	// the caller's context.
-	deadline *time.Timer
-	stop     func() bool
+	// An EventDriven responder: the ask is in o.deadlines, and stop ends
+	// the callback on the caller's context (nil when it cannot end).
+	evented bool
+	stop    func() bool
 
 	panicked any // a panic of begin's, raised again on the caller
 }
@@ -416,9 +417,11 @@ func (o *Orchestrator) begin(b *begun) {
 	o.running.Add(1)
 	if o.events != nil {
 		// No goroutine waits for the ask but its caller's: the deadline
-		// and the caller's going away are callbacks that end it. A
-		// context that cannot end (Done is nil) needs no callback.
-		b.deadline = time.AfterFunc(time.Until(form.ExpiresAt), a.deadlinePassed)
+		// (one timer for all such asks) and the caller's going away are
+		// callbacks that end it. A context that cannot end (Done is nil)
+		// needs no callback.
+		b.evented = true
+		o.deadlines.add(a)
 		if ctx.Done() != nil {
 			b.stop = context.AfterFunc(ctx, a.callerGone)
 		}
@@ -472,7 +475,7 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 		form:       call,
 		dialect:    d,
 		responder:  o.respName,
-		base:       context.WithoutCancel(ctx),
+		base:       uncancelled(ctx),
 		endCh:      make(chan struct{}),
 	}
 	for i := range call.Questions {
@@ -530,22 +533,31 @@ func (o *Orchestrator) wait(ctx context.Context, a *Ask, rctx context.Context, c
 	return o.finish(ctx, a)
 }
 
-// waitEvents is wait for an EventDriven responder's ask: the deadline and
-// the caller's going away are callbacks that end it (stop is nil when the
-// caller's context cannot end), so the caller waits on the ending alone.
+// waitEvents is wait for an EventDriven responder's ask: the deadline (see
+// deadlines) and the caller's going away are callbacks that end it (stop
+// is nil when the caller's context cannot end), so the caller waits on the
+// ending alone.
 //
 //go:noinline
-func (o *Orchestrator) waitEvents(ctx context.Context, a *Ask, deadline *time.Timer, stop func() bool) (*Outcome, error) {
+func (o *Orchestrator) waitEvents(ctx context.Context, a *Ask, stop func() bool) (*Outcome, error) {
 	<-a.endCh
-	deadline.Stop()
+	o.deadlines.remove(a)
 	if stop != nil {
 		stop()
 	}
 	return o.finish(ctx, a)
 }
 
-func (a *Ask) deadlinePassed() { a.tryEnd(&ending{reason: ReasonDeadline}) }
-func (a *Ask) callerGone()     { a.tryEnd(&ending{reason: ReasonCaller}) }
+// uncancelled is ctx without its cancellation: ctx itself when it cannot
+// be cancelled (Done is nil), which spares an allocation per ask.
+func uncancelled(ctx context.Context) context.Context {
+	if ctx.Done() == nil {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
+}
+
+func (a *Ask) callerGone() { a.tryEnd(&ending{reason: ReasonCaller}) }
 
 func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool {
 	if r == nil {

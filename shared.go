@@ -92,6 +92,14 @@ func storeHeld(hs []held) []storedAnswer {
 	return out
 }
 
+// heldRef is a pointer to hs, or nil for none.
+func heldRef(hs []held) *[]held {
+	if hs == nil {
+		return nil
+	}
+	return &hs
+}
+
 func loadHeld(ss []storedAnswer, n int) []held {
 	if ss == nil {
 		return nil
@@ -378,7 +386,7 @@ func (a *Ask) sync(rec *pendingRecord) {
 	defer a.mu.Unlock()
 	n := len(a.form.Questions)
 	a.accepted = loadHeld(rec.Accepted, n)
-	a.drafts = loadHeld(rec.Drafts, n)
+	a.drafts = heldRef(loadHeld(rec.Drafts, n))
 	if rec.Principal != "" {
 		a.principal = rec.Principal
 	}
@@ -662,7 +670,7 @@ func (s *shared) finalize(e *sharedEntry, local *ending) {
 	}
 	a.sh = nil
 	a.accepted = loadHeld(rec.Accepted, len(a.form.Questions))
-	a.drafts = loadHeld(rec.Drafts, len(a.form.Questions))
+	a.drafts = heldRef(loadHeld(rec.Drafts, len(a.form.Questions)))
 	a.principal = rec.Principal
 	a.end = rec.Ending.ending()
 	if local != nil && local.reason == a.end.reason {
