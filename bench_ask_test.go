@@ -76,10 +76,7 @@ func BenchmarkPendingAskMemory(b *testing.B) {
 	const n = 10000
 	data := benchCall(b)
 	for b.Loop() {
-		bare := inUseWith(n, func(release <-chan struct{}, ready *sync.WaitGroup) {
-			ready.Done()
-			<-release
-		})
+		bare := parkedInUse(n)
 		var shown sync.WaitGroup
 		o := &Orchestrator{Responder: ResponderFunc(func(ctx context.Context, a *Ask) error {
 			shown.Done()
@@ -110,10 +107,7 @@ func BenchmarkPendingAskMemoryEventDriven(b *testing.B) {
 	const n = 10000
 	data := benchCall(b)
 	for b.Loop() {
-		bare := inUseWith(n, func(release <-chan struct{}, ready *sync.WaitGroup) {
-			ready.Done()
-			<-release
-		})
+		bare := parkedInUse(n)
 		r := &keptAsks{asks: map[string]*Ask{}}
 		o := &Orchestrator{Responder: r}
 		r.shown.Add(n)
@@ -176,6 +170,15 @@ func compactedCallsInUse(b *testing.B, n int, data []byte) int64 {
 	after := inUse()
 	runtime.KeepAlive(keep)
 	return after - before
+}
+
+// parkedInUse returns the heap and stack bytes n bare goroutines parked
+// on a channel hold: the baseline of the memory benchmarks.
+func parkedInUse(n int) int64 {
+	return inUseWith(n, func(release <-chan struct{}, ready *sync.WaitGroup) {
+		ready.Done()
+		<-release
+	})
 }
 
 // inUseWith starts n goroutines running f, waits until each has called

@@ -80,15 +80,7 @@ func TestEventDrivenAnswered(t *testing.T) {
 		if a.Outcome() != nil {
 			t.Fatal("the ask was final before any event")
 		}
-		if err := a.Report(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Report(askuser.Answer{QuestionID: "region", Selected: []string{"us"}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Submit(); err != nil {
-			t.Fatal(err)
-		}
+		answerChoice(t, a)
 		out := <-outc
 		o.Wait()
 		want := `{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["staging"],"other_text":null},{"id":"region","selected":["us"],"other_text":null}]}`

@@ -152,16 +152,7 @@ func (c *cluster) connect(t testing.TB, i int) jetstream.JetStream {
 	if c.nodes[i] == nil {
 		t.Fatalf("connecting to node %d, which is down", i)
 	}
-	nc, err := c.nodes[i].Connect(nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return js
+	return jsOn(t, c.nodes[i], nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 }
 
 // kill shuts node i down, if it is up, and waits until it has stopped.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
@@ -36,7 +37,14 @@ func single(t testing.TB) jetstream.JetStream {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Shutdown)
-	nc, err := e.Connect()
+	return jsOn(t, e)
+}
+
+// jsOn returns a JetStream context on a new connection to e, closed when
+// the test ends.
+func jsOn(t testing.TB, e *Embedded, opts ...nats.Option) jetstream.JetStream {
+	t.Helper()
+	nc, err := e.Connect(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
