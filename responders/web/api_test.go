@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -419,16 +418,7 @@ func TestAPIEvents(t *testing.T) {
 	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q", ct)
 	}
-	events := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(res.Body)
-		for sc.Scan() {
-			if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
-				events <- name
-			}
-		}
-		close(events)
-	}()
+	events := readEventNames(res.Body)
 	next := func() string {
 		select {
 		case e := <-events:

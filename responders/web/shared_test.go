@@ -130,10 +130,16 @@ func eventNames(t *testing.T, url string) <-chan string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { res.Body.Close() })
+	return readEventNames(res.Body)
+}
+
+// readEventNames reads an event stream's body and sends the name of each
+// event, until the body ends; then it closes the channel.
+func readEventNames(body io.Reader) <-chan string {
 	events := make(chan string, 16)
 	go func() {
 		defer close(events)
-		sc := bufio.NewScanner(res.Body)
+		sc := bufio.NewScanner(body)
 		for sc.Scan() {
 			if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
 				events <- name

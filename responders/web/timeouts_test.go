@@ -76,16 +76,7 @@ func TestEventsOutliveServerTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	events := make(chan string, 16)
-	go func() {
-		defer close(events)
-		sc := bufio.NewScanner(res.Body)
-		for sc.Scan() {
-			if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
-				events <- name
-			}
-		}
-	}()
+	events := readEventNames(res.Body)
 	next := func() string {
 		select {
 		case e, ok := <-events:
