@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser/internal/testport"
+	"github.com/askuser-go/askuser/natsstore/natsserver"
 )
 
 // readyWait bounds every wait for a server or a cluster to be ready.
@@ -19,15 +20,15 @@ const readyWait = 30 * time.Second
 // with its files in a directory of the test's, for tests that kill and
 // restart its nodes. Its nodes are shut down when the test ends.
 type cluster struct {
-	cfgs  []EmbeddedConfig
-	nodes []*Embedded // nil while a node is down
+	cfgs  []natsserver.Config
+	nodes []*natsserver.Server // nil while a node is down
 }
 
 // newCluster starts n servers routed to one another and waits until
 // JetStream has a meta leader and every server is current.
 func newCluster(t testing.TB, n int) *cluster {
 	t.Helper()
-	c := &cluster{cfgs: make([]EmbeddedConfig, n), nodes: make([]*Embedded, n)}
+	c := &cluster{cfgs: make([]natsserver.Config, n), nodes: make([]*natsserver.Server, n)}
 	// The route ports must be known before any server starts, since
 	// every server names the others, and a restarted node takes its
 	// client port again: both come from below the ephemeral range, where
@@ -37,7 +38,7 @@ func newCluster(t testing.TB, n int) *cluster {
 		ports[i] = testport.Free(t)
 	}
 	for i := range c.cfgs {
-		c.cfgs[i] = EmbeddedConfig{
+		c.cfgs[i] = natsserver.Config{
 			StoreDir:    t.TempDir(),
 			ServerName:  fmt.Sprintf("n%d", i),
 			Port:        testport.Free(t),
@@ -64,7 +65,7 @@ func newCluster(t testing.TB, n int) *cluster {
 
 func (c *cluster) start(t testing.TB, i int) {
 	t.Helper()
-	e, err := StartEmbedded(c.cfgs[i])
+	e, err := natsserver.Start(c.cfgs[i])
 	if err != nil {
 		t.Fatalf("starting node %d: %v", i, err)
 	}
@@ -116,7 +117,7 @@ func (c *cluster) answers() bool {
 	return true
 }
 
-func answers(e *Embedded) bool {
+func answers(e *natsserver.Server) bool {
 	nc, err := e.Connect()
 	if err != nil {
 		return false

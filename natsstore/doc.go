@@ -15,6 +15,7 @@
 // NATS, and keys are digests of the session and name, so neither appears in
 // NATS either. Remembered approval decisions live in a key-value bucket
 // (<prefix>_consents). Everything uses file storage and Config.Replicas
-// replicas unless told otherwise. StartEmbedded runs a NATS server with
-// JetStream inside the process, for a single machine and for tests.
+// replicas unless told otherwise. This package is a client only: a NATS
+// server with JetStream inside the process, for a single machine and for
+// tests, is package [github.com/askuser-go/askuser/natsstore/natsserver].
 package natsstore

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser/natsstore"
+	"github.com/askuser-go/askuser/natsstore/natsserver"
 )
 
 // A single machine: an embedded NATS server keeps askuser's state in a
@@ -16,7 +17,7 @@ import (
 func Example() {
 	dir, _ := os.MkdirTemp("", "askuser-nats")
 	defer os.RemoveAll(dir)
-	srv, err := natsstore.StartEmbedded(natsstore.EmbeddedConfig{StoreDir: dir})
+	srv, err := natsserver.Start(natsserver.Config{StoreDir: dir})
 	if err != nil {
 		fmt.Println(err)
 		return

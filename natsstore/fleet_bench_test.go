@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/natsstore/natsserver"
 )
 
 // The fleet's figures, each beside its in-memory baseline in one run:
@@ -60,12 +61,12 @@ func newBenchReplica(b *testing.B, c *cluster, node, replicas int) *replica {
 // newNode starts one embedded server, as askuser serve does by default,
 // as a cluster of one for the harness's connect.
 func newNode(b *testing.B) *cluster {
-	e, err := StartEmbedded(EmbeddedConfig{StoreDir: b.TempDir()})
+	e, err := natsserver.Start(natsserver.Config{StoreDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(e.Shutdown)
-	return &cluster{cfgs: []EmbeddedConfig{{}}, nodes: []*Embedded{e}}
+	return &cluster{cfgs: []natsserver.Config{{}}, nodes: []*natsserver.Server{e}}
 }
 
 var fleetKinds = []string{"memory", "jetstream-1-node", "jetstream-3-nodes"}

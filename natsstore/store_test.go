@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/pendingtest"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 // test's and returns a JetStream context on a connection to it.
 func single(t testing.TB) jetstream.JetStream {
 	t.Helper()
-	e, err := StartEmbedded(EmbeddedConfig{StoreDir: t.TempDir()})
+	e, err := natsserver.Start(natsserver.Config{StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func single(t testing.TB) jetstream.JetStream {
 
 // jsOn returns a JetStream context on a new connection to e, closed when
 // the test ends.
-func jsOn(t testing.TB, e *Embedded, opts ...nats.Option) jetstream.JetStream {
+func jsOn(t testing.TB, e *natsserver.Server, opts ...nats.Option) jetstream.JetStream {
 	t.Helper()
 	nc, err := e.Connect(opts...)
 	if err != nil {
@@ -508,27 +508,6 @@ func TestBindOnly(t *testing.T) {
 	}
 	if recs, err := r.Journal().Records(ctx, "s1"); err != nil || len(recs) != 1 {
 		t.Errorf("the reader's journal: %d records, %v; want the one written", len(recs), err)
-	}
-}
-
-// TestStartEmbeddedPortTaken: a server whose cluster port is held by
-// something else is never ready, and the error names the port.
-func TestStartEmbeddedPortTaken(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	port := l.Addr().(*net.TCPAddr).Port
-	_, err = StartEmbedded(EmbeddedConfig{
-		StoreDir:     t.TempDir(),
-		ClusterName:  "taken",
-		ClusterPort:  port,
-		ReadyTimeout: 300 * time.Millisecond,
-	})
-	want := fmt.Sprintf("the cluster port 127.0.0.1:%d is in use", port)
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("StartEmbedded with its cluster port taken = %v; want an error saying %q", err, want)
 	}
 }
 

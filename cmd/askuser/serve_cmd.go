@@ -21,6 +21,7 @@ import (
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/dialect/piask"
 	"github.com/askuser-go/askuser/natsstore"
+	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -187,7 +188,7 @@ func (f serveFiles) keys() (keyMaterial, error) {
 type serveStore struct {
 	*natsstore.Store
 	nc    *nats.Conn
-	emb   *natsstore.Embedded // nil when joining
+	emb   *natsserver.Server // nil when joining
 	close func()
 }
 
@@ -211,7 +212,7 @@ func (e env) openStore(ctx context.Context, c serveConfig, f serveFiles, ring *s
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 			fmt.Fprintf(e.stderr, "askuser serve: NATS listens on %s beyond loopback: clients must present the token, but the traffic is not encrypted; keep it on a private network\n", c.natsListen)
 		}
-		s.emb, err = natsstore.StartEmbedded(natsstore.EmbeddedConfig{StoreDir: f.natsDir, Host: host, Port: p, Token: token})
+		s.emb, err = natsserver.Start(natsserver.Config{StoreDir: f.natsDir, Host: host, Port: p, Token: token})
 		if err != nil {
 			return nil, fmt.Errorf("--nats-listen %s: %w", c.natsListen, err)
 		}

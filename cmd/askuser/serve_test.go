@@ -20,7 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
-	"github.com/askuser-go/askuser/natsstore"
+	"github.com/askuser-go/askuser/natsstore/natsserver"
 )
 
 // Calls and results the serve tests use. The deadlines are far: nothing
@@ -267,7 +267,7 @@ func startServe(t *testing.T, args ...string) *serveInProcess {
 // serveFixture is a NATS server embedded in the test and one `askuser
 // serve` joining it, with the files they share.
 type serveFixture struct {
-	nats                              *natsstore.Embedded
+	nats                              *natsserver.Server
 	keyFile, tokenFile, natsTokenFile string
 	token                             string
 	srv                               *serveInProcess
@@ -284,7 +284,7 @@ func newServeFixture(t *testing.T, extra ...string) *serveFixture {
 	f.tokenFile = writeSecretFile(t, dir, "agent-token", f.token)
 	const natsToken = "nats-token-0123456789abcdef"
 	f.natsTokenFile = writeSecretFile(t, dir, "nats-token", natsToken)
-	emb, err := natsstore.StartEmbedded(natsstore.EmbeddedConfig{StoreDir: filepath.Join(dir, "nats"), Token: natsToken})
+	emb, err := natsserver.Start(natsserver.Config{StoreDir: filepath.Join(dir, "nats"), Token: natsToken})
 	if err != nil {
 		t.Fatal(err)
 	}

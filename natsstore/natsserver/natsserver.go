@@ -1,4 +1,10 @@
-package natsstore
+// Package natsserver runs a NATS server with JetStream inside the
+// process, for a single machine and for tests: askuser serve uses it when
+// it is given no cluster to join, and natsstore's tests use it for their
+// servers and clusters. A client of natsstore, which connects to a NATS
+// server run elsewhere, never needs it, and a program that does not
+// import it compiles no server.
+package natsserver
 
 import (
 	"errors"
@@ -13,8 +19,8 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// EmbeddedConfig configures a NATS server run inside the process.
-type EmbeddedConfig struct {
+// Config configures a NATS server run inside the process.
+type Config struct {
 	// StoreDir is where JetStream keeps its files. Required.
 	StoreDir string
 	// Host is the address clients connect to (default 127.0.0.1).
@@ -34,22 +40,22 @@ type EmbeddedConfig struct {
 	ClusterHost string
 	ClusterPort int
 	Routes      []string
-	// ReadyTimeout bounds how long StartEmbedded waits for the server to
-	// accept connections (default 10 seconds).
+	// ReadyTimeout bounds how long Start waits for the server to accept
+	// connections (default 10 seconds).
 	ReadyTimeout time.Duration
 }
 
-// An Embedded is a NATS server with JetStream running in this process.
-type Embedded struct {
+// A Server is a NATS server with JetStream running in this process.
+type Server struct {
 	srv   *server.Server
 	token string
 }
 
-// StartEmbedded starts a NATS server with JetStream and returns once it
-// accepts connections.
-func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
+// Start starts a NATS server with JetStream and returns once it accepts
+// connections.
+func Start(cfg Config) (*Server, error) {
 	if cfg.StoreDir == "" {
-		return nil, errors.New("natsstore: an embedded NATS server needs a StoreDir for JetStream's files")
+		return nil, errors.New("natsserver: an embedded NATS server needs a StoreDir for JetStream's files")
 	}
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
@@ -78,29 +84,29 @@ func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 		for _, r := range cfg.Routes {
 			u, err := url.Parse(r)
 			if err != nil || u.Host == "" {
-				return nil, fmt.Errorf("natsstore: route %q: a route is a URL such as nats-route://127.0.0.1:6222", r)
+				return nil, fmt.Errorf("natsserver: route %q: a route is a URL such as nats-route://127.0.0.1:6222", r)
 			}
 			opts.Routes = append(opts.Routes, u)
 		}
 	} else if len(cfg.Routes) > 0 {
-		return nil, errors.New("natsstore: routes need a ClusterName")
+		return nil, errors.New("natsserver: routes need a ClusterName")
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
-		return nil, fmt.Errorf("natsstore: configuring the embedded NATS server: %w", err)
+		return nil, fmt.Errorf("natsserver: configuring the embedded NATS server: %w", err)
 	}
 	srv.Start()
 	if !srv.ReadyForConnections(cfg.ReadyTimeout) {
 		srv.Shutdown()
 		srv.WaitForShutdown()
-		return nil, fmt.Errorf("natsstore: the embedded NATS server was not ready within %v%s", cfg.ReadyTimeout, portsInUse(cfg))
+		return nil, fmt.Errorf("natsserver: the embedded NATS server was not ready within %v%s", cfg.ReadyTimeout, portsInUse(cfg))
 	}
-	return &Embedded{srv: srv, token: cfg.Token}, nil
+	return &Server{srv: srv, token: cfg.Token}, nil
 }
 
 // portsInUse names, for an error, the fixed ports of cfg that something
 // else holds: a port taken is what keeps a server from ever being ready.
-func portsInUse(cfg EmbeddedConfig) string {
+func portsInUse(cfg Config) string {
 	var taken []string
 	probe := func(what, host string, port int) {
 		if port <= 0 {
@@ -137,36 +143,36 @@ func pickPort(p int) int {
 }
 
 // ClientURL is the URL clients connect to.
-func (e *Embedded) ClientURL() string { return e.srv.ClientURL() }
+func (s *Server) ClientURL() string { return s.srv.ClientURL() }
 
 // ClusterURL is the route URL other members of the cluster join, or ""
 // when the server is in no cluster.
-func (e *Embedded) ClusterURL() string {
-	a := e.srv.ClusterAddr()
+func (s *Server) ClusterURL() string {
+	a := s.srv.ClusterAddr()
 	if a == nil {
 		return ""
 	}
 	return "nats-route://" + net.JoinHostPort(a.IP.String(), strconv.Itoa(a.Port))
 }
 
-// Server is the running server, for what this type does not cover.
-func (e *Embedded) Server() *server.Server { return e.srv }
+// Server is the running NATS server, for what this type does not cover.
+func (s *Server) Server() *server.Server { return s.srv }
 
 // Connect connects a client to the server, with its token when it has
 // one; opts come after, so they may override.
-func (e *Embedded) Connect(opts ...nats.Option) (*nats.Conn, error) {
-	if e.token != "" {
-		opts = append([]nats.Option{nats.Token(e.token)}, opts...)
+func (s *Server) Connect(opts ...nats.Option) (*nats.Conn, error) {
+	if s.token != "" {
+		opts = append([]nats.Option{nats.Token(s.token)}, opts...)
 	}
-	nc, err := nats.Connect(e.ClientURL(), opts...)
+	nc, err := nats.Connect(s.ClientURL(), opts...)
 	if err != nil {
-		return nil, fmt.Errorf("natsstore: connecting to the embedded NATS server: %w", err)
+		return nil, fmt.Errorf("natsserver: connecting to the embedded NATS server: %w", err)
 	}
 	return nc, nil
 }
 
 // Shutdown stops the server and returns once it has stopped.
-func (e *Embedded) Shutdown() {
-	e.srv.Shutdown()
-	e.srv.WaitForShutdown()
+func (s *Server) Shutdown() {
+	s.srv.Shutdown()
+	s.srv.WaitForShutdown()
 }
