@@ -25,22 +25,100 @@ type Ask struct {
 	responder  string
 	base       context.Context // the caller's context, without its cancellation
 
-	sealing   chan struct{} // a one-slot semaphore held across a secret store Stage; nil without a sealed question
-	mu        sync.Mutex
+	sealing  chan struct{} // a one-slot semaphore held across a secret store Stage; nil without a sealed question
+	mu       sync.Mutex
+	askState               // what the person gave and how the ask ended; with a store, as last read
+	endCh    chan struct{} // closed when the ask has an ending
+	done     chan struct{} // made when first asked for (Done), closed when the outcome is final
+	outcome  *Outcome      // set, under mu, when the outcome is final
+	afterEnd []func()      // run once the outcome is final; taken by setFinal
+
+	deadlineAt int // its place in Orchestrator.deadlines, plus one; 0: not there (guarded by the heap's lock)
+
+	// With a shared store (Orchestrator.Asks): the ask's entry there.
+	// Every change goes through the store, and askState mirrors it.
+	fa *fleetAsk
+}
+
+// askState is the part of an ask that changes: the one thing the rules of
+// reporting and ending act on, whether it lives in this process (an Ask's
+// own) or in a store (read from its record, changed, and written back with
+// compare-and-set).
+type askState struct {
 	accepted  []held  // by question index; nil until the first answer
 	drafts    *[]held // by question index, as accepted; a pointer, since most asks never have one
 	principal string
 	end       *ending
-	endCh     chan struct{} // closed when the ask has an ending
-	done      chan struct{} // made when first asked for (Done), closed when the outcome is final
-	outcome   *Outcome      // set, under mu, when the outcome is final
-	afterEnd  []func()      // run once the outcome is final; taken by setFinal
+}
 
-	deadlineAt int // its place in Orchestrator.deadlines, plus one; 0: not there (guarded by the heap's lock)
+// applyChange applies f to st under the rules every change shares: an ask
+// that has ended takes no change (ErrClosed, nothing to write); once the
+// deadline has come, an ask with no ending ends at it, f is not called, and
+// the ending is to be written (write, with ErrClosed); otherwise f's error
+// refuses the change, and without one, what f did is to be written. f
+// checks before it changes anything.
+func applyChange(st *askState, expires, now time.Time, f func(*askState) error) (write bool, err error) {
+	if st.end != nil {
+		return false, ErrClosed
+	}
+	if !now.Before(expires) {
+		st.end = &ending{reason: ReasonDeadline}
+		return true, ErrClosed
+	}
+	if err := f(st); err != nil {
+		return false, err
+	}
+	return true, nil
+}
 
-	// With a shared PendingStore: the ask's entry (every change goes
-	// through the store, and the fields above mirror it).
-	sh *sharedEntry
+// change applies f to the ask's state under applyChange's rules and keeps
+// what it did: in this process, or in the store. force skips the deadline
+// rule (the deadline ending itself, the caller going away). An ending set
+// here is published on endCh, and with a store finalized by this process.
+func (a *Ask) change(f func(*askState) error, force bool) error {
+	if a.fa != nil {
+		return a.o.fl.change(a.fa, f, force)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var err error
+	if force {
+		if a.end != nil {
+			return ErrClosed
+		}
+		err = f(&a.askState)
+	} else {
+		_, err = applyChange(&a.askState, a.form.ExpiresAt, time.Now(), f)
+	}
+	if a.end != nil && !isClosed(a.endCh) {
+		close(a.endCh)
+	}
+	return err
+}
+
+// open returns ErrClosed when the ask has ended, or when its deadline has
+// come, which ends it there.
+func (a *Ask) open() error {
+	a.mu.Lock()
+	ended := a.end != nil
+	a.mu.Unlock()
+	switch {
+	case ended:
+		return ErrClosed
+	case !time.Now().Before(a.form.ExpiresAt):
+		a.tryEnd(&ending{reason: ReasonDeadline})
+		return ErrClosed
+	}
+	return nil
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // held is an accepted answer (or a draft). Sealed answers keep only their
@@ -75,12 +153,12 @@ func (a *Ask) ToolCallID() string { return a.toolCallID }
 // Form is the normalized form. It must not be modified.
 func (a *Ask) Form() *Form { return a.form }
 
-// Shared reports whether the ask lives in a shared PendingStore
+// Shared reports whether the ask lives in a shared store
 // (Orchestrator.Asks): it outlives this process, and other processes show
 // it too. A responder that is closing leaves such an ask pending, rather
 // than ending it as having nobody to ask: another replica's person may
 // still answer it.
-func (a *Ask) Shared() bool { return a.sh != nil }
+func (a *Ask) Shared() bool { return a.fa != nil }
 
 // Done is closed when the ask's outcome is final.
 func (a *Ask) Done() <-chan struct{} {
@@ -224,36 +302,28 @@ func (a *Ask) Draft(ans Answer) error {
 // does not ask returns an *AnswerError; after the ask has ended,
 // ClearDraft returns ErrClosed.
 func (a *Ask) ClearDraft(questionID string) error {
-	a.mu.Lock()
-	if err := a.openLocked(); err != nil {
-		a.mu.Unlock()
-		return err
-	}
 	idx := a.indexOf(questionID)
 	if idx < 0 {
-		a.mu.Unlock()
+		if err := a.open(); err != nil {
+			return err
+		}
 		return a.form.unknownQuestion(questionID)
 	}
-	if a.sh != nil {
-		a.mu.Unlock()
-		return a.reportShared(idx, held{}, true)
-	}
-	if a.drafts != nil {
-		(*a.drafts)[idx] = held{}
-	}
-	a.mu.Unlock()
-	return nil
+	return a.change(func(st *askState) error {
+		if st.drafts != nil && idx < len(*st.drafts) {
+			(*st.drafts)[idx] = held{}
+		}
+		return nil
+	}, false)
 }
 
 func (a *Ask) report(ans Answer, draft bool) error {
 	defer ans.Secret.Wipe()
-	a.mu.Lock()
-	if err := a.openLocked(); err != nil {
-		a.mu.Unlock()
-		return err
-	}
 	if err := a.form.CheckAnswer(ans); err != nil {
-		a.mu.Unlock()
+		// An ask that has ended says so first.
+		if cerr := a.open(); cerr != nil {
+			return cerr
+		}
 		return err
 	}
 	idx := a.indexOf(ans.QuestionID)
@@ -267,16 +337,16 @@ func (a *Ask) report(ans Answer, draft bool) error {
 			h.ans.OptionNotes[k] = v
 		}
 	}
+	n := len(a.form.Questions)
 	if !q.Sealed() || draft {
-		if a.sh != nil {
-			a.mu.Unlock()
-			return a.reportShared(idx, h, draft)
-		}
-		a.keepLocked(idx, h, draft)
-		a.mu.Unlock()
-		return nil
+		return a.change(func(st *askState) error {
+			st.keep(idx, n, h, draft)
+			return nil
+		}, false)
 	}
-	a.mu.Unlock()
+	if err := a.open(); err != nil {
+		return err
+	}
 
 	// A sealed answer goes to the store outside the ask's lock, so that
 	// neither the deadline nor the other reports wait on the disk. It is
@@ -296,37 +366,22 @@ func (a *Ask) report(ans Answer, draft bool) error {
 	h.ref = secretstore.Ref(name)
 	h.stage = id
 	h.items, _ = secretItems(q, ans.Secret)
-	if a.sh != nil {
-		var replaced string
-		a.mu.Lock()
-		if a.accepted != nil {
-			replaced = a.accepted[idx].stage
+	var replaced string
+	err = a.change(func(st *askState) error {
+		replaced = ""
+		if st.accepted != nil {
+			replaced = st.accepted[idx].stage
 		}
-		a.mu.Unlock()
-		if err := a.reportShared(idx, h, false); err != nil {
-			a.discard(q, id)
-			return err
-		}
-		if replaced != "" && replaced != id {
-			a.discard(q, replaced)
-		}
+		st.keep(idx, n, h, false)
 		return nil
-	}
-	a.mu.Lock()
-	if err := a.openLocked(); err != nil {
+	}, false)
+	if err != nil {
 		// The ask ended while the value was sealed: the report lost, and
 		// what it staged goes.
-		a.mu.Unlock()
 		a.discard(q, id)
 		return err
 	}
-	var replaced string
-	if a.accepted != nil {
-		replaced = a.accepted[idx].stage
-	}
-	a.keepLocked(idx, h, false)
-	a.mu.Unlock()
-	if replaced != "" {
+	if replaced != "" && replaced != id {
 		a.discard(q, replaced)
 	}
 	return nil
@@ -339,17 +394,17 @@ func (a *Ask) discard(q *Question, id string) {
 	}
 }
 
-// keepLocked keeps an accepted answer, or a draft.
-func (a *Ask) keepLocked(idx int, h held, draft bool) {
-	slot := &a.accepted
+// keep keeps an accepted answer, or a draft, to the question at idx of n.
+func (st *askState) keep(idx, n int, h held, draft bool) {
+	slot := &st.accepted
 	if draft {
-		if a.drafts == nil {
-			a.drafts = new([]held)
+		if st.drafts == nil {
+			st.drafts = new([]held)
 		}
-		slot = a.drafts
+		slot = st.drafts
 	}
 	if *slot == nil {
-		*slot = make([]held, len(a.form.Questions))
+		*slot = make([]held, n)
 	}
 	(*slot)[idx] = h
 }
@@ -363,68 +418,35 @@ func (a *Ask) indexOf(id string) int {
 	return -1
 }
 
-// openLocked returns ErrClosed when the ask has ended, ending it at the
-// deadline first when the deadline has come.
-func (a *Ask) openLocked() error {
-	if a.end != nil {
-		return ErrClosed
-	}
-	if !time.Now().Before(a.form.ExpiresAt) {
-		a.endLocked(&ending{reason: ReasonDeadline})
-		return ErrClosed
-	}
-	return nil
-}
-
-func (a *Ask) endLocked(e *ending) {
-	a.end = e
-	close(a.endCh)
-}
-
 // tryEnd ends the ask unless it has ended; the deadline wins over any
-// ending at or after ExpiresAt. It reports whether e took effect.
+// ending at or after ExpiresAt, and the caller's going away is taken
+// whenever it comes. It reports whether e took effect.
 func (a *Ask) tryEnd(e *ending) bool {
-	if a.sh != nil {
-		return a.o.sh.end(a.sh, e, false) == nil
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if e.reason != ReasonDeadline && e.reason != ReasonCaller {
-		if err := a.openLocked(); err != nil {
-			return false
-		}
-	}
-	if a.end != nil {
-		return false
-	}
-	a.endLocked(e)
-	return true
+	force := e.reason == ReasonDeadline || e.reason == ReasonCaller
+	return a.change(func(st *askState) error {
+		st.end = e
+		return nil
+	}, force) == nil
 }
 
 // Submit ends the ask: the person is done. It is refused with an
 // *UnansweredError while a required question has no accepted answer, and
 // with ErrClosed after the ask has ended.
 func (a *Ask) Submit() error {
-	if a.sh != nil {
-		return a.o.sh.end(a.sh, &ending{reason: ReasonSubmitted}, true)
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.openLocked(); err != nil {
-		return err
-	}
-	var missing []string
-	for i := range a.form.Questions {
-		q := &a.form.Questions[i]
-		if !q.Optional && (a.accepted == nil || !a.accepted[i].set) {
-			missing = append(missing, q.ID)
+	return a.change(func(st *askState) error {
+		var missing []string
+		for i := range a.form.Questions {
+			q := &a.form.Questions[i]
+			if !q.Optional && (st.accepted == nil || !st.accepted[i].set) {
+				missing = append(missing, q.ID)
+			}
 		}
-	}
-	if missing != nil {
-		return &UnansweredError{QuestionIDs: missing}
-	}
-	a.endLocked(&ending{reason: ReasonSubmitted})
-	return nil
+		if missing != nil {
+			return &UnansweredError{QuestionIDs: missing}
+		}
+		st.end = &ending{reason: ReasonSubmitted}
+		return nil
+	}, false)
 }
 
 // Decline ends the ask: the person declines the whole call. Nothing they
@@ -445,16 +467,10 @@ func (a *Ask) Cancel(onQuestion string) error {
 func (a *Ask) Unreachable() error { return a.endWith(&ending{reason: ReasonUnattended}) }
 
 func (a *Ask) endWith(e *ending) error {
-	if a.sh != nil {
-		return a.o.sh.end(a.sh, e, false)
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.openLocked(); err != nil {
-		return err
-	}
-	a.endLocked(e)
-	return nil
+	return a.change(func(st *askState) error {
+		st.end = e
+		return nil
+	}, false)
 }
 
 // buildOutcome builds the outcome from the ending and what was accepted.

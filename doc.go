@@ -62,16 +62,19 @@ a chat message instead; [Orchestrator.Pending] lists them.
 # Pending asks that outlive a process
 
 By default pending asks live in the orchestrator's memory. Set
-[Orchestrator.Asks] to a shared [PendingStore] and each becomes data that
+[Orchestrator.Asks] to a shared [store.Pending] and each becomes data that
 every orchestrator on the store serves: a person's answer on one replica
 reaches the caller waiting on another, a retried tool call joins or replays
 wherever it lands, and the caller going away, a crash or [Orchestrator.Close]
 leave the ask pending — only the person, a supersede or the deadline end it.
 Every change is compare-and-set on a revision, so the first ending wins
-across processes and the deadline still wins a tie; every orchestrator
-sweeps the deadlines, so an expired ask is finalized and journaled even when
-the one that asked is gone. [NewMemoryPending] shares asks within one
-process; package natsstore keeps them in NATS JetStream, with the journal,
+across processes and the deadline still wins a tie. Deadlines are the
+store's own timers: an expired ask is ended by exactly one orchestrator, and
+finalized and journaled even when the one that asked is gone. A replica
+holds in memory only the asks it serves (a caller waiting, its responder
+showing one, a session a [SessionFollower] follows) and reads the rest on
+demand, so it starts at once whatever the store holds. [store.Memory] shares
+asks within one process; package natsstore keeps them in NATS JetStream, with the journal,
 the sealed secrets and the consents a fleet shares too. [Orchestrator.Begin]
 starts an ask without waiting and [Orchestrator.Await] comes back for it.
 See docs/fleet.md.

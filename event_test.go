@@ -19,6 +19,7 @@ import (
 // and hands it to the test through asked; onAsked, when set, runs in Asked.
 // Its Respond is the fallback FirstReachable uses.
 type events struct {
+	sessions  *askuser.Sessions // handed over by the orchestrator
 	asked     chan *askuser.Ask
 	onAsked   func(a *askuser.Ask)
 	mu        sync.Mutex
@@ -39,6 +40,10 @@ func (r *events) Asked(a *askuser.Ask) {
 	})
 	r.asked <- a
 }
+
+// FollowSessions keeps what the orchestrator hands over, so that a test
+// follows sessions on a fleet's replicas (see fleet.follow).
+func (r *events) FollowSessions(s *askuser.Sessions) { r.sessions = s }
 
 func (r *events) Respond(ctx context.Context, a *askuser.Ask) error {
 	r.mu.Lock()

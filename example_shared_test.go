@@ -6,6 +6,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responder/scripted"
+	"github.com/askuser-go/askuser/store"
 )
 
 // Two orchestrators share one pending-ask store, as the replicas of a
@@ -15,7 +16,7 @@ import (
 // answers, and which replica is asked again, does not matter.
 func ExampleOrchestrator_Begin() {
 	ctx := context.Background()
-	store := askuser.NewMemoryPending(0)
+	store := store.NewMemory(0)
 	// Replica A's responder stands in for the person: it picks staging.
 	a := &askuser.Orchestrator{Asks: store, Responder: scripted.New(
 		scripted.Step{Answer: &askuser.Answer{QuestionID: "env", Selected: []string{"staging"}}},

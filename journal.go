@@ -103,9 +103,9 @@ func newRecord(o *Outcome) *Record {
 	return r
 }
 
-// appendRecord writes the outcome's record, containing a panicking
+// appendRec writes a record to the journal, containing a panicking
 // journal.
-func (o *Orchestrator) appendRecord(ctx context.Context, out *Outcome) (err error) {
+func (o *Orchestrator) appendRec(ctx context.Context, rec *Record) (err error) {
 	if o.Journal == nil {
 		return nil
 	}
@@ -114,7 +114,7 @@ func (o *Orchestrator) appendRecord(ctx context.Context, out *Outcome) (err erro
 			err = fmt.Errorf("askuser: the journal panicked: %v", p)
 		}
 	}()
-	return o.Journal.Append(ctx, newRecord(out))
+	return o.Journal.Append(ctx, rec)
 }
 
 // journalReplay finds a finalized tool call in the journal.

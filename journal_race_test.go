@@ -116,6 +116,7 @@ func TestJournalExactlyOnceUnderRaces(t *testing.T) {
 			}
 		})
 		o := &askuser.Orchestrator{Journal: j, Responder: responder, Logger: newDiscardLogger()}
+		defer o.Close() // stops the outbox, which tries the records the journal panicked on again
 		reasons := map[askuser.Reason]int{}
 		var finalized []string // tool calls with a result
 		for i := range rounds {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/askuser-go/askuser/internal/deadline"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 // An Orchestrator asks people questions on a model's behalf and keeps the
@@ -29,7 +30,7 @@ import (
 // unattended), a 300-second ceiling, a 64 KiB cap on calls, slog.Default,
 // its pending asks in its own memory, and an in-memory secret store with a
 // key made up for the life of the process. Set the fields before the first
-// ask and do not change them after. One given a shared PendingStore (Asks)
+// ask and do not change them after. One given a shared store (Asks)
 // is closed with Close.
 type Orchestrator struct {
 	// Responder shows forms to a person. Nil means nobody can be asked.
@@ -59,16 +60,18 @@ type Orchestrator struct {
 	// their session (nil: a MemoryConsents, forgotten at exit).
 	Consents ConsentStore
 	// Asks keeps pending asks (nil: this process's memory, as fast as a
-	// map). Given a shared PendingStore (NewMemoryPending shared by
-	// several orchestrators, or the natsstore package's NATS JetStream
-	// store), a pending ask is data: it outlives its caller, this process
-	// and a restart; any orchestrator on the store takes answers for it,
-	// ends it at its deadline and replays its result; a retried tool call
-	// joins it wherever it lands. The caller going away, or Close, leaves
-	// it pending: only the person, a supersede or the deadline end it.
-	// An orchestrator with Asks watches the store from its first use (or
-	// Ready) until Close.
-	Asks PendingStore
+	// map). Given a shared store (a store.Memory shared by several
+	// orchestrators, or the natsstore package's NATS JetStream store), a
+	// pending ask is data: it outlives its caller, this process and a
+	// restart; any orchestrator on the store takes answers for it, the
+	// store's timers end it at its deadline on exactly one of them, and
+	// its result is replayed from the store; a retried tool call joins it
+	// wherever it lands. The caller going away, or Close, leaves it
+	// pending: only the person, a supersede or the deadline end it. An
+	// orchestrator holds in memory only the asks it serves, follows the
+	// store's changes from its first use (or Ready) until Close, and reads
+	// nothing of the store's history when it starts.
+	Asks store.Pending
 	// Dialects are the contracts, besides ask_user and request_approval,
 	// in which asks found in Asks may have come (another replica's pi
 	// calls, say): an orchestrator shows, ends and encodes asks other
@@ -81,7 +84,8 @@ type Orchestrator struct {
 	stager       secretstore.Stager // store, staging sealed answers until their ask is final
 	respName     string
 	events       EventDriven    // Responder's, when it is driven by events
-	sh           *shared        // with Asks: the mirror of the store, its watch and sweeps
+	fl           *fleet         // with Asks: the asks of the store served here, its feed and its timers
+	outbox       outbox         // journal records a failing journal has not taken yet
 	running      sync.WaitGroup // Respond and Asked calls and AfterEnd functions that have not returned
 	deadlines    deadlines      // the deadlines of an EventDriven responder's pending asks
 
@@ -137,7 +141,10 @@ func (o *Orchestrator) init() {
 		o.byCall = map[callKey]*Ask{}
 		o.replay = map[callKey]*Outcome{}
 		if o.Asks != nil {
-			o.sh = newShared(o, o.Asks)
+			o.fl = newFleet(o, o.Asks)
+		}
+		if f, ok := findOptional[SessionFollower](o.Responder); ok {
+			f.FollowSessions(&Sessions{o: o})
 		}
 	})
 }
@@ -172,8 +179,12 @@ func (o *Orchestrator) limits() Limits {
 func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error) {
 	o.init()
 	d := req.dialect()
-	if o.sh != nil {
-		return o.handleShared(ctx, req, d)
+	if o.fl != nil {
+		fa, joined, out, err := o.fl.begin(ctx, req, d, ctx)
+		if err != nil || out != nil {
+			return out, err
+		}
+		return o.fl.await(ctx, fa, joined)
 	}
 	b := o.start(&begun{ctx: ctx, req: req, d: d})
 	for b.other != nil {
@@ -582,35 +593,38 @@ func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool 
 	return true
 }
 
-// Ready waits until the orchestrator knows every ask its PendingStore
-// holds (its watch has caught up), so that its responder shows asks other
-// processes began: a service calls it before it takes requests. Without
-// Asks it returns at once. It returns ctx's error if ctx ends first.
+// Ready waits until the orchestrator follows its store's changes (Asks),
+// so that an answer given on another replica reaches the asks it serves: a
+// service calls it before it takes requests. It reads nothing the store
+// already holds, so it is quick however much that is. Without Asks it
+// returns at once. It returns ctx's error if ctx ends first.
 func (o *Orchestrator) Ready(ctx context.Context) error {
 	o.init()
-	if o.sh == nil {
+	if o.fl == nil {
 		return nil
 	}
 	select {
-	case <-o.sh.caughtUp:
+	case <-o.fl.inPlace:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-// Close stops the orchestrator's work on its PendingStore: it starts no
-// new deadline sweep or finalization, lets those under way finish (a store
-// that fails is retried for up to 10 seconds), and stops the watch.
-// Callers still waiting get ErrOrchestratorClosed, and their asks stay
-// pending in the store for another process (or this one restarted) to
-// serve. Close does not close the responder or the stores. Without Asks it
-// does nothing. It returns nil.
+// Close stops the orchestrator's work on its store (Asks): it takes no
+// more of the store's timers and starts no finalization, lets those under
+// way finish (a store that fails is retried for up to 10 seconds), and
+// stops following the store's changes. Callers still waiting get
+// ErrOrchestratorClosed, and their asks stay pending in the store for
+// another process (or this one restarted) to serve. It also stops trying
+// journal records a failing journal has not taken (they are logged). Close
+// does not close the responder or the stores. It returns nil.
 func (o *Orchestrator) Close() error {
 	o.init()
-	if o.sh != nil {
-		o.sh.close()
+	if o.fl != nil {
+		o.fl.close()
 	}
+	o.outbox.close(o)
 	return nil
 }
 
@@ -673,9 +687,10 @@ func (a *Ask) notify(ev EventDriven) {
 	ev.Asked(a)
 }
 
-// finish builds, encodes and publishes the outcome once the ask has an
-// ending.
-func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
+// settle builds an ended ask's outcome and readies it for the model: it
+// settles the ask's secrets, remembers an approval's consent and encodes
+// the result. Finalizing, in memory or on a store, starts with it.
+func (o *Orchestrator) settle(a *Ask) *Outcome {
 	out := a.buildOutcome(time.Now())
 	// A seal still under way finishes first, so that what it staged is
 	// settled below: before the result goes out, so that its references
@@ -700,13 +715,26 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 		out.Result = res
 	}
 	out.ContractRecord = rec
-	if err := o.appendRecord(a.base, out); err != nil {
-		o.logger().Error("askuser: writing the journal record failed", "ask", a.id, "session", a.session, "tool_call", a.toolCallID, "err", err)
-		out.JournalErr = err
-	}
 	if out.Fault != nil {
 		o.logger().Warn("askuser: responder fault; the ask ends as cancelled",
 			"ask", a.id, "session", a.session, "tool_call", a.toolCallID, "responder", a.responder, "err", out.Fault)
+	}
+	return out
+}
+
+// finish finalizes an ask held in this process's memory once it has an
+// ending: it settles the outcome, journals it (a journal that fails gets
+// the record again from the outbox until it takes it), keeps it for
+// replay and publishes it.
+func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
+	out := o.settle(a)
+	if o.Journal != nil {
+		rec := newRecord(out)
+		if err := o.appendRec(a.base, rec); err != nil {
+			o.logger().Error("askuser: writing the journal record failed; it is written again until the journal takes it", "ask", a.id, "session", a.session, "tool_call", a.toolCallID, "err", err)
+			out.JournalErr = err
+			o.outbox.add(o, a.base, rec)
+		}
 	}
 
 	o.mu.Lock()
@@ -749,8 +777,14 @@ func (o *Orchestrator) remember(key callKey, out *Outcome) {
 // wrote a chat message instead): each result is cancelled / unattended with
 // the answers given so far. It returns how many asks it ended.
 func (o *Orchestrator) Supersede(session string) int {
-	if o.init(); o.sh != nil {
-		return o.sh.supersede(session)
+	if o.init(); o.fl != nil {
+		ctx, cancel := context.WithTimeout(o.fl.ctx, storeRetry)
+		defer cancel()
+		n, err := o.fl.supersede(ctx, session)
+		if err != nil {
+			o.logger().Error("askuser: superseding a session's asks failed", "session", session, "err", err)
+		}
+		return n
 	}
 	n := 0
 	for _, a := range o.pendingAsks(session) {
@@ -777,11 +811,19 @@ type PendingAsk struct {
 	Answered []string
 }
 
-// Pending returns the session's pending asks, oldest first.
+// Pending returns the session's pending asks, oldest first. With a shared
+// store (Asks) it reads them from the store, wherever they began; a store
+// that fails is logged and lists nothing.
 func (o *Orchestrator) Pending(session string) []PendingAsk {
-	if o.init(); o.sh != nil {
+	if o.init(); o.fl != nil {
+		ctx, cancel := context.WithTimeout(o.fl.ctx, storeRetry)
+		defer cancel()
+		_, rs, err := o.fl.list(ctx, session)
+		if err != nil {
+			o.logger().Error("askuser: listing a session's pending asks failed", "session", session, "err", err)
+		}
 		var out []PendingAsk
-		for _, r := range o.sh.pending(session) {
+		for _, r := range rs {
 			p := PendingAsk{AskID: r.AskID, Session: r.Session, ToolCallID: r.ToolCallID, Form: r.Form}
 			for _, a := range r.Accepted {
 				if a.Set {
@@ -829,4 +871,98 @@ func (o *Orchestrator) pendingAsks(session string) []*Ask {
 // countdown.
 func stamp(f *Form, now time.Time) {
 	f.AskedAt, f.NudgeAt, f.ExpiresAt = deadline.Stamps(now, f.TimeoutSeconds)
+}
+
+// Begin starts an ask without waiting for it, and returns the ask's id: a
+// service answers a request at once and lets its client come back for the
+// result with Await. A request whose tool call is already pending or final
+// returns that ask's id and starts nothing. An invalid call returns a
+// *CallError, as Handle does. The ask is shown by this orchestrator's
+// responder, which is not stopped when ctx ends. In this process's memory
+// (no Asks) the ask lives as long as the process does; in a shared store
+// it outlives it, and Await finds it on any replica.
+func (o *Orchestrator) Begin(ctx context.Context, req Request) (askID string, err error) {
+	o.init()
+	if o.fl != nil {
+		fa, _, out, err := o.fl.begin(ctx, req, req.dialect(), context.WithoutCancel(ctx))
+		switch {
+		case err != nil:
+			return "", err
+		case out != nil:
+			return out.AskID, nil
+		}
+		defer o.fl.release(fa)
+		o.fl.mu.Lock()
+		defer o.fl.mu.Unlock()
+		return fa.rec.AskID, nil
+	}
+	bctx := context.WithoutCancel(ctx)
+	b := o.start(&begun{ctx: bctx, req: req, d: req.dialect()})
+	switch {
+	case b.other != nil:
+		return b.other.id, nil
+	case b.err != nil:
+		return "", b.err
+	case b.a == nil:
+		return b.out.AskID, nil
+	}
+	// Nobody waits for the ask: a goroutine of its own finalizes it when
+	// it ends (Wait waits for it), and Await finds it until then.
+	o.running.Add(1)
+	go func() {
+		defer o.running.Done()
+		if b.evented {
+			_, _ = o.waitEvents(bctx, b.a, b.stop)
+		} else {
+			_, _ = o.wait(bctx, b.a, b.rctx, b.cancel)
+		}
+	}()
+	return b.a.id, nil
+}
+
+// Await waits for the result of a session's tool call that a Begin or a
+// Handle began (here, or with a shared store in any process on it), and
+// returns it as a replay once the ask is final; ctx's error while it is
+// still pending when ctx ends; ErrUnknownCall when no ask answers the tool
+// call.
+func (o *Orchestrator) Await(ctx context.Context, session, toolCallID string) (*Outcome, error) {
+	o.init()
+	if toolCallID == "" {
+		return nil, ErrUnknownCall
+	}
+	if o.fl != nil {
+		fa, out, err := o.fl.find(ctx, session, toolCallID)
+		if err != nil || out != nil {
+			return out, err
+		}
+		return o.fl.await(ctx, fa, true)
+	}
+	key := callKey{session, toolCallID}
+	o.mu.Lock()
+	a, out := o.byCall[key], o.replay[key]
+	o.mu.Unlock()
+	switch {
+	case out != nil:
+		r := *out
+		r.Replayed = true
+		return &r, nil
+	case a == nil:
+		if out, ok := o.journalReplay(ctx, session, toolCallID); ok {
+			return out, nil
+		}
+		return nil, ErrUnknownCall
+	}
+	select {
+	case <-a.Done():
+		out := a.Outcome()
+		if out.Reason == ReasonCaller {
+			// Its caller went away: the call has no result to give.
+			return nil, ErrUnknownCall
+		}
+		r := *out
+		r.Replayed = true
+		return &r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responder/scripted"
+	"github.com/askuser-go/askuser/store"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
@@ -231,10 +232,10 @@ func TestOutcomeTable(t *testing.T) {
 // the stored record.
 var storeModes = []struct {
 	name string
-	asks func() askuser.PendingStore
+	asks func() store.Pending
 }{
-	{"memory", func() askuser.PendingStore { return nil }},
-	{"shared", func() askuser.PendingStore { return askuser.NewMemoryPending(0) }},
+	{"memory", func() store.Pending { return nil }},
+	{"shared", func() store.Pending { return store.NewMemory(0) }},
 }
 
 func TestSupersede(t *testing.T) {

@@ -22,6 +22,7 @@ func TestRootImportGraph(t *testing.T) {
 		"github.com/askuser-go/askuser/internal/",
 		"github.com/askuser-go/askuser/secret",
 		"github.com/askuser-go/askuser/secretstore",
+		"github.com/askuser-go/askuser/store",
 		"github.com/go-json-experiment/json/",
 		"golang.org/x/crypto/",
 		"golang.org/x/sys/",

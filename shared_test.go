@@ -3,7 +3,6 @@ package askuser_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -12,13 +11,15 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 // fleet is n orchestrators sharing one pending-ask store, one journal and
 // one secret store, as the replicas of a service do; each has an
-// EventDriven responder (a card, say) that is told about every ask.
+// EventDriven responder (a card, say) that follows the sessions "s1" and
+// "s2", and so is told about every ask of theirs, wherever it began.
 type fleet struct {
-	store   *askuser.MemoryPending
+	store   *store.Memory
 	journal *approvalJournal
 	secrets secretstore.Store
 	orch    []*askuser.Orchestrator
@@ -26,7 +27,7 @@ type fleet struct {
 }
 
 func newFleet(t *testing.T, n int) *fleet {
-	f := &fleet{store: askuser.NewMemoryPending(0), journal: &approvalJournal{}, secrets: secretstore.NewMemory(nil)}
+	f := &fleet{store: store.NewMemory(0), journal: &approvalJournal{}, secrets: secretstore.NewMemory(nil)}
 	for range n {
 		r := newEvents()
 		r.asked = make(chan *askuser.Ask, 64)
@@ -35,12 +36,25 @@ func newFleet(t *testing.T, n int) *fleet {
 		f.resp = append(f.resp, r)
 	}
 	t.Cleanup(f.close)
-	for _, o := range f.orch {
+	for i, o := range f.orch {
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+		follow(t, f.resp[i], "s1", "s2")
 	}
 	return f
+}
+
+// follow has r follow sessions until the test ends.
+func follow(t *testing.T, r *events, sessions ...string) {
+	t.Helper()
+	for _, s := range sessions {
+		stop, err := r.sessions.Follow(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+	}
 }
 
 func (f *fleet) close() {
@@ -382,28 +396,60 @@ func TestSharedBeginAwait(t *testing.T) {
 	})
 }
 
-// TestBeginNeedsSharedStore: without Asks, Begin and Await say what they
-// need instead of holding an ask nobody waits for.
-func TestBeginNeedsSharedStore(t *testing.T) {
-	o := &askuser.Orchestrator{}
-	if _, err := o.Begin(context.Background(), askuser.Request{Session: "s", Arguments: []byte(choiceCall)}); err == nil || !strings.Contains(err.Error(), "Orchestrator.Asks") {
-		t.Errorf("Begin without Asks: %v", err)
-	}
-	if _, err := o.Await(context.Background(), "s", "c"); err == nil || !strings.Contains(err.Error(), "Orchestrator.Asks") {
-		t.Errorf("Await without Asks: %v", err)
-	}
+// TestBeginAwaitInMemory: without a shared store, Begin starts an ask that
+// nobody waits on and Await comes back for it, as on a store: while it is
+// pending, once it is final (a replay), and for a tool call never asked.
+func TestBeginAwaitInMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newEvents()
+		o := &askuser.Orchestrator{Responder: r, Logger: newDiscardLogger()}
+		defer o.Wait()
+		id, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := <-r.asked
+		if a.ID() != id {
+			t.Fatalf("Begin returned %s, the responder was told about %s", id, a.ID())
+		}
+		again, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)})
+		if err != nil || again != id {
+			t.Fatalf("Begin of the same tool call: %s, %v; want %s", again, err, id)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		if _, err := o.Await(ctx, "s1", "call-1"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Await while pending, past its context: %v, want the context's error", err)
+		}
+		cancel()
+		waited := make(chan result, 1)
+		go func() {
+			out, err := o.Await(context.Background(), "s1", "call-1")
+			waited <- result{out, err}
+		}()
+		synctest.Wait()
+		answerChoice(t, a)
+		if r := <-waited; r.err != nil || string(r.out.Result) != answeredChoice || !r.out.Replayed {
+			t.Errorf("Await waiting across the answer: %+v, want %s replayed", r, answeredChoice)
+		}
+		if out, err := o.Await(context.Background(), "s1", "call-1"); err != nil || string(out.Result) != answeredChoice {
+			t.Errorf("Await once final: %v, %v", out, err)
+		}
+		if _, err := o.Await(context.Background(), "s1", "never"); !errors.Is(err, askuser.ErrUnknownCall) {
+			t.Errorf("Await of a tool call never asked: %v, want ErrUnknownCall", err)
+		}
+	})
 }
 
 // slowCreate holds each Create after the record is in the store, until
 // release is closed: the window in which the watch may bring the whole
 // life of an ask before its creator has heard back from the store.
 type slowCreate struct {
-	*askuser.MemoryPending
+	*store.Memory
 	release chan struct{}
 }
 
 func (s slowCreate) Create(ctx context.Context, key string, data []byte) (uint64, error) {
-	rev, err := s.MemoryPending.Create(ctx, key, data)
+	rev, err := s.Memory.Create(ctx, key, data)
 	<-s.release
 	return rev, err
 }
@@ -414,7 +460,7 @@ func (s slowCreate) Create(ctx context.Context, key string, data []byte) (uint64
 // the final result had come and gone before the caller's entry existed.)
 func TestSharedFinalBeforeCreateReturns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := slowCreate{askuser.NewMemoryPending(0), make(chan struct{})}
+		store := slowCreate{store.NewMemory(0), make(chan struct{})}
 		orch, cards := twoOn(t, store)
 		res := make(chan *askuser.Outcome, 1)
 		go func() {
@@ -439,22 +485,22 @@ func TestSharedFinalBeforeCreateReturns(t *testing.T) {
 // put in stale: a read that raced the watch. It keeps the key of the last
 // Create.
 type staleGet struct {
-	*askuser.MemoryPending
-	stale   chan askuser.PendingEntry
+	*store.Memory
+	stale   chan store.Entry
 	created chan string
 }
 
 func (s staleGet) Create(ctx context.Context, key string, data []byte) (uint64, error) {
 	s.created <- key
-	return s.MemoryPending.Create(ctx, key, data)
+	return s.Memory.Create(ctx, key, data)
 }
 
-func (s staleGet) Get(ctx context.Context, key string) (askuser.PendingEntry, error) {
+func (s staleGet) Get(ctx context.Context, key string) (store.Entry, error) {
 	select {
 	case e := <-s.stale:
 		return e, nil
 	default:
-		return s.MemoryPending.Get(ctx, key)
+		return s.Memory.Get(ctx, key)
 	}
 }
 
@@ -464,8 +510,8 @@ func (s staleGet) Get(ctx context.Context, key string) (askuser.PendingEntry, er
 // at once (it once waited for the deadline).
 func TestSharedStaleReadAfterFinal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem := askuser.NewMemoryPending(0)
-		store := staleGet{mem, make(chan askuser.PendingEntry, 1), make(chan string, 1)}
+		mem := store.NewMemory(0)
+		store := staleGet{mem, make(chan store.Entry, 1), make(chan string, 1)}
 		orch, cards := twoOn(t, store)
 		if _, err := orch[0].Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
 			t.Fatal(err)
@@ -491,12 +537,12 @@ func TestSharedStaleReadAfterFinal(t *testing.T) {
 // flakyStore loses the answer of the next Update that succeeds, and then
 // fails the next Get as a store electing a leader would.
 type flakyStore struct {
-	*askuser.MemoryPending
+	*store.Memory
 	loseUpdate, failGet chan struct{}
 }
 
 func (s flakyStore) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
-	nrev, err := s.MemoryPending.Update(ctx, key, data, rev)
+	nrev, err := s.Memory.Update(ctx, key, data, rev)
 	select {
 	case <-s.loseUpdate:
 		return 0, errors.New("nats: timeout")
@@ -505,13 +551,13 @@ func (s flakyStore) Update(ctx context.Context, key string, data []byte, rev uin
 	return nrev, err
 }
 
-func (s flakyStore) Get(ctx context.Context, key string) (askuser.PendingEntry, error) {
+func (s flakyStore) Get(ctx context.Context, key string) (store.Entry, error) {
 	select {
 	case <-s.failGet:
-		return askuser.PendingEntry{}, errors.New("nats: no responders available for request")
+		return store.Entry{}, errors.New("nats: no responders available for request")
 	default:
 	}
-	return s.MemoryPending.Get(ctx, key)
+	return s.Memory.Get(ctx, key)
 }
 
 // TestSharedStoreFailsAndRecovers: a submit whose write landed but whose
@@ -520,7 +566,7 @@ func (s flakyStore) Get(ctx context.Context, key string) (askuser.PendingEntry, 
 // not take it for another writer's ending.
 func TestSharedStoreFailsAndRecovers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := flakyStore{askuser.NewMemoryPending(0), make(chan struct{}, 1), make(chan struct{}, 1)}
+		store := flakyStore{store.NewMemory(0), make(chan struct{}, 1), make(chan struct{}, 1)}
 		r := newEvents()
 		j := &approvalJournal{}
 		o := &askuser.Orchestrator{Responder: r, Asks: store, Journal: j, Logger: newDiscardLogger()}
@@ -549,7 +595,7 @@ func TestSharedStoreFailsAndRecovers(t *testing.T) {
 
 // twoOn starts two orchestrators on one store, each with an EventDriven
 // responder, closed when the test ends.
-func twoOn(t *testing.T, store askuser.PendingStore) ([]*askuser.Orchestrator, []*events) {
+func twoOn(t *testing.T, store store.Pending) ([]*askuser.Orchestrator, []*events) {
 	var orch []*askuser.Orchestrator
 	var cards []*events
 	for range 2 {
@@ -559,6 +605,7 @@ func twoOn(t *testing.T, store askuser.PendingStore) ([]*askuser.Orchestrator, [
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { o.Close(); o.Wait() })
+		follow(t, r, "s1")
 		orch, cards = append(orch, o), append(cards, r)
 	}
 	return orch, cards

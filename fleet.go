@@ -1,0 +1,1205 @@
+package askuser
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askuser-go/askuser/store"
+)
+
+// ErrOrchestratorClosed is what a caller waiting on an ask gets when the
+// orchestrator is closed: with a shared store the ask stays pending,
+// and a retry of the same tool call, here after a restart or on another
+// replica, joins it.
+var ErrOrchestratorClosed = errors.New("askuser: the orchestrator was closed; the ask stays pending in its store, and a retry of the tool call joins it")
+
+// pendingVersion is the format version of the values askuser keeps in a
+// store.
+const pendingVersion = 1
+
+// finalizeGrace is how long an ask may sit ended but not final before any
+// replica finalizes it: the replica that ended it does at once, and the
+// others step in only when it is gone.
+const finalizeGrace = 10 * time.Second
+
+// pendingRecord is what a store keeps of an ask: everything another
+// process needs to show it, take answers for it, end it and finalize it.
+// Sealed answers are references and staging ids only.
+type pendingRecord struct {
+	V          int             `json:"v"`
+	AskID      string          `json:"ask_id"`
+	Session    string          `json:"session"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+	Dialect    string          `json:"dialect"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+	Form       *Form           `json:"form"`
+	Responder  string          `json:"responder,omitempty"`
+	Accepted   []storedAnswer  `json:"accepted,omitempty"`
+	Drafts     []storedAnswer  `json:"drafts,omitempty"`
+	Principal  string          `json:"principal,omitempty"`
+	Ending     *storedEnding   `json:"ending,omitempty"`
+	Final      *Record         `json:"final,omitempty"`
+	// Journaled says the final record reached the journal. A final ask
+	// that is not journaled is the journal's outbox: whichever replica
+	// its timer reaches writes the record again until the journal takes
+	// it (the ask id makes a second write of one record a no-op).
+	Journaled bool `json:"journaled,omitempty"`
+	// Write is a random id of the write that stored this version, so
+	// that a writer whose answer was lost knows its write on the next read.
+	Write string `json:"write,omitempty"`
+}
+
+type storedAnswer struct {
+	Set         bool              `json:"set,omitempty"`
+	QuestionID  string            `json:"id,omitempty"`
+	Selected    []string          `json:"selected,omitempty"`
+	Other       string            `json:"other,omitempty"`
+	Note        string            `json:"note,omitempty"`
+	OptionNotes map[string]string `json:"option_notes,omitempty"`
+	Ref         string            `json:"ref,omitempty"`
+	Stage       string            `json:"stage,omitempty"`
+	Items       int               `json:"items,omitempty"`
+}
+
+type storedEnding struct {
+	Reason         Reason    `json:"reason"`
+	Fault          string    `json:"fault,omitempty"`
+	CancelledOn    string    `json:"cancelled_on,omitempty"`
+	Decision       string    `json:"decision,omitempty"`
+	RememberedFrom string    `json:"remembered_from,omitempty"`
+	At             time.Time `json:"at"`
+}
+
+func storeHeld(hs []held) []storedAnswer {
+	if hs == nil {
+		return nil
+	}
+	out := make([]storedAnswer, len(hs))
+	for i, h := range hs {
+		if !h.set {
+			continue
+		}
+		out[i] = storedAnswer{Set: true, QuestionID: h.ans.QuestionID, Selected: h.ans.Selected, Other: h.ans.Other, Note: h.ans.Note,
+			OptionNotes: h.ans.OptionNotes, Ref: h.ref, Stage: h.stage, Items: h.items}
+	}
+	return out
+}
+
+// heldRef is a pointer to hs, or nil for none.
+func heldRef(hs []held) *[]held {
+	if hs == nil {
+		return nil
+	}
+	return &hs
+}
+
+func loadHeld(ss []storedAnswer, n int) []held {
+	if ss == nil {
+		return nil
+	}
+	out := make([]held, n)
+	for i, s := range ss {
+		if i >= n || !s.Set {
+			continue
+		}
+		out[i] = held{set: true, ans: Answer{QuestionID: s.QuestionID, Selected: s.Selected, Other: s.Other, Note: s.Note, OptionNotes: s.OptionNotes},
+			ref: s.Ref, stage: s.Stage, items: s.Items}
+	}
+	return out
+}
+
+func storeEnding(e *ending) *storedEnding {
+	s := &storedEnding{Reason: e.reason, CancelledOn: e.cancelledOn, Decision: e.decision, RememberedFrom: e.rememberedFrom, At: time.Now().UTC()}
+	if e.fault != nil {
+		s.Fault = e.fault.Error()
+	}
+	return s
+}
+
+func (s *storedEnding) ending() *ending {
+	e := &ending{reason: s.Reason, cancelledOn: s.CancelledOn, decision: s.Decision, rememberedFrom: s.RememberedFrom}
+	if s.Fault != "" {
+		e.fault = errors.New(s.Fault)
+	}
+	return e
+}
+
+// state is the record's askState, for a form of n questions.
+func (r *pendingRecord) state(n int) askState {
+	st := askState{
+		accepted:  loadHeld(r.Accepted, n),
+		drafts:    heldRef(loadHeld(r.Drafts, n)),
+		principal: r.Principal,
+	}
+	if r.Ending != nil {
+		st.end = r.Ending.ending()
+	}
+	return st
+}
+
+// setState writes what a change did to st into the record (the ending is
+// written by the change itself, with its time).
+func (r *pendingRecord) setState(st askState) {
+	r.Accepted = storeHeld(st.accepted)
+	r.Drafts = nil
+	if st.drafts != nil {
+		r.Drafts = storeHeld(*st.drafts)
+	}
+	r.Principal = st.principal
+}
+
+// pendingKey is the store key of an ask: a token of its session, so that
+// a session's asks are one prefix (see sessionPrefix), then its tool
+// call's, so that a retry finds it, or its own id when it has no tool
+// call.
+func pendingKey(session, toolCallID, askID string) string {
+	if toolCallID == "" {
+		return sessionPrefix(session) + "a" + askID
+	}
+	h := sha256.Sum256([]byte(session + "\x00" + toolCallID))
+	return sessionPrefix(session) + "c" + hex.EncodeToString(h[:16])
+}
+
+// sessionPrefix is the prefix of every key of a session's asks.
+func sessionPrefix(session string) string {
+	h := sha256.Sum256([]byte(session))
+	return "s" + hex.EncodeToString(h[:16]) + "."
+}
+
+// keyPrefix is the session prefix of a key.
+func keyPrefix(key string) string {
+	if i := strings.IndexByte(key, '.'); i >= 0 {
+		return key[:i+1]
+	}
+	return ""
+}
+
+// fleet runs an orchestrator's side of a shared store. It holds in memory
+// only the asks this process serves — a caller waiting on one, its
+// responder showing one, a session a responder follows, a finalization
+// under way — and reads the rest from the store when it needs them. The
+// store's feed of changes keeps what it holds up to date (a change to any
+// other key is passed over unread), and the store's timers end asks at
+// their deadlines and hand a finalization that did not finish to another
+// replica: no process keeps a timer per ask, and none reads the whole
+// store.
+type fleet struct {
+	o  *Orchestrator
+	st store.Pending
+
+	ctx     context.Context // ends at Close
+	cancel  context.CancelFunc
+	loops   sync.WaitGroup // the feed and the timers
+	inPlace chan struct{}  // closed when the feed is first in place
+	placed  sync.Once
+
+	mu      sync.Mutex
+	closed  bool
+	wg      sync.WaitGroup       // finalizations and sweeps under way
+	asks    map[string]*fleetAsk // by key: the asks served here
+	follows map[string]int       // session prefixes responders follow, and how many times
+	byID    map[string]*fleetAsk // the asks served here, by ask id
+}
+
+// A fleetAsk is one ask of the store, as this process holds it while it
+// serves it.
+type fleetAsk struct {
+	key   string
+	rec   *pendingRecord
+	rev   uint64
+	ask   *Ask          // the local handle, when this process shows the ask or waits on it
+	final chan struct{} // closed when the final result is known here
+	out   *Outcome
+
+	holds      int  // why it is held: callers waiting, a responder showing it, work under way
+	shown      bool // a responder here shows it: held until its outcome is final
+	finalizing bool
+	local      *Outcome // the outcome this process finalized, with its Go-only fields (Fault, JournalErr)
+}
+
+func newFleet(o *Orchestrator, st store.Pending) *fleet {
+	ctx, cancel := context.WithCancel(context.Background())
+	fl := &fleet{
+		o: o, st: st, ctx: ctx, cancel: cancel, inPlace: make(chan struct{}),
+		asks: map[string]*fleetAsk{}, byID: map[string]*fleetAsk{}, follows: map[string]int{},
+	}
+	fl.loops.Add(2)
+	go fl.feed()
+	go fl.timers()
+	return fl
+}
+
+// again runs f until ctx ends, waiting after each failure (from 100 ms,
+// doubling, to 5 s) and logging it.
+func (fl *fleet) again(what string, f func() error) {
+	backoff := 100 * time.Millisecond
+	for {
+		err := f()
+		if fl.ctx.Err() != nil {
+			return
+		}
+		fl.o.logger().Error("askuser: "+what+" failed; retrying", "err", err, "retry_in", backoff)
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-fl.ctx.Done():
+			t.Stop()
+			return
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+// feed keeps what this process holds up to date with the store's
+// changes. After a failure the feed starts again from then, and what is
+// held is read again, since a change may have come in between.
+func (fl *fleet) feed() {
+	defer fl.loops.Done()
+	restarted := false
+	fl.again("following the pending-ask store's changes", func() error {
+		first := true
+		return fl.st.Changes(fl.ctx, func(e store.Entry) {
+			if e.Key == "" && first {
+				first = false
+				fl.placed.Do(func() { close(fl.inPlace) })
+				if restarted {
+					go fl.refresh()
+				}
+				restarted = true
+				return
+			}
+			fl.onChange(e)
+		})
+	})
+}
+
+// timers ends asks at their deadlines and finishes what a replica that
+// went away left, as the store's timers come due.
+func (fl *fleet) timers() {
+	defer fl.loops.Done()
+	fl.again("taking the pending-ask store's timers", func() error {
+		return fl.st.Due(fl.ctx, fl.due)
+	})
+}
+
+// refresh reads again every ask held here.
+func (fl *fleet) refresh() {
+	fl.mu.Lock()
+	held := make([]*fleetAsk, 0, len(fl.asks))
+	for _, fa := range fl.asks {
+		held = append(held, fa)
+	}
+	fl.mu.Unlock()
+	for _, fa := range held {
+		fl.reread(fl.ctx, fa)
+	}
+}
+
+// reread reads an ask held here from the store and applies it.
+func (fl *fleet) reread(ctx context.Context, fa *fleetAsk) {
+	pe, err := fl.st.Get(ctx, fa.key)
+	if err != nil {
+		return
+	}
+	if rec, err := decodeRecord(pe.Data); err == nil {
+		fl.apply(fa, rec, pe.Revision)
+	}
+}
+
+// goTracked runs f in a goroutine that Close waits for, unless Close has
+// begun.
+func (fl *fleet) goTracked(f func()) {
+	fl.mu.Lock()
+	if fl.closed {
+		fl.mu.Unlock()
+		return
+	}
+	fl.wg.Add(1)
+	fl.mu.Unlock()
+	go func() {
+		defer fl.wg.Done()
+		f()
+	}()
+}
+
+func (fl *fleet) close() {
+	fl.mu.Lock()
+	if fl.closed {
+		fl.mu.Unlock()
+		return
+	}
+	fl.closed = true
+	fl.mu.Unlock()
+	// What is under way (a finalization) finishes first, with the store
+	// still in reach; nothing new starts.
+	fl.wg.Wait()
+	fl.cancel()
+	fl.loops.Wait()
+}
+
+func decodeRecord(data []byte) (*pendingRecord, error) {
+	var r pendingRecord
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	if r.V != pendingVersion {
+		return nil, fmt.Errorf("format version %d, this askuser reads version %d", r.V, pendingVersion)
+	}
+	if r.Form == nil || r.AskID == "" {
+		return nil, errors.New("the record has no form or no ask id")
+	}
+	return &r, nil
+}
+
+// onChange takes one change from the store's feed: a change to an ask
+// held here is applied, a new ask of a session a responder follows is
+// shown, and any other is passed over without being read.
+func (fl *fleet) onChange(pe store.Entry) {
+	if pe.Data == nil {
+		return // retention ran out: nothing is waiting on it any more
+	}
+	fl.mu.Lock()
+	fa := fl.asks[pe.Key]
+	followed := len(fl.follows) > 0 && fl.follows[keyPrefix(pe.Key)] > 0
+	fl.mu.Unlock()
+	if fa == nil && !followed {
+		return
+	}
+	rec, err := decodeRecord(pe.Data)
+	if err != nil {
+		fl.o.logger().Error("askuser: the pending-ask store holds a record this orchestrator cannot read; it is left alone", "key", pe.Key, "err", err)
+		return
+	}
+	if followed && rec.Ending == nil && rec.Final == nil {
+		fl.adopt(pe.Key, rec, pe.Revision)
+		return
+	}
+	if fa != nil {
+		fl.apply(fa, rec, pe.Revision)
+	}
+}
+
+// hold finds or makes the entry of key for rec, held once more.
+func (fl *fleet) hold(key string, rec *pendingRecord, rev uint64) *fleetAsk {
+	fl.mu.Lock()
+	fa := fl.asks[key]
+	if fa == nil || fa.rec.AskID != rec.AskID {
+		fa = &fleetAsk{key: key, rec: rec, rev: rev, final: make(chan struct{})}
+		fl.asks[key] = fa
+		fl.byID[rec.AskID] = fa
+	}
+	fa.holds++
+	fl.mu.Unlock()
+	fl.apply(fa, rec, rev)
+	return fa
+}
+
+// release lets go of one hold of an entry; one held for nothing more
+// leaves this process.
+func (fl *fleet) release(fa *fleetAsk) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	fa.holds--
+	fl.dropLocked(fa)
+}
+
+func (fl *fleet) dropLocked(fa *fleetAsk) {
+	if fa.holds > 0 {
+		return
+	}
+	if fl.asks[fa.key] == fa {
+		delete(fl.asks, fa.key)
+	}
+	if fl.byID[fa.rec.AskID] == fa {
+		delete(fl.byID, fa.rec.AskID)
+	}
+}
+
+// adopt shows a pending ask that began elsewhere to this process's
+// EventDriven responder, which follows its session, unless it shows it
+// already.
+func (fl *fleet) adopt(key string, rec *pendingRecord, rev uint64) {
+	if fl.o.events == nil {
+		return
+	}
+	fl.mu.Lock()
+	if fl.closed {
+		fl.mu.Unlock()
+		return
+	}
+	fa := fl.asks[key]
+	if fa != nil && (fa.shown || fa.out != nil || fa.rec.AskID != rec.AskID) {
+		fl.mu.Unlock()
+		fl.apply(fa, rec, rev)
+		return
+	}
+	if fa == nil {
+		fa = &fleetAsk{key: key, rec: rec, rev: rev, final: make(chan struct{})}
+	}
+	a := fa.ask
+	if a == nil {
+		var err error
+		if a, err = fl.newAsk(fa, rec); err != nil {
+			fl.mu.Unlock()
+			fl.o.logger().Error("askuser: an ask in the pending-ask store cannot be shown here", "ask", rec.AskID, "err", err)
+			return
+		}
+		fa.ask = a
+	}
+	fa.shown = true
+	fa.holds++
+	fl.asks[key] = fa
+	fl.byID[rec.AskID] = fa
+	fl.mu.Unlock()
+	fl.apply(fa, rec, rev)
+	a.sync(rec)
+	fl.o.running.Add(1)
+	a.notify(fl.o.events)
+}
+
+func (fl *fleet) lookup(key string) *fleetAsk {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return fl.asks[key]
+}
+
+// apply brings an entry up to a record the store holds (a newer
+// revision), and delivers a final result.
+func (fl *fleet) apply(fa *fleetAsk, rec *pendingRecord, rev uint64) {
+	fl.mu.Lock()
+	if rev < fa.rev || fa.out != nil || rec.AskID != fa.rec.AskID {
+		fl.mu.Unlock()
+		return
+	}
+	fa.rec, fa.rev = rec, rev
+	a := fa.ask
+	fl.mu.Unlock()
+	if a != nil {
+		a.sync(rec)
+	}
+	if rec.Final != nil {
+		fl.deliver(fa, outcomeFromRecord(rec.Final, false))
+	}
+}
+
+// sync brings a local handle up to the store's record.
+func (a *Ask) sync(rec *pendingRecord) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	st := rec.state(len(a.form.Questions))
+	if st.principal == "" {
+		st.principal = a.principal
+	}
+	if st.end == nil {
+		st.end = a.end // an ending is never undone
+	}
+	a.askState = st
+	if a.end != nil && !isClosed(a.endCh) {
+		close(a.endCh)
+	}
+}
+
+// principalNow is who the handle says is answering (see SetPrincipal).
+func (a *Ask) principalNow() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.principal
+}
+
+// dialect finds a contract by name: ask_user, request_approval, or one of
+// Orchestrator.Dialects.
+func (o *Orchestrator) dialect(name string) (Dialect, error) {
+	for _, d := range append([]Dialect{AskUser(), RequestApproval()}, o.Dialects...) {
+		if d != nil && d.Name() == name {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("the ask came in the %q contract, which this orchestrator does not know (add it to Orchestrator.Dialects)", name)
+}
+
+// newAsk makes a local handle for an ask another process began: its form
+// as the store holds it, with the contract's own data decoded again from
+// the call's arguments.
+func (fl *fleet) newAsk(fa *fleetAsk, rec *pendingRecord) (*Ask, error) {
+	d, err := fl.o.dialect(rec.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	form := new(Form)
+	*form = *rec.Form // the record is shared with other readers
+	if len(rec.Arguments) > 0 {
+		if f, err := d.Decode(rec.Arguments, fl.o.limits()); err == nil {
+			form.DialectData = f.DialectData
+		}
+	}
+	return sharedAsk(fl.o, fa, rec, form, d, rec.Responder, fl.ctx), nil
+}
+
+// sharedAsk makes the local handle of an ask in the store, whose changes
+// go through its entry. base's values reach the stores; its cancellation
+// does not.
+func sharedAsk(o *Orchestrator, fa *fleetAsk, rec *pendingRecord, form *Form, d Dialect, responder string, base context.Context) *Ask {
+	a := &Ask{
+		o: o, fa: fa, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
+		form: form, dialect: d, responder: responder,
+		base:  context.WithoutCancel(base),
+		endCh: make(chan struct{}),
+	}
+	for i := range form.Questions {
+		if form.Questions[i].Sealed() {
+			a.sealing = make(chan struct{}, 1)
+			break
+		}
+	}
+	return a
+}
+
+// deliver publishes an ask's final outcome here: to the callers waiting,
+// and to the local handle.
+func (fl *fleet) deliver(fa *fleetAsk, out *Outcome) {
+	fl.mu.Lock()
+	if fa.out != nil {
+		fl.mu.Unlock()
+		return
+	}
+	if fa.local != nil && fa.local.AskID == out.AskID {
+		// This process wrote the final result: its callers get the
+		// outcome with what only this process knows (the fault as it
+		// was, a journal failure).
+		out = fa.local
+	}
+	fa.out = out
+	a := fa.ask
+	fl.mu.Unlock()
+	if a != nil {
+		a.mu.Lock()
+		if a.end == nil {
+			a.end = &ending{reason: out.Reason}
+			close(a.endCh)
+		}
+		a.mu.Unlock()
+		// AfterEnd functions are counted in Wait before any caller is
+		// released, as finish does.
+		a.setFinal(out)
+	}
+	close(fa.final)
+	fl.mu.Lock()
+	if fa.shown {
+		fa.shown = false
+		fa.holds--
+	}
+	fl.dropLocked(fa)
+	fl.mu.Unlock()
+}
+
+// mutate changes an ask's record with compare-and-set: f edits a fresh
+// copy of the latest record and says whether to write it, and a conflict
+// reads the store again and tries again. It reports whether a write
+// landed, and f's error (which goes with a write f asked for). A store
+// that fails or does not answer (a NATS cluster electing a leader) is
+// tried again for up to storeRetry; a write whose answer was lost is
+// recognized on the next read, so that it is not applied twice.
+func (fl *fleet) mutate(fa *fleetAsk, f func(r *pendingRecord) (write bool, err error)) (bool, error) {
+	fl.mu.Lock()
+	rec, rev := fa.rec, fa.rev
+	fl.mu.Unlock()
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return false, err
+	}
+	retry := fl.retrier()
+	for range 64 {
+		r, err := decodeRecord(data)
+		if err != nil {
+			return false, err
+		}
+		write, ferr := f(r)
+		if !write {
+			return false, ferr
+		}
+		r.Write = newWriteID()
+		next, err := json.Marshal(r)
+		if err != nil {
+			return false, err
+		}
+		nrev, err := fl.st.Update(fl.ctx, fa.key, next, rev)
+		if err == nil {
+			fl.apply(fa, r, nrev)
+			return true, ferr
+		}
+		if !errors.Is(err, store.ErrChanged) {
+			if err := retry(err); err != nil {
+				return false, err
+			}
+		}
+		var pe store.Entry
+		for {
+			pe, err = fl.st.Get(fl.ctx, fa.key)
+			if err == nil {
+				break
+			}
+			if err := retry(err); err != nil {
+				return false, err
+			}
+		}
+		if bytes.Equal(pe.Data, next) {
+			// The write landed; its answer was lost.
+			fl.apply(fa, r, pe.Revision)
+			return true, ferr
+		}
+		data, rev = pe.Data, pe.Revision
+		if cur, err := decodeRecord(data); err == nil {
+			fl.apply(fa, cur, rev)
+		}
+	}
+	return false, errors.New("askuser: the pending ask kept changing under this write (64 tries); try again")
+}
+
+// newWriteID returns 64 random bits in hex.
+func newWriteID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// storeRetry is how long a change to a pending ask keeps trying a store
+// that fails.
+const storeRetry = 10 * time.Second
+
+// retrier returns a function that waits before the next try at the store
+// after err (a backoff from 10 ms to half a second), or returns the error
+// to give up with: once storeRetry has passed, or at Close.
+func (fl *fleet) retrier() func(err error) error {
+	deadline := time.Now().Add(storeRetry)
+	backoff := 10 * time.Millisecond
+	return func(err error) error {
+		if fl.ctx.Err() != nil {
+			return ErrOrchestratorClosed
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("askuser: the pending-ask store failed (for %v): %w", storeRetry, err)
+		}
+		t := time.NewTimer(backoff)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-fl.ctx.Done():
+			return ErrOrchestratorClosed
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+		return nil
+	}
+}
+
+// change applies a change of the ask's state (see Ask.change) to its
+// record in the store. An ending it writes is finalized by this process,
+// and handed to the store's timers in case this process goes away first.
+func (fl *fleet) change(fa *fleetAsk, f func(*askState) error, force bool) error {
+	a := fa.ask
+	principal := a.principalNow()
+	n := len(a.form.Questions)
+	var ended *ending
+	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+		ended = nil
+		if r.Final != nil || r.Ending != nil {
+			return false, ErrClosed
+		}
+		st := r.state(n)
+		if principal != "" {
+			st.principal = principal
+		}
+		var write bool
+		var err error
+		if force {
+			err = f(&st)
+			write = err == nil
+		} else {
+			write, err = applyChange(&st, r.Form.ExpiresAt, time.Now(), f)
+		}
+		if write {
+			r.setState(st)
+			if st.end != nil {
+				r.Ending = storeEnding(st.end)
+				ended = st.end
+			}
+		}
+		return write, err
+	})
+	if landed && ended != nil {
+		fl.ended(fa, ended)
+	}
+	return err
+}
+
+// ended finalizes an ask whose ending this process wrote. Its timer is
+// set to come due after finalizeGrace first, so that if this process goes
+// away before the ask is final, another finalizes it.
+func (fl *fleet) ended(fa *fleetAsk, e *ending) {
+	fl.mu.Lock()
+	fa.holds++ // until the finalization has run
+	fl.mu.Unlock()
+	if err := fl.st.Schedule(fl.ctx, fa.key, time.Now().Add(finalizeGrace)); err != nil {
+		fl.o.logger().Warn("askuser: setting an ended ask's timer failed; its deadline's timer finalizes it if this process cannot", "ask", fa.rec.AskID, "err", err)
+	}
+	fl.mu.Lock()
+	closed := fl.closed
+	if !closed {
+		fl.wg.Add(1)
+	}
+	fl.mu.Unlock()
+	if closed {
+		fl.release(fa)
+		return
+	}
+	go func() {
+		defer fl.wg.Done()
+		defer fl.release(fa)
+		if err := fl.finalize(fa, e); err != nil {
+			fl.o.logger().Error("askuser: finalizing an ask failed; the store's timer hands it to a replica that can", "ask", fa.rec.AskID, "err", err)
+		}
+	}()
+}
+
+// journalTry bounds one try at the journal while an ask is finalized: a
+// journal that does not answer by then is tried again from the ask's
+// timer, and the caller is not kept waiting.
+const journalTry = 5 * time.Second
+
+// finalize builds the outcome of an ended ask from its record, settles its
+// secrets, journals it and writes the final result into the store, where
+// every replica holding the ask sees it. local is the ending this process
+// wrote, with its fault as it was, or nil. A journal that fails does not
+// hold the result back: the final record says it is not journaled yet,
+// and the ask's timer writes it until the journal takes it.
+func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
+	fl.mu.Lock()
+	rec := fa.rec
+	if rec.Final != nil || rec.Ending == nil || fa.finalizing {
+		fl.mu.Unlock()
+		return nil
+	}
+	fa.finalizing = true
+	own := fa.ask
+	fl.mu.Unlock()
+	defer func() {
+		fl.mu.Lock()
+		fa.finalizing = false
+		fl.mu.Unlock()
+	}()
+	o := fl.o
+	d, err := o.dialect(rec.Dialect)
+	if err != nil {
+		return err
+	}
+	// The outcome is built on a handle of its own, from the record; this
+	// process's handle, where it has one, lends the form as decoded here,
+	// so that the call is not decoded again.
+	var a *Ask
+	if own != nil {
+		a = sharedAsk(o, nil, rec, own.form, d, rec.Responder, fl.ctx)
+	} else if a, err = fl.newAsk(nil, rec); err != nil {
+		return err
+	}
+	a.fa = nil
+	a.askState = rec.state(len(a.form.Questions))
+	if local != nil && local.reason == a.end.reason {
+		a.end = local
+	}
+	out := o.settle(a)
+	jctx, cancel := context.WithTimeout(a.base, journalTry)
+	final := newRecord(out)
+	var jerr error
+	if o.Journal != nil {
+		jerr = o.appendRec(jctx, final)
+	}
+	cancel()
+	if jerr != nil {
+		o.logger().Error("askuser: writing the journal record failed; it is written again from the ask's timer until the journal takes it", "ask", a.id, "session", a.session, "tool_call", a.toolCallID, "err", jerr)
+		out.JournalErr = jerr
+	}
+	fl.mu.Lock()
+	fa.local = out
+	fl.mu.Unlock()
+	_, err = fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+		if r.Final != nil {
+			return false, errAlreadyFinal
+		}
+		r.Final = final
+		r.Journaled = jerr == nil
+		return true, nil
+	})
+	switch {
+	case errors.Is(err, errAlreadyFinal):
+		// Another replica finalized first; its result is the one.
+		fl.reread(fl.ctx, fa)
+		return nil
+	case err != nil:
+		return fmt.Errorf("storing the final result: %w", err)
+	}
+	return nil // a journal that failed is tried again by the timer set at the ending
+}
+
+var errAlreadyFinal = errors.New("already final")
+
+// due takes a timer of the store's that came due for key: an ask pending
+// past its deadline ends there, an ended one is finalized, and a final one
+// that is not journaled yet is journaled. An error gives the timer back,
+// to come again.
+func (fl *fleet) due(ctx context.Context, key string) error {
+	pe, err := fl.st.Get(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rec, err := decodeRecord(pe.Data)
+	if err != nil {
+		fl.o.logger().Error("askuser: the pending-ask store holds a record this orchestrator cannot read; its timer is dropped", "key", key, "err", err)
+		return nil
+	}
+	fa := fl.hold(key, rec, pe.Revision)
+	defer fl.release(fa)
+	fl.mu.Lock()
+	rec = fa.rec
+	fl.mu.Unlock()
+	switch {
+	case rec.Final != nil && rec.Journaled:
+		return nil
+	case rec.Final != nil:
+		if err := fl.o.appendRec(ctx, rec.Final); err != nil {
+			return fmt.Errorf("askuser: the journal still refuses the record of ask %s: %w", rec.AskID, err)
+		}
+		_, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+			if r.Journaled {
+				return false, nil
+			}
+			r.Journaled = true
+			return true, nil
+		})
+		return err
+	case rec.Ending != nil:
+		return fl.finalize(fa, nil)
+	case time.Now().Before(rec.Form.ExpiresAt):
+		// Early: a timer an ending replaced, or a clock ahead.
+		return fl.st.Schedule(ctx, key, rec.Form.ExpiresAt)
+	}
+	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+		if r.Final != nil || r.Ending != nil {
+			return false, nil
+		}
+		r.Ending = storeEnding(&ending{reason: ReasonDeadline})
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	_ = landed
+	return fl.finalize(fa, nil)
+}
+
+// outcomeFromRecord rebuilds an outcome from a journal record.
+func outcomeFromRecord(rec *Record, replayed bool) *Outcome {
+	return &Outcome{
+		AskID:          rec.AskID,
+		Session:        rec.Session,
+		ToolCallID:     rec.ToolCallID,
+		Form:           &Form{Questions: rec.Questions, AskedAt: rec.AskedAt, ExpiresAt: rec.ExpiresAt, Contract: rec.Contract, HumanIntent: rec.HumanIntent, Approval: rec.Approval},
+		Status:         rec.Status,
+		AnsweredBy:     rec.AnsweredBy,
+		Reason:         rec.Reason,
+		Answers:        rec.Answers,
+		CancelledOn:    rec.CancelledOn,
+		RememberedFrom: rec.RememberedFrom,
+		Principal:      rec.Principal,
+		Responder:      rec.Responder,
+		FinalizedAt:    rec.FinalizedAt,
+		Result:         []byte(rec.Result),
+		ContractRecord: rec.ContractRecord,
+		Replayed:       replayed,
+	}
+}
+
+// begin finds or creates the request's ask in the store and has it shown:
+// it returns the entry to wait on, held for the caller (joined when
+// another request began it), or the replayed outcome of a tool call
+// already final. A responder that is called per ask runs under
+// respondCtx.
+func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx context.Context) (fa *fleetAsk, joined bool, replay *Outcome, err error) {
+	o := fl.o
+	if req.ToolCallID != "" {
+		fa, replay, err := fl.find(ctx, req.Session, req.ToolCallID)
+		if fa != nil || replay != nil || !errors.Is(err, ErrUnknownCall) {
+			return fa, true, replay, err
+		}
+	}
+	form, err := o.formOf(req, d)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	now := time.Now()
+	if !req.AskedAt.IsZero() && req.AskedAt.Before(now) {
+		now = req.AskedAt
+	}
+	stamp(form, now)
+	rec := &pendingRecord{
+		V: pendingVersion, AskID: newID(), Session: req.Session, ToolCallID: req.ToolCallID,
+		Dialect: d.Name(), Form: form, Responder: o.respName,
+	}
+	if req.Form == nil {
+		rec.Arguments = json.RawMessage(req.Arguments)
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return nil, false, nil, fmt.Errorf("askuser: the ask cannot be stored: %w", err)
+	}
+	key := pendingKey(req.Session, req.ToolCallID, rec.AskID)
+
+	// The entry, with this process's handle (its form as decoded here,
+	// with the contract's own data), is held before the record is in the
+	// store: the feed may bring the ask's every change — up to its final
+	// result — before Create has returned.
+	fl.mu.Lock()
+	if fl.closed {
+		fl.mu.Unlock()
+		return nil, false, nil, ErrOrchestratorClosed
+	}
+	if fl.asks[key] != nil {
+		// An ask for this tool call is held here: another request came
+		// first.
+		fl.mu.Unlock()
+		fa, replay, err := fl.find(ctx, req.Session, req.ToolCallID)
+		return fa, true, replay, err
+	}
+	fa = &fleetAsk{key: key, rec: rec, final: make(chan struct{}), holds: 1}
+	a := sharedAsk(o, fa, rec, form, d, o.respName, ctx)
+	fa.ask = a
+	fl.asks[key] = fa
+	fl.byID[rec.AskID] = fa
+	fl.mu.Unlock()
+
+	// The deadline's timer is set before the ask exists, so that no ask
+	// is ever in the store without one; a timer for a key that was never
+	// created comes to nothing.
+	err = fl.st.Schedule(ctx, key, form.ExpiresAt)
+	var rev uint64
+	if err == nil {
+		rev, err = fl.st.Create(ctx, key, data)
+	}
+	if err != nil {
+		fl.mu.Lock()
+		fa.holds--
+		fl.dropLocked(fa)
+		fl.mu.Unlock()
+		if errors.Is(err, store.ErrExists) {
+			// Another request for the same tool call came first.
+			fa, replay, err := fl.find(ctx, req.Session, req.ToolCallID)
+			return fa, true, replay, err
+		}
+		return nil, false, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+	}
+	fl.mu.Lock()
+	if fa.rev < rev {
+		fa.rev = rev
+	}
+	fl.mu.Unlock()
+
+	var decided *ending
+	if form.Approval != nil {
+		decided = o.decideWithoutAsking(ctx, a)
+	}
+	switch {
+	case decided != nil:
+		a.tryEnd(decided)
+	case !o.reachable(ctx, o.Responder, a):
+		a.tryEnd(&ending{reason: ReasonUnattended})
+	default:
+		fl.mu.Lock()
+		if fa.out == nil {
+			fa.shown = true
+			fa.holds++
+		}
+		fl.mu.Unlock()
+		if o.events != nil {
+			o.running.Add(1)
+			a.notify(o.events)
+			break
+		}
+		rctx, cancel := context.WithDeadline(respondCtx, form.ExpiresAt)
+		a.AfterEnd(cancel)
+		stop := context.AfterFunc(fl.ctx, cancel)
+		a.AfterEnd(func() { stop() })
+		o.running.Add(1)
+		go a.run(rctx, o.Responder)
+	}
+	return fa, false, nil, nil
+}
+
+// find looks up a session's tool call: the entry of a pending ask, held
+// for the caller, the replayed outcome of a final one — from the store,
+// or past its retention from a journal that finds results — or
+// ErrUnknownCall.
+func (fl *fleet) find(ctx context.Context, session, toolCallID string) (*fleetAsk, *Outcome, error) {
+	key := pendingKey(session, toolCallID, "")
+	fl.mu.Lock()
+	if fa := fl.asks[key]; fa != nil {
+		fa.holds++
+		fl.mu.Unlock()
+		return fa, nil, nil
+	}
+	fl.mu.Unlock()
+	for range 2 {
+		pe, err := fl.st.Get(ctx, key)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			if out, ok := fl.o.journalReplay(ctx, session, toolCallID); ok {
+				return nil, out, nil
+			}
+			return nil, nil, ErrUnknownCall
+		case err != nil:
+			return nil, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+		}
+		rec, err := decodeRecord(pe.Data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("askuser: the pending-ask store holds a record this orchestrator cannot read: %w", err)
+		}
+		if rec.Final != nil {
+			return nil, outcomeFromRecord(rec.Final, true), nil
+		}
+		fa := fl.hold(key, rec, pe.Revision)
+		// Held now, the ask's changes reach it from the feed; one made
+		// between the read and the hold is read once more.
+		fl.reread(ctx, fa)
+		return fa, nil, nil
+	}
+	return nil, nil, ErrUnknownCall
+}
+
+// ErrUnknownCall is what Await returns for a tool call that no ask
+// answers: never asked, or its result gone past the store's retention.
+var ErrUnknownCall = errors.New("askuser: no ask is known for this tool call (never asked, or its result is past retention)")
+
+// await waits for an entry's final result, the caller's going away, or
+// Close, and lets go of the caller's hold. Past the ask's deadline and the
+// grace its finalization has, the store is read again, so that a result a
+// stale read hid from this process still reaches the caller.
+func (fl *fleet) await(ctx context.Context, fa *fleetAsk, replayed bool) (*Outcome, error) {
+	defer fl.release(fa)
+	fl.mu.Lock()
+	expires := fa.rec.Form.ExpiresAt
+	fl.mu.Unlock()
+	check := time.NewTimer(time.Until(expires) + finalizeGrace)
+	defer check.Stop()
+	for {
+		select {
+		case <-fa.final:
+			out := *fa.out
+			out.Replayed = replayed
+			return &out, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-fl.ctx.Done():
+			return nil, ErrOrchestratorClosed
+		case <-check.C:
+			fl.reread(ctx, fa)
+			check.Reset(finalizeGrace)
+		}
+	}
+}
+
+// list reads a session's asks from the store, oldest first.
+func (fl *fleet) list(ctx context.Context, session string) ([]store.Entry, []*pendingRecord, error) {
+	es, err := fl.st.List(ctx, sessionPrefix(session))
+	if err != nil {
+		return nil, nil, fmt.Errorf("askuser: listing the session's asks in the pending-ask store failed: %w", err)
+	}
+	var keep []store.Entry
+	var rs []*pendingRecord
+	for _, e := range es {
+		r, err := decodeRecord(e.Data)
+		if err != nil || r.Session != session || r.Ending != nil || r.Final != nil {
+			continue
+		}
+		keep = append(keep, e)
+		rs = append(rs, r)
+	}
+	idx := make([]int, len(rs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(x, y int) int {
+		if c := rs[x].Form.AskedAt.Compare(rs[y].Form.AskedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(rs[x].AskID, rs[y].AskID)
+	})
+	sortedE := make([]store.Entry, len(idx))
+	sortedR := make([]*pendingRecord, len(idx))
+	for i, j := range idx {
+		sortedE[i], sortedR[i] = keep[j], rs[j]
+	}
+	return sortedE, sortedR, nil
+}
+
+// supersede ends every pending ask of a session as superseded.
+func (fl *fleet) supersede(ctx context.Context, session string) (int, error) {
+	es, rs, err := fl.list(ctx, session)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, r := range rs {
+		fa := fl.hold(es[i].Key, r, es[i].Revision)
+		fl.mu.Lock()
+		if fa.ask == nil {
+			if a, err := fl.newAsk(fa, fa.rec); err == nil {
+				fa.ask = a
+			}
+		}
+		a := fa.ask
+		fl.mu.Unlock()
+		if a != nil && a.tryEnd(&ending{reason: ReasonSuperseded}) {
+			n++
+		}
+		fl.release(fa)
+	}
+	return n, nil
+}
+
+// follow shows a session's asks to this process's EventDriven responder:
+// those pending now, and every new one, wherever it began, until stop.
+func (fl *fleet) follow(ctx context.Context, session string) (stop func(), err error) {
+	prefix := sessionPrefix(session)
+	fl.mu.Lock()
+	fl.follows[prefix]++
+	fl.mu.Unlock()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			fl.mu.Lock()
+			if fl.follows[prefix]--; fl.follows[prefix] <= 0 {
+				delete(fl.follows, prefix)
+			}
+			fl.mu.Unlock()
+		})
+	}
+	es, rs, err := fl.list(ctx, session)
+	if err != nil {
+		stop()
+		return func() {}, err
+	}
+	for i, r := range rs {
+		fl.adopt(es[i].Key, r, es[i].Revision)
+	}
+	return stop, nil
+}
