@@ -13,10 +13,10 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responder/scripted"
-	"github.com/askuser-go/askuser/store"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 // Two choice questions: a single-select with a marked default and a
