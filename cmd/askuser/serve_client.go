@@ -9,13 +9,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -24,34 +21,16 @@ import (
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/serve"
 )
 
 // The commands that talk to a running askuser serve, or to its NATS store:
 // ask --server, secret exec --server and --nats, journal --nats.
 
-// Bounds of the client side.
-const (
-	// clientHeaderTimeout is how long a response's header may take: a
-	// status request waits up to maxStatusWait for the ask.
-	clientHeaderTimeout = maxStatusWait + 30*time.Second
-	// maxResponseBytes caps what is read of a response.
-	maxResponseBytes = 1 << 20
-	// clientRetries is how many failed status requests in a row end the
-	// wait (a replica restarting answers 503 or not at all for a while).
-	clientRetries = 10
-)
-
-// serverClient talks to the agent API of a running askuser serve.
-type serverClient struct {
-	base  string // scheme://host[:port], without a trailing slash
-	token string
-	hc    *http.Client
-}
-
 // newServerClient checks --server and reads the agent's bearer token from
 // tokenFile (default: the token file serve makes in the state directory),
 // which must exist.
-func newServerClient(server, tokenFile string) (*serverClient, error) {
+func newServerClient(server, tokenFile string) (*serve.Client, error) {
 	base, err := serverBase(server)
 	if err != nil {
 		return nil, err
@@ -70,9 +49,7 @@ func newServerClient(server, tokenFile string) (*serverClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.ResponseHeaderTimeout = clientHeaderTimeout
-	return &serverClient{base: base, token: token, hc: &http.Client{Transport: tr}}, nil
+	return &serve.Client{URL: base, Token: token}, nil
 }
 
 // serverBase checks --server: the URL of askuser serve, without a path.
@@ -84,37 +61,6 @@ func serverBase(server string) (string, error) {
 	return u.Scheme + "://" + u.Host, nil
 }
 
-// do sends a request and reads the response, at most maxResponseBytes.
-func (c *serverClient) do(ctx context.Context, method, path string, body []byte, hdr map[string]string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	res, err := c.hc.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes))
-	return res.StatusCode, data, err
-}
-
-// refusal is what a refusal of the server says, made inert for a terminal.
-func refusal(code int, body []byte) string {
-	var e errorJSON
-	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return fmt.Sprintf("%d %s: %s", code, http.StatusText(code), inert.Line(e.Error))
-	}
-	return fmt.Sprintf("%d %s: %s", code, http.StatusText(code), inert.Line(strings.TrimSpace(string(body))))
-}
-
 // askServer is ask --server: it posts the call to the service (Prefer:
 // respond-async), says on standard error where the person answers, and
 // waits for the result with long polls, which a restart of the replica or
@@ -122,7 +68,7 @@ func refusal(code int, body []byte) string {
 // exits as ask does: 0 for a result; 2 for an invalid call, with the
 // message on standard error and, where the contract has one, its result on
 // standard output; 1 when the service cannot be reached or refuses.
-func (e env) askServer(ctx context.Context, c *serverClient, session, toolCall string, d askuser.Dialect, data []byte) int {
+func (e env) askServer(ctx context.Context, c *serve.Client, session, toolCall string, d askuser.Dialect, data []byte) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(e.stderr, "askuser ask: "+format+"\n", args...)
 		return exitFailure
@@ -139,59 +85,32 @@ func (e env) askServer(ctx context.Context, c *serverClient, session, toolCall s
 		_, _ = rand.Read(b[:])
 		toolCall = "cli-" + hex.EncodeToString(b[:])
 	}
-	body, err := json.Marshal(map[string]any{"session": session, "tool_call_id": toolCall, "dialect": d.Name(), "arguments": json.RawMessage(data)})
-	if err != nil {
-		return fail("%v", err)
-	}
-	code, resp, err := c.do(ctx, "POST", "/v1/calls", body, map[string]string{"Prefer": "respond-async"})
+	started, err := c.Start(ctx, serve.Call{Session: session, ToolCallID: toolCall, Dialect: d.Name(), Arguments: data})
+	var refused *serve.Error
 	switch {
-	case err != nil:
-		return fail("--server %s: %v", c.base, err)
-	case code == http.StatusBadRequest:
-		var ej errorJSON
-		if json.Unmarshal(resp, &ej) != nil || ej.Error == "" {
-			return fail("the server refused the call: %s", refusal(code, resp))
+	case errors.Is(err, serve.ErrInvalidCall) && errors.As(err, &refused):
+		if refused.Result != nil {
+			fmt.Fprintf(e.stdout, "%s\n", refused.Result)
 		}
-		if ej.Result != nil {
-			fmt.Fprintf(e.stdout, "%s\n", ej.Result)
-		}
-		fmt.Fprintln(e.stderr, inert.Text(ej.Error))
+		fmt.Fprintln(e.stderr, inert.Text(refused.Message))
 		return exitUsage
-	case code != http.StatusAccepted && code != http.StatusOK:
-		return fail("the server refused the call: %s", refusal(code, resp))
+	case errors.As(err, &refused):
+		return fail("the server refused the call: %v", refused)
+	case err != nil:
+		return fail("--server %s: %v", c.URL, err)
 	}
-	var started asyncJSON
-	if code == http.StatusAccepted && json.Unmarshal(resp, &started) == nil && started.CardURL != "" {
+	if started.CardURL != "" {
 		fmt.Fprintf(e.stderr, "askuser: answer on %s\n", inert.Line(started.CardURL))
 	}
-	status := "/v1/sessions/" + url.PathEscape(session) + "/calls/" + url.PathEscape(toolCall)
-	for failures := 0; ; {
-		code, resp, err := c.do(ctx, "GET", status+"?wait="+fmt.Sprint(int(maxStatusWait/time.Second)), nil, nil)
-		switch {
-		case ctx.Err() != nil:
-			return fail("stopped waiting; the ask stays pending on the server, and its result is at %s%s", c.base, status)
-		case err == nil && code == http.StatusOK:
-			fmt.Fprintf(e.stdout, "%s\n", bytes.TrimSpace(resp))
-			return exitOK
-		case err == nil && code == http.StatusAccepted:
-			failures = 0
-			continue
-		case err == nil && code != http.StatusServiceUnavailable:
-			return fail("waiting for the result: %s", refusal(code, resp))
-		}
-		if failures++; failures > clientRetries {
-			if err != nil {
-				return fail("waiting for the result: %v", err)
-			}
-			return fail("waiting for the result: %s", refusal(code, resp))
-		}
-		t := time.NewTimer(time.Duration(failures) * time.Second)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-		}
+	result, err := c.Wait(ctx, session, toolCall)
+	switch {
+	case ctx.Err() != nil:
+		return fail("stopped waiting; the ask stays pending on the server, and its result is at %s/v1/sessions/%s/calls/%s", c.URL, url.PathEscape(session), url.PathEscape(toolCall))
+	case err != nil:
+		return fail("waiting for the result: %v", err)
 	}
+	fmt.Fprintf(e.stdout, "%s\n", bytes.TrimSpace(result))
+	return exitOK
 }
 
 // callError prints an invalid call as ask does, and returns its exit code.
@@ -210,19 +129,18 @@ func (e env) callError(err error) int {
 
 // serverSecret reads a secret's value from askuser serve's
 // GET /v1/sessions/{session}/secrets/{name} (served with --secrets-api).
-func (c *serverClient) secret(ctx context.Context, session, name string) ([]byte, error) {
-	code, body, err := c.do(ctx, "GET", "/v1/sessions/"+url.PathEscape(session)+"/secrets/"+url.PathEscape(name), nil, nil)
+func serverSecret(ctx context.Context, c *serve.Client, session, name string) ([]byte, error) {
+	v, err := c.Secret(ctx, session, name)
+	var refused *serve.Error
 	switch {
-	case err != nil:
-		return nil, fmt.Errorf("--server %s: %w", c.base, err)
-	case code == http.StatusOK:
-		return body, nil
-	case code == http.StatusNotFound && bytes.Contains(body, []byte("not a route")):
-		clear(body)
+	case err == nil:
+		return v, nil
+	case errors.Is(err, serve.ErrSecretsNotServed):
 		return nil, errors.New("the server does not serve secrets to the agent's token (askuser serve runs without --secrets-api): resolve them with --nats and the key ring instead")
+	case errors.As(err, &refused):
+		return nil, fmt.Errorf("the server refused: %v", refused)
 	}
-	defer clear(body)
-	return nil, fmt.Errorf("the server refused: %s", refusal(code, body))
+	return nil, fmt.Errorf("--server %s: %w", c.URL, err)
 }
 
 // connectNATS connects to the NATS server or cluster at natsURL,
@@ -293,7 +211,7 @@ func (e env) askOnServer(ctx context.Context, fs *flag.FlagSet, server, tokenFil
 		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 		return exitFailure
 	}
-	defer c.hc.CloseIdleConnections()
+	defer c.CloseIdleConnections()
 	data, err := e.readCall("--request", request)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
@@ -353,8 +271,8 @@ func (s *secretSource) open(ctx context.Context, keyFile, session string) (func(
 			if err != nil {
 				return nil, err
 			}
-			return c.secret(ctx, session, name)
-		}, c.hc.CloseIdleConnections, nil
+			return serverSecret(ctx, c, session, name)
+		}, c.CloseIdleConnections, nil
 	}
 	var km keyMaterial
 	var err error

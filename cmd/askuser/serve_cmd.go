@@ -24,6 +24,7 @@ import (
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/serve"
 )
 
 // askuser serve runs askuser as a service: an agent in any language posts
@@ -47,6 +48,10 @@ const (
 // defaultNATSListen is where the embedded NATS server listens: NATS's own
 // port, on loopback.
 const defaultNATSListen = "127.0.0.1:4222"
+
+// serveMaxConns is how many connections the service serves at once: every
+// blocking call and long poll holds one.
+const serveMaxConns = 4096
 
 // Bounds of serve's start and stop.
 const (
@@ -126,6 +131,17 @@ func (c *serveConfig) check(set map[string]bool, nargs int) error {
 		}
 	}
 	return nil
+}
+
+// plainHost reports whether h is a host name or an IP address literal: no
+// user info, path or query to smuggle into a URL.
+func plainHost(h string) bool {
+	for _, c := range h {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':' || c == '_') {
+			return false
+		}
+	}
+	return h != ""
 }
 
 // serveFiles are the files serve uses, as the flags and the state
@@ -246,34 +262,6 @@ func (e env) openStore(ctx context.Context, c serveConfig, f serveFiles, ring *s
 	return s, nil
 }
 
-// fleetCard is the web card as serve's responder. It never takes an
-// approval: its card URL goes to the agent, so whoever holds it could
-// decide; the agent API refuses request_approval, and an approval another
-// program began on the same store is left to that program's responders.
-type fleetCard struct{ *web.Responder }
-
-// Asked shows every ask but approvals on the card.
-func (c fleetCard) Asked(a *askuser.Ask) {
-	if a.Form().Approval == nil {
-		c.Responder.Asked(a)
-	}
-}
-
-// Respond shows the ask as Asked does, until ctx ends.
-func (c fleetCard) Respond(ctx context.Context, a *askuser.Ask) error {
-	c.Asked(a)
-	<-ctx.Done()
-	return nil
-}
-
-// CanTakeApprovals reports false: see fleetCard.
-func (fleetCard) CanTakeApprovals() bool { return false }
-
-var (
-	_ askuser.EventDriven     = fleetCard{}
-	_ askuser.ApprovalCapable = fleetCard{}
-)
-
 func (e env) runServe(ctx context.Context, c serveConfig) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(e.stderr, "askuser serve: %v\n", err)
@@ -284,10 +272,6 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		return fail(exitFailure, err)
 	}
 	km, err := files.keys()
-	if err != nil {
-		return fail(exitFailure, err)
-	}
-	fk, err := km.derive()
 	if err != nil {
 		return fail(exitFailure, err)
 	}
@@ -316,11 +300,13 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	}
 	defer st.close()
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	access := cardAccess{key: fk.access}
 	lim := cardLimits
-	card := web.New(&web.Options{AllowedHosts: allowed, Authorize: access.authorize, BodyTimeout: lim.body, Logger: logger, CSRFKey: fk.csrf[:]})
+	card, err := serve.NewCard(serve.CardConfig{Keys: km.ring, Web: web.Options{AllowedHosts: allowed, BodyTimeout: lim.body, Logger: logger}})
+	if err != nil {
+		return fail(exitFailure, fmt.Errorf("%s: %w", km.source, err))
+	}
 	o := &askuser.Orchestrator{
-		Responder:         fleetCard{card},
+		Responder:         card,
 		MaxTimeoutSeconds: c.ceiling,
 		Logger:            logger,
 		Secrets:           st.Secrets(),
@@ -344,14 +330,14 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		return fail(exitFailure, fmt.Errorf("--listen %s: %w", c.listen, err))
 	}
 	urlHost, _ := cardHost(c.listen, ln.Addr().(*net.TCPAddr))
-	api := &serveAPI{o: o, token: token, access: access, logger: logger, urlHost: urlHost, write: lim.write}
+	api := serve.Config{Orchestrator: o, Tokens: []string{token}, Card: card, AllowedHosts: allowed, Addr: urlHost, WriteTimeout: lim.write, Logger: logger}
 	if c.secretsAPI {
-		api.secrets = st.Secrets()
+		api.Secrets = st.Secrets()
 	}
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
-		Handler:           api.handler(card, allowed),
+		Handler:           serve.NewHandler(api),
 		ReadHeaderTimeout: lim.header,
 		ReadTimeout:       lim.read,
 		WriteTimeout:      lim.write,

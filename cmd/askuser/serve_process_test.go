@@ -178,7 +178,7 @@ func TestServeProcesses(t *testing.T) {
 	e.stop(t)
 	e = startServeProc(t, bin, argsE...)
 	r := agent.status(e.base, "s", "c3", "")
-	var st asyncJSON
+	var st pendingJSON
 	if r.code != 202 || json.Unmarshal([]byte(r.body), &st) != nil || st.AskID != pending.AskID {
 		t.Fatalf("after the restart, status of c3: %d %s; want 202 with ask %s", r.code, r.body, pending.AskID)
 	}

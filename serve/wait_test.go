@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -14,27 +14,29 @@ import (
 	"github.com/askuser-go/askuser/responders/web"
 )
 
-// TestServeWaits: the agent API's waits on a synctest clock, with the
-// service's handler over an in-memory shared store. A status request
+// TestHandlerWaits: the agent API's waits on a synctest clock, with the
+// Handler over an in-memory shared store. A status request
 // waits the quarter second of its floor without ?wait=, and ?wait=600
 // waits the 60 seconds of its cap, answering 202 while the ask is
 // pending; a long poll and a blocking call end at the ask's own deadline,
 // with its result.
-func TestServeWaits(t *testing.T) {
+func TestHandlerWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		quiet := slog.New(slog.DiscardHandler)
-		card := web.New(&web.Options{Logger: quiet})
-		o := &askuser.Orchestrator{Responder: fleetCard{card}, Asks: askuser.NewMemoryPending(0), Logger: quiet, MaxTimeoutSeconds: 900}
+		card, err := NewCard(CardConfig{Web: web.Options{Logger: quiet}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := &askuser.Orchestrator{Responder: card, Asks: askuser.NewMemoryPending(0), Logger: quiet, MaxTimeoutSeconds: 900}
 		defer o.Close()
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		api := &serveAPI{o: o, token: "agent-token-0123456789abcdef", logger: quiet, urlHost: "127.0.0.1:8080", write: 30 * time.Second}
-		h := api.handler(card, nil)
+		h := NewHandler(Config{Orchestrator: o, Tokens: []string{testToken}, Card: card, Logger: quiet, Addr: "127.0.0.1:8080"})
 		do := func(method, target, body string, hdr map[string]string) (*httptest.ResponseRecorder, time.Duration) {
 			t.Helper()
 			req := httptest.NewRequest(method, "http://127.0.0.1:8080"+target, strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+api.token)
+			req.Header.Set("Authorization", "Bearer "+testToken)
 			for k, v := range hdr {
 				req.Header.Set(k, v)
 			}

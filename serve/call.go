@@ -1,0 +1,121 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/pi"
+	"github.com/askuser-go/askuser/dialect/piask"
+)
+
+// callFields are the fields of a POST /v1/calls body.
+const callFields = `"session", "tool_call_id", "dialect" (optional: ask_user, pi-ask or pi) and "arguments"`
+
+// A callRequest is the body of POST /v1/calls.
+type callRequest struct {
+	Session    string
+	ToolCallID string
+	Dialect    askuser.Dialect
+	Arguments  json.RawMessage
+}
+
+// parseCall reads the body of POST /v1/calls: one JSON object with the
+// fields callFields names, and no other. Its errors say what is wrong and
+// what is allowed; the call's arguments themselves are the dialect's to
+// check.
+func parseCall(body []byte) (*callRequest, error) {
+	var m map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, fmt.Errorf("the body must be one JSON object with %s", callFields)
+	}
+	if dec.Decode(new(json.RawMessage)) != io.EOF {
+		return nil, fmt.Errorf("the body holds more than one JSON value; send one object with %s", callFields)
+	}
+	for k := range m {
+		switch k {
+		case "session", "tool_call_id", "dialect", "arguments":
+		default:
+			return nil, fmt.Errorf("the body has a field %q; the fields are %s", k, callFields)
+		}
+	}
+	c := &callRequest{}
+	var dialect string
+	for _, f := range []struct {
+		name string
+		dst  *string
+		req  string
+	}{
+		{"session", &c.Session, "the session that owns the ask and its secrets"},
+		{"tool_call_id", &c.ToolCallID, "the model's tool-call id: a retried call joins its ask, or replays its result, by session and tool_call_id"},
+		{"dialect", &dialect, ""},
+	} {
+		if err := stringField(m, f.name, f.dst, f.req); err != nil {
+			return nil, err
+		}
+	}
+	d, err := apiDialect(dialect)
+	if err != nil {
+		return nil, err
+	}
+	c.Dialect = d
+	args, ok := m["arguments"]
+	if !ok || string(args) == "null" {
+		return nil, errors.New(`"arguments" is required: the tool call's arguments, the JSON object the model sent`)
+	}
+	if args = bytes.TrimSpace(args); len(args) == 0 || args[0] != '{' {
+		return nil, errors.New(`"arguments" must be a JSON object: the tool call's arguments as the model sent them`)
+	}
+	c.Arguments = args
+	return c, nil
+}
+
+// stringField reads the string field name of m into dst: absent or null
+// is refused when req says what the field is for, and left empty when req
+// is empty; a value that is not a string, or is empty (when required), too
+// long or not UTF-8, is refused.
+func stringField(m map[string]json.RawMessage, name string, dst *string, req string) error {
+	raw, ok := m[name]
+	if !ok || string(raw) == "null" {
+		if req != "" {
+			return fmt.Errorf("%q is required: %s", name, req)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("%q must be a string", name)
+	}
+	switch {
+	case req != "" && *dst == "":
+		return fmt.Errorf("%q is empty; it is required: %s", name, req)
+	case len(*dst) > maxIDBytes:
+		return fmt.Errorf("%q is %d bytes long; at most %d are allowed", name, len(*dst), maxIDBytes)
+	case !utf8.ValidString(*dst):
+		return fmt.Errorf("%q is not valid UTF-8", name)
+	}
+	return nil
+}
+
+// apiDialect returns the contract the API's "dialect" names.
+// request_approval is not served: an approval is decided only by a person
+// admitted apart from the agent, and the card URL the API hands the agent
+// admits whoever holds it.
+func apiDialect(name string) (askuser.Dialect, error) {
+	switch name {
+	case "", askuser.AskUser().Name():
+		return askuser.AskUser(), nil
+	case piask.Name:
+		return piask.Dialect(), nil
+	case pi.Name:
+		return pi.Dialect(), nil
+	case approvaltool.ToolName:
+		return nil, fmt.Errorf(`"dialect" %q is not served by the agent API (an approval needs a person the agent cannot stand in for); allowed: ask_user, pi-ask, pi`, name)
+	}
+	return nil, fmt.Errorf(`"dialect" %q is not a contract; allowed: ask_user, pi-ask, pi`, name)
+}

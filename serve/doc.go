@@ -1,0 +1,14 @@
+// Package serve is askuser as an HTTP service, for agents in any language:
+// a Handler that answers the agent API (an agent posts its model's tool
+// calls to POST /v1/calls and reads the tool results back, at once or with
+// long polls) behind a bearer token, and serves the web card a person
+// answers on (a Card, admitted by each session's access token) beside it;
+// and a Client for that API. Mount the Handler in your own server as any
+// http.Handler — mux.Handle("/", serve.NewHandler(serve.Config{Orchestrator:
+// o, Tokens: []string{token}, Card: card})) — or on an httptest.Server in a
+// test; give the Orchestrator a shared pending-ask store
+// (askuser.NewMemoryPending for one process, the natsstore package for a
+// fleet), so that an ask outlives the request that began it. `askuser
+// serve` is this package behind flags; its documentation (docs/serve.md)
+// describes every route, status and body.
+package serve
