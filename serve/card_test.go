@@ -14,6 +14,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 // TestCardKeys: the card's tokens derive from the ring's current key, so
@@ -79,7 +80,7 @@ func TestCardAuthorize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &askuser.Orchestrator{Responder: card, Asks: askuser.NewMemoryPending(0), Logger: slog.New(slog.DiscardHandler), MaxTimeoutSeconds: 900}
+	o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: slog.New(slog.DiscardHandler), MaxTimeoutSeconds: 900}
 	defer o.Close()
 	done := make(chan *askuser.Outcome, 1)
 	go func() {

@@ -6,9 +6,8 @@
 // and a Client for that API. Mount the Handler in your own server as any
 // http.Handler — mux.Handle("/", serve.NewHandler(serve.Config{Orchestrator:
 // o, Tokens: []string{token}, Card: card})) — or on an httptest.Server in a
-// test; give the Orchestrator a shared pending-ask store
-// (askuser.NewMemoryPending for one process, the natsstore package for a
-// fleet), so that an ask outlives the request that began it. `askuser
+// test. Give the Orchestrator a shared store (the natsstore package's) and
+// an ask outlives the replica that began it, and any replica serves it. `askuser
 // serve` is this package behind flags; its documentation (docs/serve.md)
 // describes every route, status and body.
 package serve

@@ -13,16 +13,14 @@ import (
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/serve"
+	"github.com/askuser-go/askuser/store"
 )
 
 // The service mounted on an httptest.Server, with nobody there to answer
 // (responders/auto): the call ends at once, with its declared default. An
 // agent in Go posts the call with the Client.
 func Example() {
-	o := &askuser.Orchestrator{
-		Responder: auto.New(),
-		Asks:      askuser.NewMemoryPending(0), // a natsstore store for a fleet
-	}
+	o := &askuser.Orchestrator{Responder: auto.New()} // Asks: a natsstore store, for a fleet
 	defer o.Close()
 	const token = "agent-token-0123456789abcdef"
 	srv := httptest.NewServer(serve.NewHandler(serve.Config{Orchestrator: o, Tokens: []string{token}}))
@@ -50,7 +48,7 @@ func Example() {
 // the contract's result where it has one, else the message, and can fix
 // its call.
 func ExampleErrInvalidCall() {
-	o := &askuser.Orchestrator{Responder: auto.New(), Asks: askuser.NewMemoryPending(0)}
+	o := &askuser.Orchestrator{Responder: auto.New(), Asks: store.NewMemory(0)}
 	defer o.Close()
 	const token = "agent-token-0123456789abcdef"
 	srv := httptest.NewServer(serve.NewHandler(serve.Config{Orchestrator: o, Tokens: []string{token}}))
@@ -79,7 +77,7 @@ func ExampleNewCard() {
 		fmt.Println(err)
 		return
 	}
-	o := &askuser.Orchestrator{Responder: card, Asks: askuser.NewMemoryPending(0)}
+	o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0)}
 	defer o.Close()
 	const token = "agent-token-0123456789abcdef"
 	mux := http.NewServeMux()

@@ -47,12 +47,12 @@ const (
 // Config configures a Handler. Only Orchestrator is required; the zero
 // value of every other field is the default its comment gives.
 type Config struct {
-	// Orchestrator asks the calls. It must have a shared pending-ask store
-	// (Orchestrator.Asks: askuser.NewMemoryPending in one process, the
-	// natsstore package's for a fleet), which holds an ask while nobody
-	// waits for it. Close it when the server stops: the callers still
-	// waiting are then told that their ask stays pending (503), and the
-	// long polls that it is pending (202).
+	// Orchestrator asks the calls. With a shared store (Orchestrator.Asks:
+	// the natsstore package's for a fleet) an ask outlives the replica
+	// that began it; without one, the asks live as long as this process.
+	// Close it when the server stops: the callers still waiting are then
+	// told that their ask stays pending (503), and the long polls that it
+	// is pending (202).
 	Orchestrator *askuser.Orchestrator
 	// Tokens are the agent's bearer tokens: every request under /v1/ must
 	// carry one of them (Authorization: Bearer <token>), or it is refused
@@ -140,14 +140,10 @@ type Handler struct {
 }
 
 // NewHandler returns the service as c configures it. It panics if
-// c.Orchestrator is nil or has no shared pending-ask store
-// (Orchestrator.Asks): the agent API could not hold an ask nobody waits for.
+// c.Orchestrator is nil.
 func NewHandler(c Config) *Handler {
 	if c.Orchestrator == nil {
 		panic("serve: Config.Orchestrator is nil: give the orchestrator that asks the calls")
-	}
-	if c.Orchestrator.Asks == nil {
-		panic("serve: Config.Orchestrator has no shared pending-ask store (Orchestrator.Asks): give it askuser.NewMemoryPending(0) in one process, or the natsstore package's store for a fleet")
 	}
 	s := &Handler{
 		o:       c.Orchestrator,

@@ -10,14 +10,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
 )
 
 // TestHandler serves the Handler on an httptest.Server over an in-memory
 // shared store, with the secrets API, and drives its agent API and its
 // card over loopback.
 func TestHandler(t *testing.T) {
-	asks := askuser.NewMemoryPending(0)
+	asks := store.NewMemory(0)
 	rp := newReplica(t, asks, func(c *Config) { c.Secrets = c.Orchestrator.SecretStore() })
 	base := rp.base
 	a := newAgentClient(t, testToken)
@@ -308,12 +308,11 @@ type fakeAddr struct{ s string }
 func (a *fakeAddr) Network() string { return "tcp" }
 func (a *fakeAddr) String() string  { return a.s }
 
-// TestNewHandlerPanics: an orchestrator that cannot hold an ask nobody
-// waits for is refused when the Handler is made, not on every call.
+// TestNewHandlerPanics: a Handler without an orchestrator is refused when
+// it is made, not on every call.
 func TestNewHandlerPanics(t *testing.T) {
 	for name, c := range map[string]Config{
-		"no orchestrator":  {},
-		"no pending store": {Orchestrator: &askuser.Orchestrator{}},
+		"no orchestrator": {},
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

@@ -20,6 +20,7 @@ import (
 	"github.com/askuser-go/askuser/dialect/piask"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -61,11 +62,11 @@ type replica struct {
 // newReplica serves a Handler over asks (nil: a store of its own) and
 // closes everything when the test ends. setup, if not nil, changes the
 // Handler's config before it is made.
-func newReplica(t *testing.T, asks askuser.PendingStore, setup func(*Config)) *replica {
+func newReplica(t *testing.T, asks store.Pending, setup func(*Config)) *replica {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	if asks == nil {
-		asks = askuser.NewMemoryPending(0)
+		asks = store.NewMemory(0)
 	}
 	card, err := NewCard(CardConfig{Keys: testRing(t), Web: web.Options{Logger: quiet}})
 	if err != nil {

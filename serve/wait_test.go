@@ -12,6 +12,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responders/web"
+	"github.com/askuser-go/askuser/store"
 )
 
 // TestHandlerWaits: the agent API's waits on a synctest clock, with the
@@ -27,7 +28,7 @@ func TestHandlerWaits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := &askuser.Orchestrator{Responder: card, Asks: askuser.NewMemoryPending(0), Logger: quiet, MaxTimeoutSeconds: 900}
+		o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: quiet, MaxTimeoutSeconds: 900}
 		defer o.Close()
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
