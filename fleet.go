@@ -316,22 +316,6 @@ func (fl *fleet) reread(ctx context.Context, fa *fleetAsk) {
 	}
 }
 
-// goTracked runs f in a goroutine that Close waits for, unless Close has
-// begun.
-func (fl *fleet) goTracked(f func()) {
-	fl.mu.Lock()
-	if fl.closed {
-		fl.mu.Unlock()
-		return
-	}
-	fl.wg.Add(1)
-	fl.mu.Unlock()
-	go func() {
-		defer fl.wg.Done()
-		f()
-	}()
-}
-
 func (fl *fleet) close() {
 	fl.mu.Lock()
 	if fl.closed {
@@ -465,12 +449,6 @@ func (fl *fleet) adopt(key string, rec *pendingRecord, rev uint64) {
 	a.sync(rec)
 	fl.o.running.Add(1)
 	a.notify(fl.o.events)
-}
-
-func (fl *fleet) lookup(key string) *fleetAsk {
-	fl.mu.Lock()
-	defer fl.mu.Unlock()
-	return fl.asks[key]
 }
 
 // apply brings an entry up to a record the store holds (a newer
@@ -1058,31 +1036,28 @@ func (fl *fleet) find(ctx context.Context, session, toolCallID string) (*fleetAs
 		return fa, nil, nil
 	}
 	fl.mu.Unlock()
-	for range 2 {
-		pe, err := fl.st.Get(ctx, key)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			if out, ok := fl.o.journalReplay(ctx, session, toolCallID); ok {
-				return nil, out, nil
-			}
-			return nil, nil, ErrUnknownCall
-		case err != nil:
-			return nil, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
+	pe, err := fl.st.Get(ctx, key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if out, ok := fl.o.journalReplay(ctx, session, toolCallID); ok {
+			return nil, out, nil
 		}
-		rec, err := decodeRecord(pe.Data)
-		if err != nil {
-			return nil, nil, fmt.Errorf("askuser: the pending-ask store holds a record this orchestrator cannot read: %w", err)
-		}
-		if rec.Final != nil {
-			return nil, outcomeFromRecord(rec.Final, true), nil
-		}
-		fa := fl.hold(key, rec, pe.Revision)
-		// Held now, the ask's changes reach it from the feed; one made
-		// between the read and the hold is read once more.
-		fl.reread(ctx, fa)
-		return fa, nil, nil
+		return nil, nil, ErrUnknownCall
+	case err != nil:
+		return nil, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
 	}
-	return nil, nil, ErrUnknownCall
+	rec, err := decodeRecord(pe.Data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("askuser: the pending-ask store holds a record this orchestrator cannot read: %w", err)
+	}
+	if rec.Final != nil {
+		return nil, outcomeFromRecord(rec.Final, true), nil
+	}
+	fa := fl.hold(key, rec, pe.Revision)
+	// Held now, the ask's changes reach it from the feed; one made between
+	// the read and the hold is read once more.
+	fl.reread(ctx, fa)
+	return fa, nil, nil
 }
 
 // ErrUnknownCall is what Await returns for a tool call that no ask

@@ -97,10 +97,3 @@ func (b *outbox) close(o *Orchestrator) {
 	}
 	b.queue = nil
 }
-
-// pendingRecords is how many records wait in the outbox.
-func (b *outbox) pending() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.queue)
-}
