@@ -12,9 +12,15 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser/store"
+	"github.com/askuser-go/askuser/store/storetest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestMemoryConformance(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(*testing.T) store.Pending { return store.NewMemory(0) })
+}
 
 func sameEntry(a, b store.Entry) bool {
 	return a.Key == b.Key && a.Revision == b.Revision && string(a.Data) == string(b.Data) && (a.Data == nil) == (b.Data == nil)
