@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -21,9 +22,9 @@ import (
 // sequence numbers, and timers in the <prefix>_timers stream.
 //
 // Every read is answered by the leader of the bucket's stream, so that it
-// sees every write acknowledged before it. List reads the entries of its
-// prefix one request each. Changes starts after the last revision the
-// leader has when it is called.
+// sees every write acknowledged before it. List asks which keys are under
+// its prefix, then reads each, several at a time. Changes starts after
+// the last revision the leader has when it is called.
 //
 // A timer is a message on <prefix>.timers.at.<key> that the server
 // publishes on <prefix>.timers.due.<key> at its time; a newer one on the
@@ -132,40 +133,62 @@ func (a *asks) Update(ctx context.Context, key string, data []byte, rev uint64) 
 	}
 }
 
-// List asks the leader of the bucket's stream for the next entry under
-// prefix, from the start, until there is none: one request per entry and
-// one more. A key written meanwhile may come twice; its later revision
-// is kept.
+// List asks the leader of the bucket's stream which keys are under prefix
+// (one stream info request), and reads them from it, listWorkers at a
+// time. (A filtered watch would be quicker on one server, but JetStream may
+// serve it from a replica that is behind.)
 func (a *asks) List(ctx context.Context, prefix string) ([]store.Entry, error) {
 	if !validListPrefix.MatchString(prefix) {
 		return nil, fmt.Errorf("natsstore: listing pending asks under %q: a prefix is keys' first tokens, each followed by a dot", prefix)
 	}
 	subject := "$KV." + a.kv.Bucket() + "."
-	var out []store.Entry
-	at := map[string]int{}
-	for seq := uint64(1); ; {
-		m, err := a.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject+prefix+">"))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("natsstore: listing pending asks under %s: %w", prefix, err)
-		}
-		seq = m.Sequence + 1
-		if m.Header.Get("KV-Operation") != "" || m.Header.Get(jetstream.MarkerReasonHeader) != "" {
-			continue // removed
-		}
-		e := store.Entry{Key: strings.TrimPrefix(m.Subject, subject), Data: nonNil(m.Data), Revision: m.Sequence}
-		if i, ok := at[e.Key]; ok {
-			out[i] = e
-			continue
-		}
-		at[e.Key] = len(out)
-		out = append(out, e)
+	info, err := a.stream.Info(ctx, jetstream.WithSubjectFilter(subject+prefix+">"))
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: listing pending asks under %s: %w", prefix, err)
+	}
+	keys := make(chan string, len(info.State.Subjects))
+	for subj := range info.State.Subjects {
+		keys <- strings.TrimPrefix(subj, subject)
+	}
+	close(keys)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		out   []store.Entry
+		first error
+		wg    sync.WaitGroup
+	)
+	for range min(listWorkers, len(info.State.Subjects)) {
+		wg.Go(func() {
+			for key := range keys {
+				e, err := a.Get(ctx, key)
+				mu.Lock()
+				switch {
+				case errors.Is(err, store.ErrNotFound):
+					// Removed: what is left is its marker.
+				case err != nil:
+					if first == nil {
+						first = err
+					}
+					cancel()
+				default:
+					out = append(out, e)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, fmt.Errorf("natsstore: listing pending asks under %s: %w", prefix, first)
 	}
 	slices.SortFunc(out, func(x, y store.Entry) int { return cmp.Compare(x.Revision, y.Revision) })
 	return out, nil
 }
+
+// listWorkers is how many entries List reads at once.
+const listWorkers = 16
 
 // Changes follows the bucket's stream from the revision after the last
 // one its leader has. (A watcher of new writes alone would start after the

@@ -1,0 +1,129 @@
+package natsstore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askuser-go/askuser/store"
+)
+
+// BenchmarkAsksList: List of one session's 20 asks in a bucket of 2,000,
+// on one node and on a three-node cluster (R3), four ways: the keys under
+// the prefix from the stream leader's info, then a Get of each, 16 at a
+// time (what List does); one next-by-subject request per entry to the
+// leader, one after the other; a filtered key listing, then a Get of each
+// key; and a filtered watch read to its end-of-initial marker (the last
+// two may be served by a replica that is behind):
+//
+//	go test -run '^$' -bench AsksList ./natsstore/
+func BenchmarkAsksList(b *testing.B) {
+	const sessions, perSession = 100, 20
+	for _, where := range []string{"node", "R3"} {
+		b.Run(where, func(b *testing.B) {
+			var s *Store
+			if where == "node" {
+				s = open(b, single(b), Config{})
+			} else {
+				if testing.Short() {
+					b.Skip("starts a three-node cluster")
+				}
+				s = open(b, newCluster(b, 3).connect(b, 0), Config{Replicas: 3})
+			}
+			a := s.Asks().(*asks)
+			ctx := context.Background()
+			data := make([]byte, 2048)
+			for i := range sessions * perSession {
+				if _, err := a.Create(ctx, fmt.Sprintf("s%032x.c%032x", i%sessions, i), data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			prefix := fmt.Sprintf("s%032x.", 42)
+			for _, way := range []struct {
+				name string
+				list func(ctx context.Context, prefix string) ([]store.Entry, error)
+			}{
+				{"leader-keys+gets", a.List},
+				{"leader-next", a.listByLeaderNext},
+				{"keys+gets", a.listByKeys},
+				{"watch", a.listByWatch},
+			} {
+				b.Run(way.name, func(b *testing.B) {
+					for b.Loop() {
+						es, err := way.list(ctx, prefix)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if len(es) != perSession {
+							b.Fatalf("listed %d entries; want %d", len(es), perSession)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// listByKeys is List by a filtered key listing and a Get of each key.
+func (a *asks) listByKeys(ctx context.Context, prefix string) ([]store.Entry, error) {
+	kl, err := a.kv.ListKeysFiltered(ctx, prefix+">")
+	if err != nil {
+		return nil, err
+	}
+	defer kl.Stop()
+	var out []store.Entry
+	for key := range kl.Keys() {
+		e, err := a.Get(ctx, key)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(x, y store.Entry) int { return cmp.Compare(x.Revision, y.Revision) })
+	return out, nil
+}
+
+// listByLeaderNext is List by asking the stream's leader for the next
+// entry under the prefix, from the start, until there is none: one request
+// per entry and one more, one after the other.
+func (a *asks) listByLeaderNext(ctx context.Context, prefix string) ([]store.Entry, error) {
+	subject := "$KV." + a.kv.Bucket() + "."
+	var out []store.Entry
+	for seq := uint64(1); ; {
+		m, err := a.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject+prefix+">"))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		seq = m.Sequence + 1
+		if m.Header.Get("KV-Operation") == "" && m.Header.Get(jetstream.MarkerReasonHeader) == "" {
+			out = append(out, store.Entry{Key: strings.TrimPrefix(m.Subject, subject), Data: m.Data, Revision: m.Sequence})
+		}
+	}
+}
+
+// listByWatch is List by a filtered watch read to its end-of-initial
+// marker.
+func (a *asks) listByWatch(ctx context.Context, prefix string) ([]store.Entry, error) {
+	es, err := entries(ctx, a.kv, prefix+">")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Entry, 0, len(es))
+	for _, e := range es {
+		out = append(out, store.Entry{Key: e.Key(), Data: e.Value(), Revision: e.Revision()})
+	}
+	slices.SortFunc(out, func(x, y store.Entry) int { return cmp.Compare(x.Revision, y.Revision) })
+	return out, nil
+}
