@@ -18,17 +18,24 @@ import (
 // Config says where and how a Store keeps its state. The zero Config is
 // ready to use, save for secrets, which need Keys.
 type Config struct {
-	// Prefix starts the name of every bucket and stream and the journal's
-	// subjects: letters, digits, '-' and '_' (default "askuser"). Stores
-	// with different prefixes share nothing.
+	// Prefix starts the name of every bucket and stream and the subjects
+	// of the journal and the timers: letters, digits, '-' and '_'
+	// (default "askuser"). Stores with different prefixes share nothing.
 	Prefix string
 	// Replicas is how many servers keep each bucket and stream (default
 	// 1; 3 or 5 in a cluster that must survive losing a server).
 	Replicas int
 	// Retention is how long a pending ask is kept after its last write,
 	// and so how long a final result stays there for replay (default
-	// askuser.DefaultRetention; at least one second).
+	// askuser.DefaultRetention; at least one second). A timer is kept as
+	// long after it was set, and a key that came due as long after its
+	// time.
 	Retention time.Duration
+	// TimerAckWait is how long a caller of the asks' Due has a key before
+	// the key goes to another caller (default DefaultTimerAckWait; at
+	// least 100 ms): f's context ends a tenth of it before. The first
+	// Open decides, as for a bucket's retention.
+	TimerAckWait time.Duration
 	// JournalRetention, when set, is how long the journal keeps a record:
 	// at least DuplicateWindow, so that a record outlives the window in
 	// which a second record of its ask is dropped. A store opened with it
@@ -57,13 +64,16 @@ type Config struct {
 // second record of the same ask within it is dropped.
 const DuplicateWindow = time.Hour
 
+// DefaultTimerAckWait is Config.TimerAckWait's default.
+const DefaultTimerAckWait = 3 * time.Second
+
 // markerTTL is how long a pending bucket keeps the marker an expiry leaves.
 const markerTTL = time.Minute
 
 var validPrefix = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-// A Store is askuser's state in one JetStream domain: pending asks, the
-// journal, sealed secrets and remembered decisions. It is safe for
+// A Store is askuser's state in one JetStream domain: pending asks and
+// their timers, the journal, sealed secrets and remembered decisions. It is safe for
 // concurrent use; it holds no goroutine and needs no closing (close the
 // NATS connection when done).
 type Store struct {
@@ -73,9 +83,12 @@ type Store struct {
 	// pendingStream is the pending bucket's stream, read from its
 	// leader when a watch starts.
 	pendingStream jetstream.Stream
-	secrets       jetstream.KeyValue
-	consents      jetstream.KeyValue
-	journal       jetstream.Stream
+	// timers is the stream of the asks' timers, with the consumer that
+	// Due callers share.
+	timers   jetstream.Stream
+	secrets  jetstream.KeyValue
+	consents jetstream.KeyValue
+	journal  jetstream.Stream
 }
 
 // Open creates the buckets and the stream cfg names, or binds to them when
@@ -105,6 +118,12 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Store, erro
 	if cfg.Retention < time.Second {
 		return nil, fmt.Errorf("natsstore: retention %v: at least one second is required", cfg.Retention)
 	}
+	if cfg.TimerAckWait == 0 {
+		cfg.TimerAckWait = DefaultTimerAckWait
+	}
+	if cfg.TimerAckWait < 100*time.Millisecond {
+		return nil, fmt.Errorf("natsstore: timer ack wait %v: at least 100ms is required", cfg.TimerAckWait)
+	}
 	if cfg.JournalRetention < 0 || cfg.JournalRetention > 0 && cfg.JournalRetention < DuplicateWindow {
 		return nil, fmt.Errorf("natsstore: journal retention %v: at least %v (the duplicate window) is required, or 0 to leave the journal's retention as it is (for ever on a new journal)", cfg.JournalRetention, DuplicateWindow)
 	}
@@ -115,6 +134,9 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Store, erro
 	}
 	if s.pendingStream, err = js.Stream(ctx, "KV_"+cfg.Prefix+"_pending"); err != nil {
 		return nil, fmt.Errorf("natsstore: binding the pending bucket's stream: %w", err)
+	}
+	if s.timers, err = s.timerStream(ctx); err != nil {
+		return nil, err
 	}
 	if s.secrets, err = s.bucket(ctx, "secrets", "askuser's sealed secrets", 0); err != nil {
 		return nil, err
@@ -231,6 +253,64 @@ func (s *Store) stream(ctx context.Context) (jetstream.Stream, error) {
 	}
 	return st, nil
 }
+
+// timerStream creates or binds the stream of the asks' timers and the
+// consumer Due callers share. It is a work queue: a key that came due
+// leaves the stream once a Due caller acknowledges it, and a schedule, on
+// a subject no consumer reads, stays until it fires (the server then
+// removes it) or is replaced (a schedule rolls up its subject).
+func (s *Store) timerStream(ctx context.Context) (jetstream.Stream, error) {
+	p := s.cfg.Prefix
+	cfg := jetstream.StreamConfig{
+		Name:              p + "_timers",
+		Description:       "askuser's timers: one schedule per pending ask, and the asks whose time has come",
+		Subjects:          []string{p + ".timers.>"},
+		Retention:         jetstream.WorkQueuePolicy,
+		Storage:           s.storage(),
+		Replicas:          s.cfg.Replicas,
+		MaxAge:            s.cfg.Retention,
+		MaxMsgs:           -1,
+		MaxBytes:          -1,
+		MaxConsumers:      -1,
+		MaxMsgSize:        -1,
+		Duplicates:        min(2*time.Minute, s.cfg.Retention),
+		Discard:           jetstream.DiscardOld, // schedules refuse DiscardNew
+		AllowMsgSchedules: true,
+		AllowRollup:       true,
+	}
+	if !s.cfg.BindOnly {
+		if err := s.create(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	st, err := s.js.Stream(ctx, cfg.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) && s.cfg.BindOnly {
+		return nil, fmt.Errorf("natsstore: no stream %s on this NATS server: no askuser service keeps its state here under the prefix %q (start askuser serve, or give its --nats and prefix)", cfg.Name, p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: binding stream %s: %w", cfg.Name, err)
+	}
+	if s.cfg.BindOnly {
+		return st, nil
+	}
+	_, err = st.CreateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       dueConsumer(p),
+		Description:   "askuser's callers of Due, in every process: each key that came due goes to one",
+		FilterSubject: p + ".timers.due.>",
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       s.cfg.TimerAckWait,
+		MaxDeliver:    -1,
+		MemoryStorage: s.cfg.Memory,
+	})
+	if err != nil && !errors.Is(err, jetstream.ErrConsumerExists) {
+		return nil, fmt.Errorf("natsstore: creating the consumer %s of stream %s: %w", dueConsumer(p), cfg.Name, err)
+	}
+	return st, nil
+}
+
+// dueConsumer names the consumer Due callers share.
+func dueConsumer(prefix string) string { return prefix + "_due" }
 
 // digest is a key-safe, fixed-length name for any string: the hex SHA-256
 // of it. Session ids and secret names can be anything up to 64 KiB

@@ -12,34 +12,82 @@ import (
 
 // Memory is a Pending store in this process's memory: orchestrators that
 // share one share their pending asks and their timers, as replicas sharing
-// a NATS store do. It keeps each entry for Retention after its last write
-// (zero: DefaultRetention). The zero Memory is ready to use.
+// a NATS store do. The zero Memory is ready to use.
+//
+// It keeps each entry for Retention after its last write. A watcher of
+// Changes queues what it has not yet handled without bound, so that no
+// writer ever waits on one. Its timers are in memory too, so they outlive
+// an orchestrator but not the process. Due callers take the keys that come
+// due in turn, one key per caller at a time; a key is never with two
+// callers at once, and an f's context ends only with its Due's.
 type Memory struct {
-	// Retention is how long an entry is kept after its last write.
+	// Retention is how long an entry is kept after its last write
+	// (zero: DefaultRetention).
 	Retention time.Duration
-	// Redelivery is how long a timer whose Due function failed (or whose
-	// Due ended while it ran) waits before it comes again (zero: one
-	// second).
+	// Redelivery is how long a key waits before it comes again when its
+	// f returned an error or its Due's context ended while f ran (zero:
+	// one second).
 	Redelivery time.Duration
 
 	mu       sync.Mutex
 	swept    time.Time // when expireLocked last ran
 	rev      uint64
 	entries  map[string]memEntry
-	watchers []chan Entry
+	watchers []*memWatcher
 
-	timers  timerHeap
-	atKey   map[string]*memTimer
-	timer   *time.Timer // set for the earliest timer, while a Due runs
-	due     []*memTimer // come due, waiting for a Due caller
-	callers int         // Due calls running
-	wake    chan struct{}
+	timer     *time.Timer // fires at the earliest time in timers
+	timers    timerHeap
+	scheduled map[string]*timerItem // each key's time from Schedule
+	retries   map[string]*timerItem // each key's redelivery after a failed f
+	due       map[string]dueState   // keys that came due and are not done
+	ready     []string              // the keys in due that wait for a caller, first come first
+	waiters   []chan string         // idle Due callers, longest idle first
 }
 
 type memEntry struct {
 	data    []byte
 	rev     uint64
 	written time.Time
+}
+
+// A dueState is where a key that came due is on its way to an f.
+type dueState int
+
+const (
+	dueReady     dueState = iota + 1 // in ready, waiting for a caller
+	dueHeld                          // an f has it
+	dueHeldAgain                     // an f has it, and it came due again meanwhile
+)
+
+// A timerItem is a key's time in the heap of timers: one it was scheduled
+// for, or one it is redelivered at.
+type timerItem struct {
+	key   string
+	at    time.Time
+	retry bool
+	index int
+}
+
+type timerHeap []*timerItem
+
+func (h timerHeap) Len() int           { return len(h) }
+func (h timerHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *timerHeap) Push(x any) {
+	it := x.(*timerItem)
+	it.index = len(*h)
+	*h = append(*h, it)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	it.index = -1
+	return it
 }
 
 // NewMemory returns an empty Memory that keeps entries for retention after
@@ -70,11 +118,18 @@ func (m *Memory) expireLocked(now time.Time) {
 		return
 	}
 	m.swept = now
+	var gone []string
 	for k, e := range m.entries {
 		if now.Sub(e.written) >= m.retention() {
-			delete(m.entries, k)
-			m.publishLocked(Entry{Key: k})
+			gone = append(gone, k)
 		}
+	}
+	// Removals are changes too, in the order the entries were written.
+	slices.SortFunc(gone, func(a, b string) int { return cmp.Compare(m.entries[a].rev, m.entries[b].rev) })
+	for _, k := range gone {
+		delete(m.entries, k)
+		m.rev++
+		m.publishLocked(Entry{Key: k, Revision: m.rev})
 	}
 }
 
@@ -88,20 +143,17 @@ func (m *Memory) live(key string, now time.Time) (memEntry, bool) {
 	return e, true
 }
 
-func (m *Memory) publishLocked(e Entry) {
-	for _, w := range m.watchers {
-		w <- e
-	}
-}
-
 func (m *Memory) putLocked(key string, data []byte, now time.Time) uint64 {
 	if m.entries == nil {
 		m.entries = map[string]memEntry{}
 	}
 	m.rev++
 	data = slices.Clone(data)
+	if data == nil {
+		data = []byte{} // nil Data means removed
+	}
 	m.entries[key] = memEntry{data: data, rev: m.rev, written: now}
-	m.publishLocked(Entry{Key: key, Data: slices.Clone(data), Revision: m.rev})
+	m.publishLocked(Entry{Key: key, Data: data, Revision: m.rev})
 	return m.rev
 }
 
@@ -162,15 +214,29 @@ func (m *Memory) List(ctx context.Context, prefix string) ([]Entry, error) {
 	m.expireLocked(now)
 	var out []Entry
 	for k := range m.entries {
-		if !strings.HasPrefix(k, prefix) {
-			continue
-		}
-		if e, ok := m.live(k, now); ok {
+		if e, ok := m.live(k, now); ok && strings.HasPrefix(k, prefix) {
 			out = append(out, Entry{Key: k, Data: slices.Clone(e.data), Revision: e.rev})
 		}
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.Revision, b.Revision) })
 	return out, nil
+}
+
+// A memWatcher is one Changes call's queue: writers append to it and
+// signal, and never wait.
+type memWatcher struct {
+	queue  []Entry
+	signal chan struct{} // holds a token while queue is not empty
+}
+
+func (m *Memory) publishLocked(e Entry) {
+	for _, w := range m.watchers {
+		w.queue = append(w.queue, Entry{Key: e.Key, Data: slices.Clone(e.Data), Revision: e.Revision})
+		select {
+		case w.signal <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Changes implements Pending. Changes are queued without bound for a slow
@@ -179,83 +245,34 @@ func (m *Memory) Changes(ctx context.Context, f func(Entry)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	in := make(chan Entry, 64)
-	// Publishing must never block a writer: each watcher gets a relay
-	// goroutine that buffers without bound.
-	relay := make(chan Entry)
+	w := &memWatcher{signal: make(chan struct{}, 1)}
 	m.mu.Lock()
-	m.watchers = append(m.watchers, relay)
+	m.watchers = append(m.watchers, w)
 	m.mu.Unlock()
-
-	stop := make(chan struct{})
-	relayDone := make(chan struct{})
-	go func() {
-		defer close(relayDone)
-		var queue []Entry
-		for {
-			var out chan Entry
-			var next Entry
-			if len(queue) > 0 {
-				out, next = in, queue[0]
-			}
-			select {
-			case e := <-relay:
-				queue = append(queue, e)
-			case out <- next:
-				queue = queue[1:]
-			case <-stop:
-				return
-			}
-		}
-	}()
 	defer func() {
-		// Unregister under the lock, draining any publish in progress.
 		m.mu.Lock()
-		m.watchers = slices.DeleteFunc(m.watchers, func(c chan Entry) bool { return c == relay })
+		m.watchers = slices.DeleteFunc(m.watchers, func(o *memWatcher) bool { return o == w })
 		m.mu.Unlock()
-		close(stop)
-		<-relayDone
 	}()
+
 	f(Entry{})
 	for {
 		select {
-		case e := <-in:
-			f(e)
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-w.signal:
+		}
+		m.mu.Lock()
+		batch := w.queue
+		w.queue = nil
+		m.mu.Unlock()
+		for _, e := range batch {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			f(e)
 		}
 	}
-}
-
-// A memTimer is one key's timer.
-type memTimer struct {
-	key   string
-	at    time.Time
-	index int  // in the heap, or -1
-	busy  bool // given to a Due caller
-	again bool // scheduled anew while busy
-}
-
-type timerHeap []*memTimer
-
-func (h timerHeap) Len() int           { return len(h) }
-func (h timerHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
-func (h timerHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
-}
-func (h *timerHeap) Push(x any) {
-	t := x.(*memTimer)
-	t.index = len(*h)
-	*h = append(*h, t)
-}
-func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	t.index = -1
-	return t
 }
 
 // Schedule implements Pending.
@@ -265,112 +282,135 @@ func (m *Memory) Schedule(ctx context.Context, key string, at time.Time) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.setLocked(key, at)
+	if m.scheduled == nil {
+		m.scheduled = map[string]*timerItem{}
+	}
+	if it, ok := m.scheduled[key]; ok {
+		it.at = at
+		heap.Fix(&m.timers, it.index)
+	} else {
+		it := &timerItem{key: key, at: at}
+		heap.Push(&m.timers, it)
+		m.scheduled[key] = it
+	}
+	m.advanceLocked(time.Now())
 	return nil
 }
 
-// setLocked puts key's timer at at, replacing its earlier time.
-func (m *Memory) setLocked(key string, at time.Time) {
-	if m.atKey == nil {
-		m.atKey = map[string]*memTimer{}
-	}
-	t := m.atKey[key]
-	switch {
-	case t == nil:
-		t = &memTimer{key: key, at: at, index: -1}
-		m.atKey[key] = t
-		heap.Push(&m.timers, t)
-	case t.busy:
-		t.at, t.again = at, true
-		return
-	case t.index >= 0:
-		t.at = at
-		heap.Fix(&m.timers, t.index)
-	default: // come due, waiting for a caller
-		m.due = slices.DeleteFunc(m.due, func(d *memTimer) bool { return d == t })
-		t.at = at
-		heap.Push(&m.timers, t)
-	}
-	m.armLocked()
-}
-
-// armLocked moves the timers that have come due to the due queue, wakes
-// the callers, and sets the clock for the next.
-func (m *Memory) armLocked() {
-	now := time.Now()
+// advanceLocked makes every key whose time has come due, hands due keys
+// to idle callers, and sets the timer for the next time.
+func (m *Memory) advanceLocked(now time.Time) {
 	for len(m.timers) > 0 && !m.timers[0].at.After(now) {
-		t := heap.Pop(&m.timers).(*memTimer)
-		m.due = append(m.due, t)
+		it := heap.Pop(&m.timers).(*timerItem)
+		if it.retry {
+			delete(m.retries, it.key)
+		} else {
+			delete(m.scheduled, it.key)
+		}
+		m.comeDueLocked(it.key)
 	}
-	if len(m.due) > 0 && m.wake != nil {
-		close(m.wake)
-		m.wake = nil
+	m.dispatchLocked()
+	if len(m.timers) == 0 {
+		if m.timer != nil {
+			m.timer.Stop()
+		}
+		return
 	}
-	if m.timer != nil {
-		m.timer.Stop()
-		m.timer = nil
-	}
-	if len(m.timers) > 0 && m.callers > 0 {
-		m.timer = time.AfterFunc(time.Until(m.timers[0].at), func() {
-			m.mu.Lock()
-			defer m.mu.Unlock()
-			m.armLocked()
-		})
+	d := m.timers[0].at.Sub(now)
+	if m.timer == nil {
+		m.timer = time.AfterFunc(d, m.fire)
+	} else {
+		m.timer.Reset(d)
 	}
 }
 
-// Due implements Pending.
+func (m *Memory) fire() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.advanceLocked(time.Now())
+}
+
+// comeDueLocked puts key on its way to a caller. A key already waiting
+// for one is not queued twice, and a redelivery it waited for is no longer
+// needed; a key an f holds comes again once f is done.
+func (m *Memory) comeDueLocked(key string) {
+	if m.due == nil {
+		m.due = map[string]dueState{}
+	}
+	switch m.due[key] {
+	case dueReady, dueHeldAgain:
+	case dueHeld:
+		m.due[key] = dueHeldAgain
+	default:
+		if it, ok := m.retries[key]; ok {
+			heap.Remove(&m.timers, it.index)
+			delete(m.retries, key)
+		}
+		m.due[key] = dueReady
+		m.ready = append(m.ready, key)
+	}
+}
+
+// dispatchLocked hands ready keys to idle callers, in the order each came.
+func (m *Memory) dispatchLocked() {
+	for len(m.ready) > 0 && len(m.waiters) > 0 {
+		key, w := m.ready[0], m.waiters[0]
+		m.ready, m.waiters = m.ready[1:], m.waiters[1:]
+		m.due[key] = dueHeld
+		w <- key // buffered, and empty while the caller waits
+	}
+}
+
+// doneLocked records that an f has finished with key: acked, or to come
+// again after Redelivery.
+func (m *Memory) doneLocked(key string, acked bool, now time.Time) {
+	again := m.due[key] == dueHeldAgain
+	delete(m.due, key)
+	switch {
+	case again:
+		m.comeDueLocked(key)
+	case !acked:
+		if m.retries == nil {
+			m.retries = map[string]*timerItem{}
+		}
+		it := &timerItem{key: key, at: now.Add(m.redelivery()), retry: true}
+		heap.Push(&m.timers, it)
+		m.retries[key] = it
+	}
+	m.advanceLocked(now)
+}
+
+// Due implements Pending. The callers of one Memory take the keys that
+// come due in turn; f's context is Due's.
 func (m *Memory) Due(ctx context.Context, f func(ctx context.Context, key string) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m.mu.Lock()
-	m.callers++
-	m.armLocked()
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		m.callers--
-		m.armLocked()
-		m.mu.Unlock()
-	}()
+	next := make(chan string, 1)
 	for {
 		m.mu.Lock()
-		if len(m.due) == 0 {
-			if m.wake == nil {
-				m.wake = make(chan struct{})
-			}
-			wake := m.wake
+		m.waiters = append(m.waiters, next)
+		m.dispatchLocked()
+		m.mu.Unlock()
+		select {
+		case key := <-next:
+			err := f(ctx, key)
+			m.mu.Lock()
+			m.doneLocked(key, err == nil && ctx.Err() == nil, time.Now())
 			m.mu.Unlock()
+		case <-ctx.Done():
+			m.mu.Lock()
+			m.waiters = slices.DeleteFunc(m.waiters, func(c chan string) bool { return c == next })
 			select {
-			case <-wake:
-				continue
-			case <-ctx.Done():
-				return ctx.Err()
+			case key := <-next:
+				// Handed over as ctx ended: it goes back to the head of
+				// the queue, for the next caller.
+				m.due[key] = dueReady
+				m.ready = slices.Insert(m.ready, 0, key)
+				m.dispatchLocked()
+			default:
 			}
-		}
-		t := m.due[0]
-		m.due = m.due[1:]
-		t.busy = true
-		m.mu.Unlock()
-
-		err := f(ctx, t.key)
-
-		m.mu.Lock()
-		t.busy = false
-		switch {
-		case t.again:
-			t.again = false
-			heap.Push(&m.timers, t)
-		case err != nil || ctx.Err() != nil:
-			t.at = time.Now().Add(m.redelivery())
-			heap.Push(&m.timers, t)
-		default:
-			delete(m.atKey, t.key)
-		}
-		m.armLocked()
-		m.mu.Unlock()
-		if ctx.Err() != nil {
+			m.mu.Unlock()
 			return ctx.Err()
 		}
 	}

@@ -1,0 +1,352 @@
+package natsstore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askuser-go/askuser/store"
+)
+
+// Asks returns the store's pending asks as a store.Pending: entries in the
+// <prefix>_pending bucket, whose revisions are the bucket's stream
+// sequence numbers, and timers in the <prefix>_timers stream.
+//
+// Every read is answered by the leader of the bucket's stream, so that it
+// sees every write acknowledged before it. List asks which keys are under
+// its prefix, then reads each, several at a time. Changes starts after
+// the last revision the leader has when it is called.
+//
+// A timer is a message on <prefix>.timers.at.<key> that the server
+// publishes on <prefix>.timers.due.<key> at its time; a newer one on the
+// same subject replaces it. The callers of Due, in every process, share
+// one durable consumer of those: a key goes to one of them, and comes
+// again Config.TimerAckWait later unless acknowledged. f's context ends a
+// tenth of TimerAckWait before that; a key whose f returns nil is
+// acknowledged (even late: it may by then be with another caller), one
+// whose f fails comes again after half a second, doubling with each
+// delivery up to 16 s, and one whose Due's context ended while f ran comes
+// again at once. A Schedule made in the instant the key's previous timer
+// fires may be lost (the server removes the schedule as it publishes the
+// key), though the key still comes due from the timer that fired; and a key
+// scheduled again while an f has it can reach another caller before that f
+// returns, if its new time comes first.
+func (s *Store) Asks() store.Pending {
+	p := s.cfg.Prefix
+	return &asks{
+		js:        s.js,
+		kv:        s.pending,
+		stream:    s.pendingStream,
+		timers:    s.timers,
+		atSubject: p + ".timers.at.",
+		dueSubj:   p + ".timers.due.",
+		consumer:  dueConsumer(p),
+	}
+}
+
+type asks struct {
+	js        jetstream.JetStream
+	kv        jetstream.KeyValue
+	stream    jetstream.Stream // the bucket's
+	timers    jetstream.Stream
+	atSubject string // a schedule's subject, before its key
+	dueSubj   string // a due key's subject, before the key
+	consumer  string // the durable consumer of due keys
+}
+
+// Keys and prefixes as the bucket takes them: tokens joined by dots, a
+// prefix ending with one.
+var (
+	validKey        = regexp.MustCompile(`^[-/_=a-zA-Z0-9]+(\.[-/_=a-zA-Z0-9]+)*$`)
+	validListPrefix = regexp.MustCompile(`^([-/_=a-zA-Z0-9]+\.)+$`)
+)
+
+func (a *asks) Create(ctx context.Context, key string, data []byte) (uint64, error) {
+	rev, err := a.kv.Create(ctx, key, data)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return 0, fmt.Errorf("natsstore: creating pending ask %s: %w", key, store.ErrExists)
+	}
+	if err != nil {
+		return 0, keyErr("creating pending ask", key, err)
+	}
+	return rev, nil
+}
+
+func (a *asks) Get(ctx context.Context, key string) (store.Entry, error) {
+	e, err := a.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return store.Entry{}, fmt.Errorf("natsstore: reading pending ask %s: %w", key, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Entry{}, keyErr("reading pending ask", key, err)
+	}
+	return store.Entry{Key: key, Data: nonNil(e.Value()), Revision: e.Revision()}, nil
+}
+
+// nonNil keeps empty data apart from a removal's nil.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func (a *asks) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
+	if rev == 0 {
+		// To JetStream, revision 0 means "the key holds nothing": the
+		// write would create the key. No entry has revision 0.
+		return 0, fmt.Errorf("natsstore: updating pending ask %s at revision 0: %w", key, store.ErrChanged)
+	}
+	for try := 0; ; try++ {
+		n, err := a.kv.Update(ctx, key, data, rev)
+		if err == nil {
+			return n, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) && !errors.Is(err, jetstream.ErrKeyExists) {
+			return 0, keyErr("updating pending ask", key, err)
+		}
+		// A clustered stream refuses a write that expects a revision
+		// while another to the same key is in flight; when that other
+		// fails too, both are refused though the key is still at rev.
+		// Only a newer revision is a real conflict; at rev, the write
+		// is tried again.
+		cur, gerr := a.kv.Get(ctx, key)
+		if gerr != nil || cur.Revision() != rev || try >= maxSpuriousConflicts {
+			return 0, fmt.Errorf("natsstore: updating pending ask %s at revision %d: %w", key, rev, store.ErrChanged)
+		}
+		t := time.NewTimer(time.Duration(1+try) * 5 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
+		}
+	}
+}
+
+// List asks the leader of the bucket's stream which keys are under prefix
+// (one stream info request), and reads them from it, listWorkers at a
+// time. (A filtered watch would be quicker on one server, but JetStream may
+// serve it from a replica that is behind.)
+func (a *asks) List(ctx context.Context, prefix string) ([]store.Entry, error) {
+	if !validListPrefix.MatchString(prefix) {
+		return nil, fmt.Errorf("natsstore: listing pending asks under %q: a prefix is keys' first tokens, each followed by a dot", prefix)
+	}
+	subject := "$KV." + a.kv.Bucket() + "."
+	info, err := a.stream.Info(ctx, jetstream.WithSubjectFilter(subject+prefix+">"))
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: listing pending asks under %s: %w", prefix, err)
+	}
+	keys := make(chan string, len(info.State.Subjects))
+	for subj := range info.State.Subjects {
+		keys <- strings.TrimPrefix(subj, subject)
+	}
+	close(keys)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		out   []store.Entry
+		first error
+		wg    sync.WaitGroup
+	)
+	for range min(listWorkers, len(info.State.Subjects)) {
+		wg.Go(func() {
+			for key := range keys {
+				e, err := a.Get(ctx, key)
+				mu.Lock()
+				switch {
+				case errors.Is(err, store.ErrNotFound):
+					// Removed: what is left is its marker.
+				case err != nil:
+					if first == nil {
+						first = err
+					}
+					cancel()
+				default:
+					out = append(out, e)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, fmt.Errorf("natsstore: listing pending asks under %s: %w", prefix, first)
+	}
+	slices.SortFunc(out, func(x, y store.Entry) int { return cmp.Compare(x.Revision, y.Revision) })
+	return out, nil
+}
+
+// listWorkers is how many entries List reads at once.
+const listWorkers = 16
+
+// Changes follows the bucket's stream from the revision after the last
+// one its leader has. (A watcher of new writes alone would start after the
+// last revision of the server that serves it, which may be behind: it
+// would hand over writes made before the call.)
+func (a *asks) Changes(ctx context.Context, f func(store.Entry)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	info, err := a.stream.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("natsstore: following pending asks: %w", err)
+	}
+	last := info.State.LastSeq
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := a.kv.WatchAll(wctx, jetstream.IncludeHistory(), jetstream.ResumeFromRevision(last+1))
+	if err != nil {
+		return fmt.Errorf("natsstore: following pending asks: %w", err)
+	}
+	defer stopWatcher(w)
+	f(store.Entry{})
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e, ok := <-w.Updates():
+			switch {
+			case !ok:
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				return errors.New("natsstore: the feed of pending asks ended: the NATS connection was closed")
+			case e == nil || e.Revision() <= last:
+				// The watcher's own "caught up", or (should the server
+				// start early) what came before the call.
+			case e.Operation() != jetstream.KeyValuePut:
+				f(store.Entry{Key: e.Key(), Revision: e.Revision()})
+			default:
+				f(store.Entry{Key: e.Key(), Data: nonNil(e.Value()), Revision: e.Revision()})
+			}
+		}
+	}
+}
+
+// Headers of a message schedule, as nats-server reads them.
+const (
+	hdrSchedule       = "Nats-Schedule"        // "@at <RFC 3339 time>"
+	hdrScheduleTarget = "Nats-Schedule-Target" // the subject the server publishes on
+)
+
+// Schedule publishes the key's schedule; the server rolls up the subject,
+// so that the newest schedule is the key's only one. A time already past
+// fires at once (within the server's quarter of a second).
+func (a *asks) Schedule(ctx context.Context, key string, at time.Time) error {
+	if !validKey.MatchString(key) {
+		return fmt.Errorf("natsstore: scheduling pending ask %q: a key is letters, digits, '-', '_', '=', '/' and dots between them", key)
+	}
+	m := nats.NewMsg(a.atSubject + key)
+	m.Header.Set(hdrSchedule, "@at "+at.UTC().Format(time.RFC3339Nano))
+	m.Header.Set(hdrScheduleTarget, a.dueSubj+key)
+	if _, err := a.js.PublishMsg(ctx, m, jetstream.WithExpectStream(a.timers.CachedInfo().Config.Name)); err != nil {
+		return fmt.Errorf("natsstore: scheduling pending ask %s: %w", key, err)
+	}
+	return nil
+}
+
+// Redeliveries of a key whose f failed: half a second after the first
+// delivery, doubling with each up to maxNakDelay.
+const (
+	nakDelay    = 500 * time.Millisecond
+	maxNakDelay = 16 * time.Second
+)
+
+// Due pulls one key at a time from the shared consumer, so that no key
+// waits in this process, its time to be acknowledged running out, while
+// f has another.
+func (a *asks) Due(ctx context.Context, f func(ctx context.Context, key string) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c, err := a.timers.Consumer(ctx, a.consumer)
+	if err != nil {
+		return fmt.Errorf("natsstore: binding the consumer %s of due asks: %w", a.consumer, err)
+	}
+	ackWait := c.CachedInfo().Config.AckWait
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		batch, err := c.Fetch(1, jetstream.FetchContext(ctx))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("natsstore: waiting for due asks: %w", err)
+		}
+		var msg jetstream.Msg
+		for m := range batch.Messages() {
+			msg = m
+		}
+		if msg != nil {
+			a.deliver(ctx, msg, ackWait, f)
+			continue
+		}
+		switch err := batch.Error(); {
+		case err == nil:
+			// The pull request expired: pull again.
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, jetstream.ErrNoHeartbeat):
+			// The consumer's server went silent (a reconnect, a new
+			// leader): pull again, after a pause.
+			if err := sleep(ctx, nakDelay); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("natsstore: waiting for due asks: %w", err)
+		}
+	}
+}
+
+// deliver hands msg's key to f, and acknowledges it or has it come again.
+func (a *asks) deliver(ctx context.Context, msg jetstream.Msg, ackWait time.Duration, f func(context.Context, string) error) {
+	if ctx.Err() != nil {
+		_ = msg.Nak() // for another caller, now
+		return
+	}
+	deadline := time.Now().Add(ackWait - ackWait/10)
+	fctx, cancel := context.WithDeadline(ctx, deadline)
+	err := f(fctx, strings.TrimPrefix(msg.Subject(), a.dueSubj))
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+		_ = msg.Nak()
+	case err != nil:
+		delay := maxNakDelay
+		if md, merr := msg.Metadata(); merr == nil && md.NumDelivered < 6 {
+			delay = nakDelay << (md.NumDelivered - 1)
+		}
+		_ = msg.NakWithDelay(delay)
+	default:
+		// Acknowledged and confirmed, or (the server did not answer in
+		// time) the key comes again, which f allows.
+		actx, cancel := context.WithTimeout(ctx, max(time.Until(deadline), ackWait/10))
+		_ = msg.DoubleAck(actx)
+		cancel()
+	}
+}
+
+// sleep waits for d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
