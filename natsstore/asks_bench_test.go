@@ -18,8 +18,8 @@ import (
 
 // BenchmarkAsksLifecycle: one ask's life in the store, Create, Update (an
 // answer), Get (a replay), through JetStream on one embedded node with
-// file storage: the v2 store (Asks) beside the old one (Pending), on the
-// same server in the same run. asks/s is reported for each:
+// file storage (Asks), beside store.Memory in the same run. asks/s is
+// reported for each:
 //
 //	go test -run '^$' -bench AsksLifecycle -benchtime 2000x ./natsstore/
 func BenchmarkAsksLifecycle(b *testing.B) {
@@ -33,8 +33,8 @@ func BenchmarkAsksLifecycle(b *testing.B) {
 		name string
 		open func(b *testing.B) ops
 	}{
-		{"Pending", func(b *testing.B) ops {
-			p := open(b, js, Config{}).Pending()
+		{"Memory", func(b *testing.B) ops {
+			p := store.NewMemory(0)
 			return ops{p.Create, p.Update, func(ctx context.Context, key string) error { _, err := p.Get(ctx, key); return err }}
 		}},
 		{"Asks", func(b *testing.B) ops {

@@ -37,7 +37,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	p := store.Pending()
+	p := store.Asks()
 	rev, _ := p.Create(ctx, "0a1b", []byte(`{"state":"pending"}`))
 	_, err = p.Update(ctx, "0a1b", []byte(`{"state":"answered"}`), rev)
 	fmt.Println(err)
@@ -45,5 +45,5 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// <nil>
-	// natsstore: updating pending ask 0a1b at revision 1: askuser: the pending ask changed meanwhile (another writer came first)
+	// natsstore: updating pending ask 0a1b at revision 1: store: the pending ask changed meanwhile (another writer came first)
 }

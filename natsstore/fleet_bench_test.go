@@ -13,6 +13,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
+	"github.com/askuser-go/askuser/store"
 )
 
 // The fleet's figures, each beside its in-memory baseline in one run:
@@ -50,7 +51,7 @@ func newBenchReplica(b *testing.B, c *cluster, node, replicas int) *replica {
 	js := c.connect(b, node)
 	s := open(b, js, Config{Prefix: "bench", Replicas: replicas, Keys: fleetKeys})
 	r := &replica{card: newCard(), store: s}
-	r.o = &askuser.Orchestrator{Responder: r.card, Asks: s.Pending(), Journal: s.Journal(), Secrets: s.Secrets(), Consents: s.Consents(), Logger: benchLogger}
+	r.o = &askuser.Orchestrator{Responder: r.card, Asks: s.Asks(), Journal: s.Journal(), Secrets: s.Secrets(), Consents: s.Consents(), Logger: benchLogger}
 	b.Cleanup(r.stop)
 	if err := r.o.Ready(ctxFor(b)); err != nil {
 		b.Fatal(err)
@@ -144,11 +145,11 @@ func BenchmarkFleetAsks(b *testing.B) {
 			o := &askuser.Orchestrator{Responder: instant, Logger: quiet()}
 			switch kind {
 			case "shared-memory-store":
-				o.Asks = askuser.NewMemoryPending(0)
+				o.Asks = store.NewMemory(0)
 			case "jetstream-1-node":
 				c := newNode(b)
 				s := open(b, c.connect(b, 0), Config{Prefix: "asks", Keys: fleetKeys})
-				o.Asks, o.Journal = s.Pending(), s.Journal()
+				o.Asks, o.Journal = s.Asks(), s.Journal()
 			}
 			b.Cleanup(func() { o.Close(); o.Wait() })
 			if err := o.Ready(context.Background()); err != nil {

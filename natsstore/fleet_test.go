@@ -18,12 +18,17 @@ import (
 // The orchestrator-level tests: three orchestrators, each with its own
 // connection to a node of a three-node JetStream cluster, sharing one
 // Store (pending asks, journal, secrets, consents), as the replicas of a
-// service do. Each replica's responder is a card: EventDriven, told about
-// every ask in the store.
+// service do. Each replica's responder is a card: EventDriven, and a
+// SessionFollower that follows "s1" and every session a test looks up a
+// tool call in, so that it is told about those sessions' asks wherever they
+// began.
 
 // card is an EventDriven responder that keeps the handles it is told
 // about, by ask id and by tool call, for the test to answer through.
 type card struct {
+	sessions *askuser.Sessions
+	followed map[string]bool
+
 	mu     sync.Mutex
 	asks   map[string]*askuser.Ask
 	byCall map[string]*askuser.Ask
@@ -32,7 +37,27 @@ type card struct {
 }
 
 func newCard() *card {
-	return &card{asks: map[string]*askuser.Ask{}, byCall: map[string]*askuser.Ask{}, cond: make(chan struct{})}
+	return &card{asks: map[string]*askuser.Ask{}, byCall: map[string]*askuser.Ask{}, cond: make(chan struct{}), followed: map[string]bool{}}
+}
+
+// FollowSessions keeps what the orchestrator hands over.
+func (c *card) FollowSessions(s *askuser.Sessions) { c.sessions = s }
+
+// follow follows session until the test ends, once.
+func (c *card) follow(t testing.TB, session string) {
+	c.mu.Lock()
+	done := c.followed[session]
+	c.followed[session] = true
+	c.mu.Unlock()
+	if done {
+		return
+	}
+	stop, err := c.sessions.Follow(ctxFor(t), session)
+	if err != nil {
+		t.Errorf("following session %s: %v", session, err)
+		return
+	}
+	t.Cleanup(stop)
 }
 
 func (c *card) Asked(a *askuser.Ask) {
@@ -93,6 +118,7 @@ func (c *card) wait(t testing.TB, id string) *askuser.Ask {
 
 // byToolCall is lookup by a session's tool call.
 func (c *card) byToolCall(t testing.TB, session, toolCall string) *askuser.Ask {
+	c.follow(t, session)
 	return c.lookup(t, session+"/"+toolCall, func() *askuser.Ask { return c.byCall[session+"/"+toolCall] })
 }
 
@@ -123,13 +149,14 @@ func newReplica(t testing.TB, c *cluster, i int, prefix string) *replica {
 	s := open(t, js, Config{Prefix: prefix, Replicas: 3, Keys: fleetKeys})
 	r := &replica{card: newCard(), store: s}
 	r.o = &askuser.Orchestrator{
-		Responder: r.card, Asks: s.Pending(), Journal: s.Journal(), Secrets: s.Secrets(), Consents: s.Consents(),
+		Responder: r.card, Asks: s.Asks(), Journal: s.Journal(), Secrets: s.Secrets(), Consents: s.Consents(),
 		Logger: quiet(),
 	}
 	t.Cleanup(r.stop)
 	if err := r.o.Ready(ctxFor(t)); err != nil {
 		t.Fatalf("replica %d never caught up with the store: %v", i, err)
 	}
+	r.card.follow(t, "s1")
 	return r
 }
 

@@ -68,7 +68,7 @@ func TestOutcomeTableOnJetStream(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := &askuser.Orchestrator{Asks: s.Pending(), Journal: s.Journal(), Secrets: s.Secrets(), Logger: quiet()}
+			o := &askuser.Orchestrator{Asks: s.Asks(), Journal: s.Journal(), Secrets: s.Secrets(), Logger: quiet()}
 			defer func() { o.Close(); o.Wait() }()
 			if !tt.nobody {
 				r := scripted.New(tt.script...)
@@ -101,7 +101,7 @@ func TestOutcomeTableOnJetStream(t *testing.T) {
 				t.Errorf("journal: %d records (%+v); want one with the result", len(recs), recs)
 			}
 			// The same tool call again replays, on a fresh orchestrator.
-			again := &askuser.Orchestrator{Asks: s.Pending(), Logger: quiet()}
+			again := &askuser.Orchestrator{Asks: s.Asks(), Logger: quiet()}
 			defer func() { again.Close(); again.Wait() }()
 			rep, err := again.Handle(context.Background(), askuser.Request{Session: session, ToolCallID: toolCall, Arguments: []byte(fmt.Sprintf(tt.call, timeout))})
 			if err != nil || !rep.Replayed || string(rep.Result) != tt.want {

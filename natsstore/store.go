@@ -11,8 +11,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 // Config says where and how a Store keeps its state. The zero Config is
@@ -27,7 +27,7 @@ type Config struct {
 	Replicas int
 	// Retention is how long a pending ask is kept after its last write,
 	// and so how long a final result stays there for replay (default
-	// askuser.DefaultRetention; at least one second). A timer is kept as
+	// store.DefaultRetention; at least one second). A timer is kept as
 	// long after it was set, and a key that came due as long after its
 	// time.
 	Retention time.Duration
@@ -113,7 +113,7 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Store, erro
 		return nil, fmt.Errorf("natsstore: %d replicas: JetStream keeps 1 to 5", cfg.Replicas)
 	}
 	if cfg.Retention == 0 {
-		cfg.Retention = askuser.DefaultRetention
+		cfg.Retention = store.DefaultRetention
 	}
 	if cfg.Retention < time.Second {
 		return nil, fmt.Errorf("natsstore: retention %v: at least one second is required", cfg.Retention)

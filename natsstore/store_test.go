@@ -12,14 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
-	"github.com/askuser-go/askuser/pendingtest"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -79,75 +77,6 @@ func ctxFor(t testing.TB) context.Context {
 	return ctx
 }
 
-func TestPendingConformance(t *testing.T) {
-	js := single(t)
-	pendingtest.Run(t, func(t *testing.T) askuser.PendingStore { return open(t, js, Config{}).Pending() })
-}
-
-func TestPendingConformanceCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a three-node cluster")
-	}
-	c := newCluster(t, 3)
-	js := c.connect(t, 1)
-	pendingtest.Run(t, func(t *testing.T) askuser.PendingStore {
-		return open(t, js, Config{Replicas: 3}).Pending()
-	})
-}
-
-// TestPendingExpiry: an entry is dropped Retention after its last write,
-// and a watcher sees it go, with nil Data; the key is then free again.
-func TestPendingExpiry(t *testing.T) {
-	ctx := ctxFor(t)
-	p := open(t, single(t), Config{Retention: time.Second}).Pending()
-	rev, err := p.Create(ctx, "0a", []byte(`x`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan askuser.PendingEntry, 8)
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- p.Watch(wctx, func(e askuser.PendingEntry) { got <- e }) }()
-	defer func() {
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Errorf("Watch returned %v, want context.Canceled", err)
-		}
-	}()
-	var seen []askuser.PendingEntry
-	for {
-		select {
-		case e := <-got:
-			seen = append(seen, e)
-			if e.Key == "0a" && e.Data == nil {
-				if len(seen) < 2 || seen[0].Key != "0a" || seen[0].Revision != rev {
-					t.Fatalf("Watch delivered %+v; want the entry, maybe the caught-up mark, then its removal", seen)
-				}
-				if _, err := p.Get(ctx, "0a"); !errors.Is(err, askuser.ErrPendingNotFound) {
-					t.Fatalf("Get after expiry: %v, want ErrPendingNotFound", err)
-				}
-				if _, err := p.Create(ctx, "0a", []byte(`again`)); err != nil {
-					t.Fatalf("Create after expiry: %v", err)
-				}
-				return
-			}
-		case <-ctx.Done():
-			t.Fatalf("no removal came through Watch; it delivered %+v", seen)
-		}
-	}
-}
-
-func TestPendingBadKey(t *testing.T) {
-	ctx := ctxFor(t)
-	p := open(t, single(t), Config{}).Pending()
-	for _, key := range []string{"", "a b", "a..b", ".a", "a*", "a>"} {
-		_, err := p.Create(ctx, key, []byte(`x`))
-		if err == nil || !strings.Contains(err.Error(), "a key is letters, digits") {
-			t.Errorf("Create(%q) = %v; want an error saying what a key may hold", key, err)
-		}
-	}
-}
-
 // TestOpenConcurrent: replicas open the same store at once; a later Open
 // asking for another retention binds to what is there and leaves it as
 // it is.
@@ -172,12 +101,12 @@ func TestOpenConcurrent(t *testing.T) {
 	}
 	ctx := ctxFor(t)
 	s1 := open(t, js, Config{Prefix: "same", Retention: time.Hour})
-	rev, err := s1.Pending().Create(ctx, "0a", []byte(`x`))
+	rev, err := s1.Asks().Create(ctx, "0a", []byte(`x`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s2 := open(t, js, Config{Prefix: "same", Retention: 2 * time.Hour})
-	if e, err := s2.Pending().Get(ctx, "0a"); err != nil || e.Revision != rev {
+	if e, err := s2.Asks().Get(ctx, "0a"); err != nil || e.Revision != rev {
 		t.Fatalf("a second Open does not see the first's entry: %+v, %v", e, err)
 	}
 	st, err := js.Stream(ctx, "KV_same_pending")
@@ -551,72 +480,4 @@ func TestJournalRetention(t *testing.T) {
 			t.Errorf("after Open(%+v), FindResult = %v, %v, %v; want ask1's record", tt.cfg, rec, ok, err)
 		}
 	}
-}
-
-// TestWatchReadsManyEntries: a bucket larger than one read range is read
-// in ranges side by side, and a new Watch still hands over each current
-// entry once, at its latest revision, in revision order, before it says
-// it has caught up.
-func TestWatchReadsManyEntries(t *testing.T) {
-	ctx := ctxFor(t)
-	s := open(t, single(t), Config{Prefix: "many"})
-	p := s.Pending().(pending)
-	p.readWorkers = 4
-	want := map[string]uint64{}
-	for i := range 1000 {
-		key := fmt.Sprintf("k%04d", i)
-		rev, err := p.Create(ctx, key, []byte(key))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i%3 == 0 {
-			if rev, err = p.Update(ctx, key, []byte(key+"'"), rev); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want[key] = rev
-	}
-	got := map[string]uint64{}
-	var last uint64
-	err := readAll(t, ctx, p, func(e askuser.PendingEntry) {
-		if _, twice := got[e.Key]; twice || e.Revision <= last {
-			t.Errorf("Watch handed over %s at revision %d after revision %d (twice: %v)", e.Key, e.Revision, last, twice)
-		}
-		if string(e.Data) != e.Key && string(e.Data) != e.Key+"'" {
-			t.Errorf("Watch handed over %s with %q", e.Key, e.Data)
-		}
-		got[e.Key], last = e.Revision, e.Revision
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("Watch returned %v, want context.Canceled", err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("the entries before caught-up (-want +got):\n%s", diff)
-	}
-}
-
-// readAll runs a new Watch on p and hands f every entry until the watch
-// has caught up; then it ends the watch and returns what Watch returned.
-func readAll(tb testing.TB, ctx context.Context, p askuser.PendingStore, f func(askuser.PendingEntry)) error {
-	tb.Helper()
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
-	caughtUp := make(chan struct{})
-	go func() {
-		done <- p.Watch(wctx, func(e askuser.PendingEntry) {
-			if e.Key == "" {
-				close(caughtUp)
-				return
-			}
-			f(e)
-		})
-	}()
-	select {
-	case <-caughtUp:
-	case err := <-done:
-		tb.Fatalf("Watch returned %v before it caught up", err)
-	}
-	cancel()
-	return <-done
 }

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askuser-go/askuser/store"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/askuser-go/askuser"
 )
 
 // TestClusterSurvives: with three replicas, pending asks and the journal
@@ -23,8 +22,8 @@ func TestClusterSurvives(t *testing.T) {
 	ctx := ctxFor(t)
 	js := c.connect(t, 0)
 	s := open(t, js, Config{Replicas: 3, Prefix: "fleet"})
-	p, j := s.Pending(), s.Journal()
-	want := map[string]askuser.PendingEntry{}
+	p, j := s.Asks(), s.Journal()
+	want := map[string]store.Entry{}
 	put := func(key, data string) {
 		t.Helper()
 		var rev uint64
@@ -37,9 +36,9 @@ func TestClusterSurvives(t *testing.T) {
 		if err != nil {
 			t.Fatalf("writing %s: %v", key, err)
 		}
-		want[key] = askuser.PendingEntry{Key: key, Data: []byte(data), Revision: rev}
+		want[key] = store.Entry{Key: key, Data: []byte(data), Revision: rev}
 	}
-	check := func(p askuser.PendingStore, when string) {
+	check := func(p store.Pending, when string) {
 		t.Helper()
 		for k, w := range want {
 			e, err := p.Get(ctx, k)
@@ -56,12 +55,12 @@ func TestClusterSurvives(t *testing.T) {
 
 	// A watcher started before the node goes down keeps delivering.
 	wctx, cancel := context.WithCancel(ctx)
-	got := make(chan askuser.PendingEntry, 64)
+	got := make(chan store.Entry, 64)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		err := p.Watch(wctx, func(e askuser.PendingEntry) { got <- e })
+		err := p.Changes(wctx, func(e store.Entry) { got <- e })
 		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Watch returned %v, want context.Canceled", err)
+			t.Errorf("Changes returned %v, want context.Canceled", err)
 		}
 	})
 	defer func() { cancel(); wg.Wait() }()
@@ -103,9 +102,9 @@ func TestClusterSurvives(t *testing.T) {
 	waitConnected(t, js)
 	ctx = ctxFor(t)
 	s2 := open(t, c.connect(t, 2), Config{Replicas: 3, Prefix: "fleet"})
-	check(s2.Pending(), "after the whole cluster restarted")
+	check(s2.Asks(), "after the whole cluster restarted")
 	put("0b", "b answered after the restart") // through the first client, reconnected
-	check(s2.Pending(), "after a write following the restart")
+	check(s2.Asks(), "after a write following the restart")
 	for tc, ask := range map[string]string{"tc1": "ask-a", "tc3": "ask-c"} {
 		if rec, ok, err := s2.Journal().FindResult(ctx, "s1", tc); err != nil || !ok || rec.AskID != ask {
 			t.Fatalf("FindResult(%s) after the restart = %v, %v, %v", tc, rec, ok, err)
