@@ -312,7 +312,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		Secrets:           st.Secrets(),
 		Journal:           st.Journal(),
 		Consents:          st.Consents(),
-		Asks:              st.Pending(),
+		Asks:              st.Asks(),
 		Dialects:          []askuser.Dialect{pi.Dialect(), piask.Dialect()},
 	}
 	// The card is not closed: with a shared store its Close would end the
@@ -322,7 +322,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	err = o.Ready(rctx)
 	cancel()
 	if err != nil {
-		return fail(exitFailure, fmt.Errorf("the shared store's pending asks did not load within %v: %w", serveReadyTimeout, err))
+		return fail(exitFailure, fmt.Errorf("the replica could not follow the shared store's changes within %v: %w", serveReadyTimeout, err))
 	}
 	// Only now, ready, does the replica take connections.
 	ln, err := net.Listen("tcp", c.listen)
