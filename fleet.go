@@ -1003,11 +1003,15 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		a.tryEnd(&ending{reason: ReasonUnattended})
 	default:
 		fl.mu.Lock()
-		if fa.out == nil {
+		show := fa.out == nil && !fa.shown // the feed may have shown it to a follower already
+		if show {
 			fa.shown = true
 			fa.holds++
 		}
 		fl.mu.Unlock()
+		if !show {
+			break
+		}
 		if o.events != nil {
 			o.running.Add(1)
 			a.notify(o.events)

@@ -3,6 +3,7 @@ package askuser_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -609,4 +610,43 @@ func twoOn(t *testing.T, store store.Pending) ([]*askuser.Orchestrator, []*event
 		orch, cards = append(orch, o), append(cards, r)
 	}
 	return orch, cards
+}
+
+// TestSharedToldOnce: a responder that follows a session is told once of
+// an ask begun on its own replica, although the store's feed brings that
+// ask to it as well.
+func TestSharedToldOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 2)
+		const n = 50
+		var results []<-chan result
+		for i := range n {
+			results = append(results, f.handle(context.Background(), 0, "s1", fmt.Sprintf("call-%d", i), choiceCall))
+		}
+		synctest.Wait()
+		told := map[string]int{}
+		var asks []*askuser.Ask
+		for len(f.resp[0].asked) > 0 {
+			a := <-f.resp[0].asked
+			if told[a.ID()]++; told[a.ID()] == 1 {
+				asks = append(asks, a)
+			}
+		}
+		for _, a := range asks {
+			answerChoice(t, a)
+		}
+		for _, res := range results {
+			if r := <-res; r.err != nil || string(r.out.Result) != answeredChoice {
+				t.Fatalf("outcome %+v, want %s", r, answeredChoice)
+			}
+		}
+		if len(told) != n {
+			t.Errorf("replica A was told of %d asks, want %d", len(told), n)
+		}
+		for id, k := range told {
+			if k != 1 {
+				t.Errorf("replica A was told of ask %s %d times, want once", id, k)
+			}
+		}
+	})
 }
