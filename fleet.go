@@ -742,7 +742,7 @@ func (fl *fleet) ended(fa *fleetAsk, e *ending) {
 	go func() {
 		defer fl.wg.Done()
 		defer fl.release(fa)
-		if err := fl.finalize(fa, e); err != nil {
+		if err := fl.finalize(fa, e); err != nil && !errors.Is(err, errFinalizing) {
 			fl.o.logger().Error("askuser: finalizing an ask failed; the store's timer hands it to a replica that can", "ask", fa.rec.AskID, "err", err)
 		}
 	}()
@@ -762,9 +762,15 @@ const journalTry = 5 * time.Second
 func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 	fl.mu.Lock()
 	rec := fa.rec
-	if rec.Final != nil || rec.Ending == nil || fa.finalizing {
+	switch {
+	case rec.Final != nil || rec.Ending == nil:
 		fl.mu.Unlock()
 		return nil
+	case fa.finalizing:
+		// Under way here already: a timer that comes meanwhile must come
+		// again, in case that finalization never finishes.
+		fl.mu.Unlock()
+		return errFinalizing
 	}
 	fa.finalizing = true
 	own := fa.ask
@@ -827,7 +833,10 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 	return nil // a journal that failed is tried again by the timer set at the ending
 }
 
-var errAlreadyFinal = errors.New("already final")
+var (
+	errAlreadyFinal = errors.New("already final")
+	errFinalizing   = errors.New("askuser: the ask is being finalized by this replica already")
+)
 
 // due takes a timer of the store's that came due for key: an ask pending
 // past its deadline ends there, an ended one is finalized, and a final one

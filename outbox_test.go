@@ -1,0 +1,190 @@
+package askuser_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
+)
+
+// downJournal refuses the first fails appends, as a journal that is down
+// does, and keeps the records it takes (one per ask id: a second write of
+// one record is a no-op, as in NATS JetStream's journal).
+type downJournal struct {
+	mu      sync.Mutex
+	fails   int
+	tries   int
+	written map[string]*askuser.Record
+}
+
+func (j *downJournal) Append(_ context.Context, r *askuser.Record) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.tries++
+	if j.fails > 0 {
+		j.fails--
+		return errors.New("journal: no response from stream")
+	}
+	if j.written == nil {
+		j.written = map[string]*askuser.Record{}
+	}
+	if _, ok := j.written[r.AskID]; !ok {
+		j.written[r.AskID] = r
+	}
+	return nil
+}
+
+func (j *downJournal) records() (written, tries int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.written), j.tries
+}
+
+// TestJournalDownInMemory: a journal that refuses records delays them and
+// loses none. The caller gets its result at once, with JournalErr; the
+// orchestrator writes the record again, with a backoff, until the journal
+// takes it, and says so in the log each time it fails.
+func TestJournalDownInMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		j := &downJournal{fails: 4}
+		var logs syncLog
+		o := &askuser.Orchestrator{Responder: newEvents(), Journal: j, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+		defer o.Close()
+		r := o.Responder.(*events)
+		res := handleAsync(context.Background(), o, "s1", choiceCall)
+		answerChoice(t, <-r.asked)
+		out := <-res
+		if out == nil || string(out.Result) != answeredChoice || out.JournalErr == nil {
+			t.Fatalf("outcome %+v; want the answer, with the journal's failure on JournalErr", out)
+		}
+		if n, _ := j.records(); n != 0 {
+			t.Fatalf("the journal holds %d records while it is down", n)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n, tries := j.records(); n != 1 || tries != 5 {
+			t.Errorf("after the journal came back: %d records in %d tries; want 1 in 5", n, tries)
+		}
+		if got := strings.Count(logs.String(), "journal"); got < 4 {
+			t.Errorf("the log names the journal %d times, want every failure:\n%s", got, logs.String())
+		}
+	})
+}
+
+// TestJournalDownOnSharedStore: with a shared store, the final result is
+// the outbox. The caller gets its result at once; the record the journal
+// refused is written again from the ask's timer, on whichever replica it
+// reaches, until the journal takes it: one record, none lost.
+func TestJournalDownOnSharedStore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		j := &downJournal{fails: 3}
+		st := store.NewMemory(0)
+		var orch []*askuser.Orchestrator
+		var cards []*events
+		for range 2 {
+			r := newEvents()
+			o := &askuser.Orchestrator{Responder: r, Asks: st, Journal: j, Logger: newDiscardLogger()}
+			defer func() { o.Close(); o.Wait() }()
+			if err := o.Ready(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			orch, cards = append(orch, o), append(cards, r)
+		}
+		res := handleAsync(context.Background(), orch[0], "s1", choiceCall)
+		answerChoice(t, <-cards[0].asked)
+		out := <-res
+		if out == nil || string(out.Result) != answeredChoice || out.JournalErr == nil {
+			t.Fatalf("outcome %+v; want the answer, with the journal's failure on JournalErr", out)
+		}
+		orch[0].Close() // the replica that finalized goes away: the other's timers take over
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		if n, tries := j.records(); n != 1 || tries != 4 {
+			t.Errorf("after the journal came back: %d records in %d tries; want 1 in 4", n, tries)
+		}
+	})
+}
+
+// syncLog is a log destination safe for concurrent writers.
+type syncLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// stuckFinal is a store through which a replica's write of a final result
+// never returns, as a process that dies between an ending and its final
+// result: until release is closed, when it fails.
+type stuckFinal struct {
+	*store.Memory
+	release chan struct{}
+}
+
+func (s stuckFinal) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
+	if bytes.Contains(data, []byte(`"final":`)) {
+		<-s.release
+		return 0, errors.New("the process is gone")
+	}
+	return s.Memory.Update(ctx, key, data, rev)
+}
+
+// TestSharedFinalizerGone: the replica whose ending won goes away before
+// it writes the final result. The ask's timer, set at the ending, reaches
+// another replica ten seconds later, which finalizes it: the caller
+// waiting there gets the answer, and the journal has one record.
+func TestSharedFinalizerGone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := store.NewMemory(0)
+		stuck := stuckFinal{mem, make(chan struct{})}
+		j := &downJournal{}
+		ra, rb := newEvents(), newEvents()
+		a := &askuser.Orchestrator{Responder: ra, Asks: stuck, Journal: j, Logger: newDiscardLogger()}
+		b := &askuser.Orchestrator{Responder: rb, Asks: mem, Journal: j, Logger: newDiscardLogger()}
+		for _, o := range []*askuser.Orchestrator{a, b} {
+			if err := o.Ready(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		defer func() { b.Close(); b.Wait() }()
+		defer func() { close(stuck.release); a.Close(); a.Wait() }()
+		if _, err := a.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
+			t.Fatal(err)
+		}
+		waiting := make(chan result, 1)
+		go func() {
+			out, err := b.Await(context.Background(), "s1", "call-1")
+			waiting <- result{out, err}
+		}()
+		start := time.Now()
+		answerChoice(t, <-ra.asked)
+		r := <-waiting
+		if r.err != nil || string(r.out.Result) != answeredChoice {
+			t.Fatalf("B's caller got %+v, want %s", r, answeredChoice)
+		}
+		if took := time.Since(start); took < 10*time.Second || took > 15*time.Second {
+			t.Errorf("the answer reached B after %v, want once the ended ask's timer came due (10 s)", took)
+		}
+		if n, _ := j.records(); n != 1 {
+			t.Errorf("the journal has %d records, want 1", n)
+		}
+	})
+}
