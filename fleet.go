@@ -725,9 +725,10 @@ func (fl *fleet) change(fa *fleetAsk, f func(*askState) error, force bool) error
 func (fl *fleet) ended(fa *fleetAsk, e *ending) {
 	fl.mu.Lock()
 	fa.holds++ // until the finalization has run
+	id := fa.rec.AskID
 	fl.mu.Unlock()
 	if err := fl.st.Schedule(fl.ctx, fa.key, time.Now().Add(finalizeGrace)); err != nil {
-		fl.o.logger().Warn("askuser: setting an ended ask's timer failed; its deadline's timer finalizes it if this process cannot", "ask", fa.rec.AskID, "err", err)
+		fl.o.logger().Warn("askuser: setting an ended ask's timer failed; its deadline's timer finalizes it if this process cannot", "ask", id, "err", err)
 	}
 	fl.mu.Lock()
 	closed := fl.closed
@@ -743,7 +744,7 @@ func (fl *fleet) ended(fa *fleetAsk, e *ending) {
 		defer fl.wg.Done()
 		defer fl.release(fa)
 		if err := fl.finalize(fa, e); err != nil && !errors.Is(err, errFinalizing) {
-			fl.o.logger().Error("askuser: finalizing an ask failed; the store's timer hands it to a replica that can", "ask", fa.rec.AskID, "err", err)
+			fl.o.logger().Error("askuser: finalizing an ask failed; the store's timer hands it to a replica that can", "ask", id, "err", err)
 		}
 	}()
 }
