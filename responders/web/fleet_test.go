@@ -291,3 +291,40 @@ func TestFleetStoreFails(t *testing.T) {
 		t.Errorf("C lists %q; want the ask it holds, %s", ids, own)
 	}
 }
+
+// follower is a card that lets a test follow a session through the
+// Sessions its orchestrator handed it.
+type follower struct {
+	*web.Responder
+	sessions atomic.Pointer[askuser.Sessions]
+}
+
+func (f *follower) FollowSessions(s *askuser.Sessions) {
+	f.sessions.Store(s)
+	f.Responder.FollowSessions(s)
+}
+
+// TestFleetClosedCardLeavesFollowedAsks: an ask of a followed session that
+// reaches a closed card stays pending for the other replicas' cards,
+// rather than ending as having nobody to ask.
+func TestFleetClosedCardLeavesFollowedAsks(t *testing.T) {
+	st := store.NewMemory(0)
+	a := newReplica(t, st, nil)
+	card := &follower{Responder: web.New(&web.Options{Logger: quiet})}
+	o := &askuser.Orchestrator{Responder: card, Asks: st, Logger: quiet}
+	defer func() { o.Close(); o.Wait() }()
+	ctx := context.Background()
+	if err := o.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.begin(otherAsk, "c1")
+	card.Close()
+	stop, err := card.sessions.Load().Follow(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if got := len(a.o.Pending("s")); got != 1 {
+		t.Fatalf("%d asks pending after a closed card was told of the ask; want it still pending", got)
+	}
+}

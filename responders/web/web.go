@@ -406,6 +406,13 @@ func (r *Responder) checkCSRF(req *http.Request, sess string) bool {
 // pages once the outcome is final.
 func (r *Responder) Asked(a *askuser.Ask) {
 	r.mu.Lock()
+	if r.closed && a.Shared() {
+		// An ask in a shared store that reaches a closed card (a session
+		// followed as Close came) stays pending for another replica's
+		// card, as Close leaves those it holds.
+		r.mu.Unlock()
+		return
+	}
 	if r.closed || (a.Form().Approval != nil && !r.approvalsLocked()) {
 		// Closed; or an approval, which nobody is admitted to decide here
 		// (handed over by something that did not ask CanTakeApprovals).
