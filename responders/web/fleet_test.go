@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -326,5 +327,76 @@ func TestFleetClosedCardLeavesFollowedAsks(t *testing.T) {
 	stop()
 	if got := len(a.o.Pending("s")); got != 1 {
 		t.Fatalf("%d asks pending after a closed card was told of the ask; want it still pending", got)
+	}
+}
+
+// slowCreate holds each Create back, once it has landed, until the card
+// has been told of the ask through the session it follows (or a second
+// has passed), as the store's feed may outrun the replica that writes.
+type slowCreate struct {
+	store.Pending
+	told <-chan struct{}
+}
+
+func (s *slowCreate) Create(ctx context.Context, key string, data []byte) (uint64, error) {
+	rev, err := s.Pending.Create(ctx, key, data)
+	select {
+	case <-s.told:
+	case <-time.After(time.Second):
+	}
+	return rev, err
+}
+
+// telling is a card that says when it is first told of an ask.
+type telling struct {
+	*web.Responder
+	once sync.Once
+	told chan struct{}
+}
+
+func (c *telling) Asked(a *askuser.Ask) {
+	c.once.Do(func() { close(c.told) })
+	c.Responder.Asked(a)
+}
+
+// TestFleetToldTwiceShowsOnce: a replica that begins an ask of a session
+// its card follows may tell the card of it twice, once from the store's
+// feed and once as it begins it; the card shows it, and its outcome, once.
+func TestFleetToldTwiceShowsOnce(t *testing.T) {
+	card := &telling{Responder: web.New(&web.Options{Logger: quiet}), told: make(chan struct{})}
+	o := &askuser.Orchestrator{Responder: card, Asks: &slowCreate{Pending: store.NewMemory(0), told: card.told}, Logger: quiet}
+	rp := &apiServer{cardServer: &cardServer{t: t, r: card.Responder, o: o, rec: &recorder{}}}
+	rp.srv = httptest.NewServer(card.Responder)
+	t.Cleanup(func() { o.Close(); card.Close(); rp.srv.Close(); o.Wait() })
+	if err := o.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Get(rp.srv.URL + "/api/sessions/s/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	events := readEventNames(res.Body)
+	next := func(want string) {
+		t.Helper()
+		select {
+		case e := <-events:
+			if e != want {
+				t.Fatalf("event %q, want %q", e, want)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("no %q event", want)
+		}
+	}
+	next("snapshot")
+	id := rp.begin(otherAsk, "c1")
+	next("ask")
+	if res := rp.do("POST", "/api/asks/"+id+"/submit", "s", `{"answers":{"size":{"selected":["large"]}}}`, nil); res.code != http.StatusOK {
+		t.Fatalf("submit: %d %s", res.code, res.body)
+	}
+	next("outcome")
+	rp.awaitSize("c1", "large")
+	if _, ids := rp.listIDs(); len(ids) != 0 {
+		t.Errorf("the card lists %q after the ask ended", ids)
 	}
 }

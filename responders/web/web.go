@@ -406,6 +406,13 @@ func (r *Responder) checkCSRF(req *http.Request, sess string) bool {
 // pages once the outcome is final.
 func (r *Responder) Asked(a *askuser.Ask) {
 	r.mu.Lock()
+	if r.asks[a.ID()] != nil {
+		// Told again of an ask the card shows (a replica that begins an
+		// ask of a session it follows may tell it twice): it is shown,
+		// and ends, once.
+		r.mu.Unlock()
+		return
+	}
 	if r.closed && a.Shared() {
 		// An ask in a shared store that reaches a closed card (a session
 		// followed as Close came) stays pending for another replica's
