@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 // chromium is Debian's browser, which .ci/run installs.
@@ -606,5 +608,49 @@ func TestBrowserInjectionIsInert(t *testing.T) {
 	u, _ := url.Parse(cs.pageURL(session))
 	if !strings.Contains(u.EscapedPath(), "%3C") {
 		t.Errorf("the session is not escaped in the page URL %s", u)
+	}
+}
+
+// TestBrowserFleet: a page on a fleet, whose requests land on whichever
+// replica a balancer picks. The ask begins on replica A; B serves the page
+// and its event stream; every request for the ask goes to C, which never
+// showed the session and finds the ask by the session the page names.
+func TestBrowserFleet(t *testing.T) {
+	ctx, _ := browser(t)
+	st := store.NewMemory(0)
+	key := []byte("the fleet's CSRF key, derived from its key ring")
+	a := newReplica(t, st, &web.Options{CSRFKey: key})
+	b := newReplica(t, st, &web.Options{CSRFKey: key})
+	c := newReplica(t, st, &web.Options{CSRFKey: key})
+	var onC atomic.Int32
+	mux := http.NewServeMux()
+	mux.Handle("/askuser/", http.StripPrefix("/askuser", b.r))
+	mux.Handle("/askuser/api/asks/", http.StripPrefix("/askuser", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		onC.Add(1)
+		c.r.ServeHTTP(w, req)
+	})))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		b.r.Close() // ends the page's event stream
+		srv.Close()
+	})
+	done := a.ask("s1", envCall, nil)
+	a.waitPending("s1", 1)
+	run(t, ctx,
+		chromedp.Navigate(srv.URL+"/askuser/"+web.SessionPath("s1")),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-q0-o1`)),
+		chromedp.Click(chromedp.CSS(`#a0-q0-o1`)),
+		chromedp.Click(chromedp.CSS(`#a0-submit`)),
+		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
+	)
+	out := wait(t, done)
+	if a := out.Answer("env"); out.Status != askuser.StatusAnswered || a == nil || strings.Join(a.Selected, ",") != "production" {
+		t.Errorf("outcome %s, env %+v; want answered with production", out.Status, a)
+	}
+	if got := text(t, ctx, `#a0-final`); !strings.Contains(got, "Answered") || !strings.Contains(got, "production") {
+		t.Errorf("the final state reads %q", got)
+	}
+	if onC.Load() == 0 {
+		t.Error("no request for the ask reached C")
 	}
 }

@@ -12,12 +12,14 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responders/web"
+	"github.com/askuser-go/askuser/store"
 )
 
 // TestCSRFKeyShared: two replicas' cards on one shared pending-ask store.
 // The page is loaded from replica A (its listing carries the CSRF token);
-// the answer is posted to replica B. With the same Options.CSRFKey B takes
-// A's token; with a key of its own (or none) it refuses it with 403.
+// the answer is posted to replica B, naming the session as the page does.
+// With the same Options.CSRFKey B takes A's token; with a key of its own
+// (or none) it refuses it with 403.
 func TestCSRFKeyShared(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	for _, tt := range []struct {
@@ -31,11 +33,11 @@ func TestCSRFKeyShared(t *testing.T) {
 		{"no key", nil, http.StatusForbidden, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			store := askuser.NewMemoryPending(0)
+			st := store.NewMemory(0)
 			cardA := web.New(&web.Options{Logger: quiet, CSRFKey: key})
 			cardB := web.New(&web.Options{Logger: quiet, CSRFKey: tt.keyB})
-			oA := &askuser.Orchestrator{Responder: cardA, Asks: store, Logger: quiet}
-			oB := &askuser.Orchestrator{Responder: cardB, Asks: store, Logger: quiet}
+			oA := &askuser.Orchestrator{Responder: cardA, Asks: st, Logger: quiet}
+			oB := &askuser.Orchestrator{Responder: cardB, Asks: st, Logger: quiet}
 			srvA := httptest.NewServer(cardA)
 			srvB := httptest.NewServer(cardB)
 			defer func() {
@@ -55,7 +57,7 @@ func TestCSRFKeyShared(t *testing.T) {
 			if _, err := oA.Begin(ctx, askuser.Request{Session: "s", ToolCallID: "c1", Arguments: []byte(otherAsk)}); err != nil {
 				t.Fatal(err)
 			}
-			// The listing on A: its token, and the ask once B knows it too.
+			// The listing on A: its token, and the ask, which B finds in the store.
 			var list struct {
 				CSRFToken string `json:"csrf_token"`
 				Asks      []struct {
@@ -82,7 +84,7 @@ func TestCSRFKeyShared(t *testing.T) {
 				t.Fatalf("A's listing carries %q, CSRFToken says %q", list.CSRFToken, got)
 			}
 			body := `{"answers":{"size":{"selected":["small"]}}}`
-			req, _ := http.NewRequest("POST", srvB.URL+"/api/asks/"+list.Asks[0].ID+"/submit", strings.NewReader(body))
+			req, _ := http.NewRequest("POST", srvB.URL+"/api/asks/"+list.Asks[0].ID+"/submit?session=s", strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("X-CSRF-Token", list.CSRFToken)
 			res, err := http.DefaultClient.Do(req)

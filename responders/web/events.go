@@ -77,8 +77,23 @@ func (r *Responder) publish(sess, name string, a *askuser.Ask) {
 	}
 }
 
-// events serves a session's event stream.
+// followRetry is the reconnection delay (in milliseconds) a stream that
+// could not follow its session asks of the page before it ends.
+const followRetry = "5000"
+
+// events serves a session's event stream. The card follows the session for
+// the stream's life, and the snapshot comes once the session's asks are
+// here: those told about on the way are in it, and every later one comes
+// as an event. A stream whose session the store could not give sends the
+// asks this replica holds and ends, for the page to reconnect and try
+// again.
 func (r *Responder) events(w http.ResponseWriter, req *http.Request, sess string) {
+	if r.isClosed() {
+		writeError(w, http.StatusServiceUnavailable, errorBody{Error: "the card is closed"})
+		return
+	}
+	stop, followed := r.follow(req.Context(), sess)
+	defer stop()
 	sub := &subscriber{ch: make(chan []byte, subBuffer), done: make(chan struct{})}
 	r.mu.Lock()
 	if r.closed {
@@ -127,6 +142,10 @@ func (r *Responder) events(w http.ResponseWriter, req *http.Request, sess string
 
 	snap, err := json.Marshal(listView{Asks: r.views(r.pending(sess))})
 	if err != nil || !write(frame("snapshot", snap)) {
+		return
+	}
+	if !followed {
+		write([]byte("retry: " + followRetry + "\n\n"))
 		return
 	}
 	tick := time.NewTicker(heartbeat)

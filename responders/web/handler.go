@@ -87,18 +87,13 @@ func (r *Responder) sessionRoute(h func(http.ResponseWriter, *http.Request, stri
 	}
 }
 
-// askRoute looks the ask up (404), authorizes the request for its session
-// (403), and for a state-changing request checks its origin and CSRF token
-// (403), records the principal, and reads the capped body (413), which is
-// wiped after h returns.
+// askRoute looks the ask up (404; see findAsk), authorizes the request for
+// its session (403), and for a state-changing request checks its origin
+// and CSRF token (403), records the principal, and reads the capped body
+// (413), which is wiped after h returns.
 func (r *Responder) askRoute(change bool, h func(http.ResponseWriter, *http.Request, *askuser.Ask, []byte)) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
-		a := r.lookup(req.PathValue("id"))
-		if a == nil {
-			writeError(w, http.StatusNotFound, errorBody{Error: "there is no such ask; it may have ended long ago"})
-			return
-		}
-		p, ok := r.authorize(w, req, a.Session())
+		a, p, ok := r.findAsk(w, req, false)
 		if !ok {
 			return
 		}
@@ -146,8 +141,18 @@ type principalKey struct{}
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-func (r *Responder) list(w http.ResponseWriter, _ *http.Request, sess string) {
-	writeJSON(w, http.StatusOK, listView{CSRFToken: r.CSRFToken(sess), Asks: r.views(r.pending(sess))})
+// list answers a session's listing, once the card has followed the
+// session: its pending asks wherever they began. A store that fails leaves
+// the asks this replica holds; with none, 503, since an empty listing
+// would say that nothing is waiting.
+func (r *Responder) list(w http.ResponseWriter, req *http.Request, sess string) {
+	followed := r.followOnce(req.Context(), sess)
+	as := r.pending(sess)
+	if !followed && len(as) == 0 {
+		writeError(w, http.StatusServiceUnavailable, errorBody{Error: "the session's asks could not be read; try again"})
+		return
+	}
+	writeJSON(w, http.StatusOK, listView{CSRFToken: r.CSRFToken(sess), Asks: r.views(as)})
 }
 
 func (r *Responder) get(w http.ResponseWriter, _ *http.Request, a *askuser.Ask, _ []byte) {

@@ -31,6 +31,9 @@ func csp(nonce string) string {
 		"form-action 'none'; frame-ancestors 'self'"
 }
 
+// sessionPage serves a session's card page. It does not follow the
+// session: the page shows no ask of its own, and its event stream follows
+// the session.
 func (r *Responder) sessionPage(w http.ResponseWriter, req *http.Request) {
 	sess := req.PathValue("session")
 	if _, ok := r.authorize(w, req, sess); !ok {
@@ -39,13 +42,11 @@ func (r *Responder) sessionPage(w http.ResponseWriter, req *http.Request) {
 	r.page(w, pageData{Session: sess})
 }
 
+// askPage serves one ask's card page; see findAsk for an ask begun on
+// another replica.
 func (r *Responder) askPage(w http.ResponseWriter, req *http.Request) {
-	a := r.lookup(req.PathValue("id"))
-	if a == nil {
-		http.Error(w, "There is no such question; it may have ended long ago.", http.StatusNotFound)
-		return
-	}
-	if _, ok := r.authorize(w, req, a.Session()); !ok {
+	a, _, ok := r.findAsk(w, req, true)
+	if !ok {
 		return
 	}
 	r.page(w, pageData{Session: a.Session(), AskID: a.ID()})
@@ -75,5 +76,7 @@ func (r *Responder) page(w http.ResponseWriter, d pageData) {
 func SessionPath(session string) string { return "sessions/" + url.PathEscape(session) }
 
 // AskPath returns the path of one ask's card page, relative to where the
-// handler is mounted.
+// handler is mounted. On a fleet, where any replica may serve the page,
+// name the ask's session too: AskPath(id) + "?session=" +
+// url.QueryEscape(session); see On a fleet in the package doc.
 func AskPath(id string) string { return "asks/" + url.PathEscape(id) }

@@ -13,16 +13,17 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responders/web"
+	"github.com/askuser-go/askuser/store"
 )
 
 // TestCloseLeavesSharedAsksPending: closing a card whose asks live in a
 // shared store leaves them pending, for another replica's card, and does
 // not wait for them to end; an ask of its own memory ends as before.
 func TestCloseLeavesSharedAsksPending(t *testing.T) {
-	store := askuser.NewMemoryPending(0)
+	st := store.NewMemory(0)
 	card := web.New(&web.Options{Logger: quiet})
-	o := &askuser.Orchestrator{Responder: card, Asks: store, Logger: quiet}
-	other := &askuser.Orchestrator{Asks: store, Logger: quiet}
+	o := &askuser.Orchestrator{Responder: card, Asks: st, Logger: quiet}
+	other := &askuser.Orchestrator{Asks: st, Logger: quiet}
 	defer func() { o.Close(); o.Wait(); other.Close(); other.Wait() }()
 	ctx := context.Background()
 	if err := other.Ready(ctx); err != nil {
@@ -48,11 +49,12 @@ func TestCloseLeavesSharedAsksPending(t *testing.T) {
 
 // TestCardsOfOneFleet: two cards, each on its own orchestrator, sharing a
 // pending-ask store and a CSRF key, as the replicas of askuser serve do. An
-// ask begun on replica A reaches replica B's event stream; the person
-// answers it through B's API with the CSRF token A's page carries; the
-// outcome reaches both event streams, and A's orchestrator has the result.
+// ask begun on replica A after B's event stream opened reaches it (the
+// stream follows the session); the person answers it through B's API with
+// the CSRF token A's page carries; the outcome reaches both event streams,
+// and A's orchestrator has the result.
 func TestCardsOfOneFleet(t *testing.T) {
-	store := askuser.NewMemoryPending(0)
+	st := store.NewMemory(0)
 	key := []byte("the fleet's CSRF key, derived from its key ring")
 	type replica struct {
 		card   *web.Responder
@@ -63,7 +65,7 @@ func TestCardsOfOneFleet(t *testing.T) {
 	var rs []*replica
 	for range 2 {
 		r := &replica{card: web.New(&web.Options{Logger: quiet, CSRFKey: key})}
-		r.o = &askuser.Orchestrator{Responder: r.card, Asks: store, Logger: quiet}
+		r.o = &askuser.Orchestrator{Responder: r.card, Asks: st, Logger: quiet}
 		r.srv = httptest.NewServer(r.card)
 		if err := r.o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
@@ -136,13 +138,36 @@ func eventNames(t *testing.T, url string) <-chan string {
 // readEventNames reads an event stream's body and sends the name of each
 // event, until the body ends; then it closes the channel.
 func readEventNames(body io.Reader) <-chan string {
-	events := make(chan string, 16)
+	names := make(chan string, 16)
+	go func() {
+		defer close(names)
+		for e := range readEvents(body) {
+			names <- e.name
+		}
+	}()
+	return names
+}
+
+// sseEvent is one event of a stream.
+type sseEvent struct{ name, data string }
+
+// readEvents reads an event stream's body and sends each event, until the
+// body ends; then it closes the channel.
+func readEvents(body io.Reader) <-chan sseEvent {
+	events := make(chan sseEvent, 16)
 	go func() {
 		defer close(events)
 		sc := bufio.NewScanner(body)
+		var e sseEvent
 		for sc.Scan() {
-			if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
-				events <- name
+			line := sc.Text()
+			if name, ok := strings.CutPrefix(line, "event: "); ok {
+				e.name = name
+			} else if data, ok := strings.CutPrefix(line, "data: "); ok {
+				e.data = data
+			} else if line == "" && e.name != "" {
+				events <- e
+				e = sseEvent{}
 			}
 		}
 	}()

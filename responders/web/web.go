@@ -26,6 +26,9 @@
 //	POST /api/asks/{id}/decline              decline the whole call
 //	POST /api/asks/{id}/dismiss              {"on_question": "<question>"} (optional): dismiss the card
 //
+// Every ask route takes the ask's session as ?session=… (the page sends it
+// with every request); see On a fleet.
+//
 // An ask is the normalized call: its questions with ids, kinds, options
 // (each marked "recommended" when it is a declared default), the declared
 // defaults, what the deadline applies, the answers accepted so far (a
@@ -57,7 +60,9 @@
 // later one); 408 for a body that does not arrive within
 // Options.BodyTimeout; 409 with the ask once it has ended
 // (askuser.ErrClosed); 413 for a body over Options.MaxBodyBytes; 421 with
-// {"error": …} on every route for a Host that is not allowed (see Security).
+// {"error": …} on every route for a Host that is not allowed (see Security);
+// 503 for an event stream once the card is closed, and where the
+// pending-ask store fails (see On a fleet).
 //
 // # Events
 //
@@ -68,6 +73,23 @@
 // ends. A comment line every 15 seconds keeps proxies from closing the
 // stream. A client that falls behind is disconnected; EventSource
 // reconnects and the snapshot brings it up to date.
+//
+// # On a fleet
+//
+// Replicas whose orchestrators share a pending-ask store
+// (Orchestrator.Asks) each have a card, and a page works on any of them.
+// A card holds the asks begun on its replica and those of the sessions it
+// follows (see askuser.SessionFollower): a session's listing follows the
+// session once before it answers, and its event stream for as long as it
+// is open, so both show the session's asks wherever they began. An ask's
+// routes find an ask begun elsewhere by the session the request names in
+// ?session=: the request is authorized for that session (403) before the
+// card reads the store, and an ask of another session is not found (404).
+// Without ?session= a card finds only the asks it holds. When the store
+// fails, the listing and the stream carry the asks this replica holds (the
+// stream then ends, for the page to reconnect and try again); a listing
+// with none, or an ask not found, answers 503. Give the replicas one
+// Options.CSRFKey, so that a page's token is good on every replica.
 //
 // # Security
 //
@@ -181,6 +203,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/askuser-go/askuser"
@@ -263,6 +286,8 @@ type Responder struct {
 
 	codeSum [32]byte // SHA-256 of ApprovalCode, normalized
 	badCode bool     // ApprovalCode is too short: no approval is taken
+
+	fleet atomic.Pointer[askuser.Sessions] // what the card follows sessions through; nil without an orchestrator
 
 	mu         sync.Mutex
 	closed     bool
@@ -381,6 +406,20 @@ func (r *Responder) checkCSRF(req *http.Request, sess string) bool {
 // pages once the outcome is final.
 func (r *Responder) Asked(a *askuser.Ask) {
 	r.mu.Lock()
+	if r.asks[a.ID()] != nil {
+		// Told again of an ask the card shows (a replica that begins an
+		// ask of a session it follows may tell it twice): it is shown,
+		// and ends, once.
+		r.mu.Unlock()
+		return
+	}
+	if r.closed && a.Shared() {
+		// An ask in a shared store that reaches a closed card (a session
+		// followed as Close came) stays pending for another replica's
+		// card, as Close leaves those it holds.
+		r.mu.Unlock()
+		return
+	}
 	if r.closed || (a.Form().Approval != nil && !r.approvalsLocked()) {
 		// Closed; or an approval, which nobody is admitted to decide here
 		// (handed over by something that did not ask CanTakeApprovals).
@@ -550,6 +589,7 @@ var (
 	_ askuser.Responder       = (*Responder)(nil)
 	_ askuser.Named           = (*Responder)(nil)
 	_ askuser.EventDriven     = (*Responder)(nil)
+	_ askuser.SessionFollower = (*Responder)(nil)
 	_ askuser.Presence        = (*Responder)(nil)
 	_ askuser.SecretCapable   = (*Responder)(nil)
 	_ askuser.ApprovalCapable = (*Responder)(nil)
