@@ -19,6 +19,24 @@
 // ASKUSER_SCALE_OUT, when set, names a file the figures are written to as
 // JSON.
 //
+// # The chaos test
+//
+// TestFleetChaos keeps about a hundred calls in flight, each with its own
+// fate (answered on a random replica's card, left to its deadline, or
+// superseded), while it SIGKILLs a random NATS node or a random replica
+// (by turns) every 10 to 30 seconds and starts it again 2 to 5 seconds
+// later. It then checks that
+// no answer was lost, no call was asked twice, every call has an outcome and
+// the journal holds one record per finalized ask, and reports how late the
+// deadlines were kept.
+//
+//	ASKUSER_CHAOS=1 ASKUSER_CHAOS_DURATION=2m ASKUSER_CHAOS_OUT=/tmp/chaos.json \
+//	    go test ./fleettest -run TestFleetChaos -v -timeout 30m
+//
+// ASKUSER_CHAOS_DURATION is how long the chaos lasts (default 3m);
+// ASKUSER_CHAOS_STRICT=1 also fails the test when a deadline is kept more
+// than a second late at the 99th percentile, or more than five at most.
+//
 // # Binaries
 //
 // Both tests build ./cmd/askuser and github.com/nats-io/nats-server/v2 (from
