@@ -87,6 +87,7 @@ type chaosFigures struct {
 	ByFate          map[string]int `json:"calls_by_fate"`
 	Kills           []chaosEvent   `json:"kills"`
 	RestartFailures int            `json:"restart_failures"`
+	ReplicaErrors   map[string]int `json:"replica_error_lines"`
 	RequestFailures int            `json:"requests_without_reply"`
 	StatusNotFound  int            `json:"statuses_not_found"`
 	SubmitsAccepted int            `json:"submits_accepted"`
@@ -164,7 +165,14 @@ func TestFleetChaos(t *testing.T) {
 		}
 		fig = run.check(recs)
 	}
-	fig.Duration, fig.Kills = seconds(dur), kills
+	fig.Duration, fig.Kills, fig.ReplicaErrors = seconds(dur), kills, map[string]int{}
+	for _, rep := range f.serve {
+		n, first := rep.logLines("level=ERROR", chaosExamples)
+		fig.ReplicaErrors[rep.name] = n
+		if n > 0 {
+			t.Logf("%s logged %d errors; the first:\n%s", rep.name, n, strings.Join(first, "\n"))
+		}
+	}
 	for _, k := range kills {
 		if k.Error != "" {
 			fig.RestartFailures++

@@ -164,6 +164,26 @@ func (p *proc) tail() string {
 	return strings.Join(lines[max(0, len(lines)-20):], "\n")
 }
 
+// logLines returns the lines of every run's output that contain substr:
+// how many, and the first few.
+func (p *proc) logLines(substr string, few int) (n int, first []string) {
+	p.mu.Lock()
+	runs := p.runs
+	p.mu.Unlock()
+	for run := 1; run <= runs; run++ {
+		b, _ := os.ReadFile(filepath.Join(p.logDir, fmt.Sprintf("%s.%d.log", p.name, run)))
+		for line := range strings.Lines(string(b)) {
+			if strings.Contains(line, substr) {
+				n++
+				if len(first) < few {
+					first = append(first, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+	return n, first
+}
+
 // A natsNode is one nats-server of the cluster.
 type natsNode struct {
 	*proc
