@@ -1,0 +1,48 @@
+// Package fleettest holds opt-in tests that drive a real askuser fleet:
+// three nats-server processes clustered with JetStream and three `askuser
+// serve` replicas joined to them, all on loopback, built from this module
+// into the test's temporary directory. It has no code of its own besides
+// this comment; `go test ./...` skips its tests unless they are asked for.
+//
+// # The scale test
+//
+// TestFleetScale measures the fleet with many pending asks: the latency
+// from a card's submit to the waiting long poll on an empty fleet and
+// again with the asks pending, the rate at which the fleet creates pending
+// asks (beside one orchestrator in memory), the memory of the six
+// processes, and how long a SIGKILLed replica takes to serve again.
+//
+//	ASKUSER_SCALE=1 ASKUSER_SCALE_ASKS=20000 ASKUSER_SCALE_OUT=/tmp/scale.json \
+//	    go test ./fleettest -run TestFleetScale -v -timeout 60m
+//
+// ASKUSER_SCALE_ASKS is how many asks are left pending (default 100000);
+// ASKUSER_SCALE_OUT, when set, names a file the figures are written to as
+// JSON.
+//
+// # The chaos test
+//
+// TestFleetChaos keeps about a hundred calls in flight, each with its own
+// fate (answered on a random replica's card, left to its deadline, or
+// superseded), while it SIGKILLs a random NATS node or a random replica
+// (by turns) every 10 to 30 seconds and starts it again 2 to 5 seconds
+// later. It then checks that
+// no answer was lost, no call was asked twice, every call has an outcome and
+// the journal holds one record per finalized ask, and reports how late the
+// deadlines were kept.
+//
+//	ASKUSER_CHAOS=1 ASKUSER_CHAOS_DURATION=2m ASKUSER_CHAOS_OUT=/tmp/chaos.json \
+//	    go test ./fleettest -run TestFleetChaos -v -timeout 30m
+//
+// ASKUSER_CHAOS_DURATION is how long the chaos lasts (default 3m);
+// ASKUSER_CHAOS_STRICT=1 also fails the test when a deadline is kept more
+// than a second late at the 99th percentile, or more than five at most.
+//
+// # Binaries
+//
+// Both tests build ./cmd/askuser and github.com/nats-io/nats-server/v2 (from
+// the module cache, at the version go.mod requires) unless ASKUSER_BIN or
+// NATS_SERVER_BIN name binaries to use instead. Every process's output is
+// kept in the test's temporary directory while it runs, and the last lines
+// of it are shown when a process fails to start. Every process is killed
+// when the test ends.
+package fleettest
