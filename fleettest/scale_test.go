@@ -286,7 +286,7 @@ func (idle) Respond(ctx context.Context, _ *askuser.Ask) error {
 // took: the fleet's creation rate over this one is the cost of HTTP, NATS
 // and three replicas.
 func inProcessCreate(ctx context.Context, n int) (time.Duration, error) {
-	o := &askuser.Orchestrator{Responder: idle{}, Asks: askuser.NewMemoryPending(0), MaxTimeoutSeconds: scaleDeadline}
+	o := &askuser.Orchestrator{Responder: idle{}, MaxTimeoutSeconds: scaleDeadline} // its asks in this process's memory
 	defer o.Close()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -764,10 +764,10 @@ func testDueOneAtATime(ctx context.Context, t *testing.T, s store.Pending) {
 		}
 		return done
 	}
-	calls := r.waitFor(t, "an f to succeed for every key", func(calls []call) bool { return len(succeeded(calls)) == n })
+	r.waitFor(t, "an f to succeed for every key", func(calls []call) bool { return len(succeeded(calls)) == n })
 	r.quiet(t, "every key was acked")
 	r.checkOverlaps(t)
-	calls = r.snapshot()
+	calls := r.snapshot()
 	for _, k := range keys {
 		want := 1
 		if failFirst[k] {
