@@ -21,10 +21,10 @@ import (
 // <prefix>_pending bucket, whose revisions are the bucket's stream
 // sequence numbers, and timers in the <prefix>_timers stream.
 //
-// Every read is answered by the leader of the bucket's stream, so that it
-// sees every write acknowledged before it. List asks which keys are under
-// its prefix, then reads each, several at a time. Changes starts after
-// the last revision the leader has when it is called.
+// Get and List are answered by the leader of the bucket's stream, so that
+// they see every write acknowledged before them: List asks which keys are
+// under its prefix, then reads each, several at a time. Changes starts
+// after the last revision the leader has when it is called.
 //
 // A timer is a message on <prefix>.timers.at.<key> that the server
 // publishes on <prefix>.timers.due.<key> at its time; a newer one on the
