@@ -208,7 +208,10 @@ type fleet struct {
 	wg      sync.WaitGroup       // finalizations and sweeps under way
 	asks    map[string]*fleetAsk // by key: the asks served here
 	follows map[string]int       // session prefixes responders follow, and how many times
-	byID    map[string]*fleetAsk // the asks served here, by ask id
+	// byFollowing: the responder is a SessionFollower, shown the asks of
+	// the sessions it follows only.
+	byFollowing bool
+	byID        map[string]*fleetAsk // the asks served here, by ask id
 }
 
 // A fleetAsk is one ask of the store, as this process holds it while it
@@ -233,6 +236,7 @@ func newFleet(o *Orchestrator, st store.Pending) *fleet {
 		o: o, st: st, ctx: ctx, cancel: cancel, inPlace: make(chan struct{}),
 		asks: map[string]*fleetAsk{}, byID: map[string]*fleetAsk{}, follows: map[string]int{},
 	}
+	_, fl.byFollowing = findOptional[SessionFollower](o.Responder)
 	fl.loops.Add(2)
 	go fl.feed()
 	go fl.timers()
@@ -1013,7 +1017,11 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		a.tryEnd(&ending{reason: ReasonUnattended})
 	default:
 		fl.mu.Lock()
-		show := fa.out == nil && !fa.shown // the feed may have shown it to a follower already
+		// The feed may have shown it to a follower already; and a
+		// responder that follows sessions is shown the ask when it follows
+		// its session (a page open on it), here or on any replica, so an
+		// ask nobody looks at is not held here.
+		show := fa.out == nil && !fa.shown && (!fl.byFollowing || fl.follows[keyPrefix(key)] > 0)
 		if show {
 			fa.shown = true
 			fa.holds++

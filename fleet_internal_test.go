@@ -33,6 +33,12 @@ func (c *followingCard) Respond(ctx context.Context, a *Ask) error {
 	return nil
 }
 
+// plainCard is an EventDriven responder that does not follow sessions.
+type plainCard struct{ c *followingCard }
+
+func (p plainCard) Asked(a *Ask)                              { p.c.Asked(a) }
+func (p plainCard) Respond(ctx context.Context, a *Ask) error { return p.c.Respond(ctx, a) }
+
 func (c *followingCard) take() []*Ask {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -50,19 +56,25 @@ func heldHere(o *Orchestrator) int {
 const heldCall = `{"questions":[{"id":"env","header":"Env","question":"Where?","options":[{"label":"staging","description":"safe"},{"label":"production","description":"real"}]}]}`
 
 // TestFleetHoldsOnlyWhatItServes: a replica holds in memory only the asks
-// it serves. One that neither began an ask nor follows its session holds
-// none of the fleet's pending asks; one that follows a session holds its
-// pending asks until they end; and once every ask is final, no replica
-// holds any, however many there were.
+// it serves. One whose card follows a session holds that session's pending
+// asks until they end, wherever they began; one whose card follows nothing
+// holds none of the fleet's pending asks, not even those it began (its
+// card is told of them when a page follows their session); a responder
+// that does not follow sessions is shown, and holds, the asks begun on its
+// replica; and once every ask is final, no replica holds any.
 func TestFleetHoldsOnlyWhatItServes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := store.NewMemory(0)
 		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 		var orch []*Orchestrator
 		var cards []*followingCard
-		for range 3 {
+		for i := range 4 {
 			c := &followingCard{}
-			o := &Orchestrator{Responder: c, Asks: st, Logger: quiet}
+			var r Responder = c
+			if i == 3 {
+				r = plainCard{c} // shows what it is given, follows nothing
+			}
+			o := &Orchestrator{Responder: r, Asks: st, Logger: quiet}
 			if err := o.Ready(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -84,9 +96,17 @@ func TestFleetHoldsOnlyWhatItServes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		for i := range 10 {
+			if _, err := orch[3].Begin(context.Background(), Request{Session: "plain", ToolCallID: fmt.Sprintf("p%d", i), Arguments: []byte(heldCall)}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		synctest.Wait()
-		if got := heldHere(orch[0]); got != n {
-			t.Errorf("the replica that began %d asks, and shows them, holds %d", n, got)
+		if got := heldHere(orch[0]); got != 0 {
+			t.Errorf("the replica that began %d asks, which no page looks at, holds %d", n, got)
+		}
+		if got := heldHere(orch[3]); got != 10 {
+			t.Errorf("the replica whose responder shows the 10 asks it began holds %d", got)
 		}
 		if got := heldHere(orch[1]); got != n/2 {
 			t.Errorf("the replica that follows the session of %d of them holds %d", n/2, got)

@@ -96,6 +96,7 @@ func TestJournalDownOnSharedStore(t *testing.T) {
 			if err := o.Ready(context.Background()); err != nil {
 				t.Fatal(err)
 			}
+			follow(t, r, "s1")
 			orch, cards = append(orch, o), append(cards, r)
 		}
 		res := handleAsync(context.Background(), orch[0], "s1", choiceCall)
@@ -166,6 +167,7 @@ func TestSharedFinalizerGone(t *testing.T) {
 		}
 		defer func() { b.Close(); b.Wait() }()
 		defer func() { close(stuck.release); a.Close(); a.Wait() }()
+		follow(t, ra, "s1")
 		if _, err := a.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
 			t.Fatal(err)
 		}

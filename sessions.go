@@ -30,7 +30,6 @@ func (s *Sessions) Follow(ctx context.Context, session string) (stop func(), err
 	if s == nil || s.o == nil {
 		return func() {}, errors.New("askuser: Sessions is handed out by an Orchestrator; a zero Sessions follows nothing")
 	}
-	s.o.init()
 	if s.o.fl == nil {
 		return func() {}, nil
 	}

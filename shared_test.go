@@ -572,6 +572,10 @@ func TestSharedStoreFailsAndRecovers(t *testing.T) {
 		j := &approvalJournal{}
 		o := &askuser.Orchestrator{Responder: r, Asks: store, Journal: j, Logger: newDiscardLogger()}
 		defer func() { o.Close(); o.Wait() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		follow(t, r, "s1")
 		res := handleAsync(context.Background(), o, "s1", choiceCall)
 		a := <-r.asked
 		for _, ans := range []askuser.Answer{{QuestionID: "env", Selected: []string{"staging"}}, {QuestionID: "region", Selected: []string{"us"}}} {

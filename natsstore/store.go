@@ -293,6 +293,9 @@ func (s *Store) timerStream(ctx context.Context) (jetstream.Stream, error) {
 	if s.cfg.BindOnly {
 		return st, nil
 	}
+	if _, err := st.Consumer(ctx, dueConsumer(p)); err == nil {
+		return st, nil // made by the first Open: as with the buckets, it decides
+	}
 	_, err = st.CreateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable:       dueConsumer(p),
 		Description:   "askuser's callers of Due, in every process: each key that came due goes to one",

@@ -54,7 +54,7 @@ func TestClusterSurvives(t *testing.T) {
 	}
 
 	// A watcher started before the node goes down keeps delivering.
-	wctx, cancel := context.WithCancel(ctx)
+	wctx, cancel := context.WithCancel(context.Background()) // it outlives ctx, renewed below
 	got := make(chan store.Entry, 64)
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -286,10 +287,17 @@ func TestFleetStoreFails(t *testing.T) {
 	if len(names) != 1 || names[0] != "snapshot" {
 		t.Errorf("C's stream sent %q and ended; want a snapshot only", names)
 	}
-	// An ask this replica holds is listed all the same.
+	// An ask this replica was told of is listed all the same: C begins
+	// one and lists the session while the store works, and is told of
+	// both asks; then the store fails again.
+	cStore.fail.Store(false)
 	own := c.begin(otherAsk, "c2")
-	if _, ids := c.listIDs(); len(ids) != 1 || ids[0] != own {
-		t.Errorf("C lists %q; want the ask it holds, %s", ids, own)
+	if _, ids := c.listIDs(); len(ids) != 2 {
+		t.Fatalf("C lists %q with the store back; want both asks", ids)
+	}
+	cStore.fail.Store(true)
+	if _, ids := c.listIDs(); len(ids) != 2 || !slices.Contains(ids, own) || !slices.Contains(ids, id) {
+		t.Errorf("C lists %q with the store failing; want the asks it was told of, %s and %s", ids, id, own)
 	}
 }
 
