@@ -237,9 +237,11 @@ func newFleet(o *Orchestrator, st store.Pending) *fleet {
 		asks: map[string]*fleetAsk{}, byID: map[string]*fleetAsk{}, follows: map[string]int{},
 	}
 	_, fl.byFollowing = findOptional[SessionFollower](o.Responder)
-	fl.loops.Add(2)
+	fl.loops.Add(1 + dueWorkers)
 	go fl.feed()
-	go fl.timers()
+	for range dueWorkers {
+		go fl.timers()
+	}
 	return fl
 }
 
@@ -286,6 +288,11 @@ func (fl *fleet) feed() {
 		})
 	})
 }
+
+// dueWorkers is how many of the store's timers a replica handles at once:
+// each is a Due caller of its own, so that a slow store or journal on one
+// ask does not hold back the deadlines of the others.
+const dueWorkers = 8
 
 // timers ends asks at their deadlines and finishes what a replica that
 // went away left, as the store's timers come due.
