@@ -182,8 +182,11 @@ func TestSharedFinalizerGone(t *testing.T) {
 		if r.err != nil || string(r.out.Result) != answeredChoice {
 			t.Fatalf("B's caller got %+v, want %s", r, answeredChoice)
 		}
-		if took := time.Since(start); took < 10*time.Second || took > 15*time.Second {
-			t.Errorf("the answer reached B after %v, want once the ended ask's timer came due (10 s)", took)
+		// Not before the ended ask's timer (10 s); and well before the
+		// deadline (300 s): the timer may first reach A's callers of Due,
+		// which give it back while A's finalization hangs.
+		if took := time.Since(start); took < 10*time.Second || took > time.Minute {
+			t.Errorf("the answer reached B after %v, want once the ended ask's timer came due (10 s), at most a minute", took)
 		}
 		if n, _ := j.records(); n != 1 {
 			t.Errorf("the journal has %d records, want 1", n)
