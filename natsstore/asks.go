@@ -49,7 +49,8 @@ func (s *Store) Asks() store.Pending {
 		timers:    s.timers,
 		atSubject: p + ".timers.at.",
 		dueSubj:   p + ".timers.due.",
-		consumer:  dueConsumer(p),
+		due:       s.dueConfig(),
+		bindOnly:  s.cfg.BindOnly,
 	}
 }
 
@@ -58,9 +59,10 @@ type asks struct {
 	kv        jetstream.KeyValue
 	stream    jetstream.Stream // the bucket's
 	timers    jetstream.Stream
-	atSubject string // a schedule's subject, before its key
-	dueSubj   string // a due key's subject, before the key
-	consumer  string // the durable consumer of due keys
+	atSubject string                   // a schedule's subject, before its key
+	dueSubj   string                   // a due key's subject, before the key
+	due       jetstream.ConsumerConfig // the durable consumer of due keys
+	bindOnly  bool                     // a BindOnly store makes no consumer
 }
 
 // Keys and prefixes as the bucket takes them: tokens joined by dots, a
@@ -270,9 +272,14 @@ func (a *asks) Due(ctx context.Context, f func(ctx context.Context, key string) 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c, err := a.timers.Consumer(ctx, a.consumer)
-	if err != nil {
-		return fmt.Errorf("natsstore: binding the consumer %s of due asks: %w", a.consumer, err)
+	var c jetstream.Consumer
+	var err error
+	if a.bindOnly {
+		if c, err = a.timers.Consumer(ctx, a.due.Durable); err != nil {
+			return fmt.Errorf("natsstore: binding the consumer %s of due asks: %w", a.due.Durable, err)
+		}
+	} else if c, err = dueConsumerOf(ctx, a.timers, a.due); err != nil {
+		return err
 	}
 	ackWait := c.CachedInfo().Config.AckWait
 	for {

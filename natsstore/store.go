@@ -293,10 +293,25 @@ func (s *Store) timerStream(ctx context.Context) (jetstream.Stream, error) {
 	if s.cfg.BindOnly {
 		return st, nil
 	}
-	if _, err := st.Consumer(ctx, dueConsumer(p)); err == nil {
-		return st, nil // made by the first Open: as with the buckets, it decides
+	// The consumer is made here when the store is new; when the stream
+	// is there already (a replica starting, a cluster restarted) it may
+	// take a while to have a leader, and Due binds or makes it then,
+	// trying again until it can: a replica is not held back from serving.
+	cctx, cancel := context.WithTimeout(ctx, consumerWait)
+	defer cancel()
+	if _, err := dueConsumerOf(cctx, st, s.dueConfig()); err != nil && cctx.Err() == nil {
+		return nil, err
 	}
-	_, err = st.CreateConsumer(ctx, jetstream.ConsumerConfig{
+	return st, nil
+}
+
+// consumerWait bounds how long Open waits for the consumer of due keys.
+const consumerWait = 5 * time.Second
+
+// dueConfig is the consumer Due callers share, as Config says.
+func (s *Store) dueConfig() jetstream.ConsumerConfig {
+	p := s.cfg.Prefix
+	return jetstream.ConsumerConfig{
 		Durable:       dueConsumer(p),
 		Description:   "askuser's callers of Due, in every process: each key that came due goes to one",
 		FilterSubject: p + ".timers.due.>",
@@ -305,11 +320,27 @@ func (s *Store) timerStream(ctx context.Context) (jetstream.Stream, error) {
 		AckWait:       s.cfg.TimerAckWait,
 		MaxDeliver:    -1,
 		MemoryStorage: s.cfg.Memory,
-	})
-	if err != nil && !errors.Is(err, jetstream.ErrConsumerExists) {
-		return nil, fmt.Errorf("natsstore: creating the consumer %s of stream %s: %w", dueConsumer(p), cfg.Name, err)
 	}
-	return st, nil
+}
+
+// dueConsumerOf binds the consumer of due keys, or makes it as cfg says
+// when there is none: the first to make it decides its settings.
+func dueConsumerOf(ctx context.Context, st jetstream.Stream, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	c, err := st.Consumer(ctx, cfg.Durable)
+	if err == nil || !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		if err != nil {
+			err = fmt.Errorf("natsstore: binding the consumer %s of due asks: %w", cfg.Durable, err)
+		}
+		return c, err
+	}
+	c, err = st.CreateConsumer(ctx, cfg)
+	if errors.Is(err, jetstream.ErrConsumerExists) {
+		c, err = st.Consumer(ctx, cfg.Durable)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: creating the consumer %s of due asks: %w", cfg.Durable, err)
+	}
+	return c, nil
 }
 
 // dueConsumer names the consumer Due callers share.
