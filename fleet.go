@@ -893,17 +893,17 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 		// Early: a timer an ending replaced, or a clock ahead.
 		return fl.st.Schedule(ctx, key, rec.Form.ExpiresAt)
 	}
-	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+	// The deadline's ending, unless another came first; either way the
+	// ask is finalized here.
+	if _, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
 		if r.Final != nil || r.Ending != nil {
 			return false, nil
 		}
 		r.Ending = storeEnding(&ending{reason: ReasonDeadline})
 		return true, nil
-	})
-	if err != nil {
+	}); err != nil {
 		return err
 	}
-	_ = landed
 	return fl.finalize(fa, nil)
 }
 
