@@ -929,6 +929,13 @@ func outcomeFromRecord(rec *Record, replayed bool) *Outcome {
 	}
 }
 
+// createMargin is how close to its deadline an ask may be created before
+// its timer is set again: a timer that comes due before the ask is in the
+// store finds nothing, so one set for a deadline that passes while the
+// create is under way may have been spent. The margin covers clocks that
+// differ between this process and the store's servers.
+const createMargin = 2 * time.Second
+
 // begin finds or creates the request's ask in the store and has it shown:
 // it returns the entry to wait on, held for the caller (joined when
 // another request began it), or the replayed outcome of a tool call
@@ -990,11 +997,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	// The deadline's timer is set before the ask exists, so that no ask
 	// is ever in the store without one; a timer for a key that was never
 	// created comes to nothing.
-	err = fl.st.Schedule(ctx, key, form.ExpiresAt)
-	var rev uint64
-	if err == nil {
-		rev, err = fl.st.Create(ctx, key, data)
-	}
+	rev, err := fl.create(ctx, key, rec.AskID, data, form.ExpiresAt)
 	if err != nil {
 		fl.mu.Lock()
 		fa.holds--
@@ -1012,6 +1015,14 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		fa.rev = rev
 	}
 	fl.mu.Unlock()
+	if time.Until(form.ExpiresAt) < createMargin {
+		// The deadline came, or nearly, while the ask was created: its
+		// timer may have come due before the ask was there, and come to
+		// nothing. It is set again (a timer set again replaces the first).
+		if err := fl.st.Schedule(ctx, key, form.ExpiresAt); err != nil {
+			o.logger().Error("askuser: setting again the timer of an ask whose deadline came while it was created failed", "ask", rec.AskID, "err", err)
+		}
+	}
 
 	var decided *ending
 	if form.Approval != nil {
@@ -1050,6 +1061,47 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		go a.run(rctx, o.Responder)
 	}
 	return fa, false, nil, nil
+}
+
+// create sets the ask's timer and creates its record, trying a store that
+// fails (a NATS cluster electing a leader) again for up to storeRetry, as
+// every change does. A create whose answer was lost is known by its ask
+// id on the next try.
+func (fl *fleet) create(ctx context.Context, key, askID string, data []byte, expires time.Time) (uint64, error) {
+	retry := fl.retrier()
+	for {
+		err := fl.st.Schedule(ctx, key, expires)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if err := retry(err); err != nil {
+			return 0, err
+		}
+	}
+	for tried := false; ; tried = true {
+		rev, err := fl.st.Create(ctx, key, data)
+		switch {
+		case err == nil:
+			return rev, nil
+		case errors.Is(err, store.ErrExists) && tried:
+			if pe, gerr := fl.st.Get(ctx, key); gerr == nil {
+				if r, derr := decodeRecord(pe.Data); derr == nil && r.AskID == askID {
+					return pe.Revision, nil // this create landed before
+				}
+			}
+			return 0, err
+		case errors.Is(err, store.ErrExists):
+			return 0, err
+		case ctx.Err() != nil:
+			return 0, ctx.Err()
+		}
+		if err := retry(err); err != nil {
+			return 0, err
+		}
+	}
 }
 
 // find looks up a session's tool call: the entry of a pending ask, held

@@ -193,3 +193,44 @@ func TestSharedFinalizerGone(t *testing.T) {
 		}
 	})
 }
+
+// slowCreateStore takes longer to create a record than the ask's deadline
+// leaves: the ask's timer comes due before its record is in the store.
+type slowCreateStore struct {
+	*store.Memory
+	delay time.Duration
+}
+
+func (s slowCreateStore) Create(ctx context.Context, key string, data []byte) (uint64, error) {
+	time.Sleep(s.delay)
+	return s.Memory.Create(ctx, key, data)
+}
+
+// TestSharedDeadlinePassesWhileCreating: an ask whose deadline passes
+// while its record is being created still ends at its deadline: the timer
+// that came due before the record was there is set again. (It once stayed
+// pending for good: the timer found nothing and was spent.)
+func TestSharedDeadlinePassesWhileCreating(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := slowCreateStore{store.NewMemory(0), 3 * time.Second}
+		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.Wait() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		call := strings.Replace(choiceCall, `"timeout_seconds":300`, `"timeout_seconds":1`, 1)
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		out, err := o.Handle(ctx, askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(call)})
+		if err != nil {
+			t.Fatalf("the ask had not ended a minute after its 1 s deadline: %v", err)
+		}
+		if out.Reason != askuser.ReasonDeadline {
+			t.Errorf("the ask ended %s, want at its deadline", out.Reason)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("the ask ended %v after it began, want as soon as it was created (3 s)", took)
+		}
+	})
+}

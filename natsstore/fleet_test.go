@@ -481,7 +481,21 @@ func TestFleetManyAsks(t *testing.T) {
 	}
 	wg.Wait()
 	for i, p := range plans {
-		got := receive(t, results[i])
+		var got outcome
+		select {
+		case got = <-results[i]:
+		case <-time.After(readyWait):
+			// Say what the store holds of the ask, for whoever reads the failure.
+			var held []string
+			for _, rc := range f {
+				for _, pa := range rc.o.Pending(p.session) {
+					if pa.ToolCallID == p.toolCall {
+						held = append(held, fmt.Sprintf("pending (answered %v)", pa.Answered))
+					}
+				}
+			}
+			t.Fatalf("ask %d (%+v, acknowledged %+v): no outcome after %v; the replicas list it as %v", i, p, acks[i], readyWait, held)
+		}
 		if got.err != nil {
 			t.Errorf("ask %d: %v", i, got.err)
 			continue
