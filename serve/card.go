@@ -12,6 +12,7 @@ import (
 	"net/url"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/hostcheck"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -208,7 +209,7 @@ func (c cardAccess) withSessionToken(h http.Handler) http.Handler {
 		}
 		http.SetCookie(w, &http.Cookie{Name: c.cookie(session), Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q.Del("token")
-		w.Header().Set("Location", localPath(requestPath(r), q.Encode()))
+		w.Header().Set("Location", hostcheck.LocalPath(requestPath(r), q.Encode()))
 		w.WriteHeader(http.StatusSeeOther)
 	})
 	return mux

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askuser-go/askuser/internal/hostcheck"
 	"github.com/askuser-go/askuser/internal/inert"
 )
 
@@ -189,7 +190,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, prefe
 		return res.StatusCode, nil, err
 	case len(data) > maxResponseBytes:
 		clear(data)
-		return res.StatusCode, nil, fmt.Errorf("serve: the response to %s %s is larger than %s, the most the client reads", method, path, bytesString(maxResponseBytes))
+		return res.StatusCode, nil, fmt.Errorf("serve: the response to %s %s is larger than %s, the most the client reads", method, path, hostcheck.Bytes(maxResponseBytes))
 	}
 	return res.StatusCode, data, nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/hostcheck"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -173,7 +174,7 @@ func NewHandler(c Config) *Handler {
 	if len(allowed) == 0 && c.Card != nil {
 		allowed = c.Card.hosts
 	}
-	s.h = newHostCheck(allowed).wrap(s.routes())
+	s.h = hostcheck.New(allowed).Wrap(s.routes())
 	return s
 }
 
@@ -272,7 +273,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool
 	var mb *http.MaxBytesError
 	switch {
 	case errors.As(err, &mb):
-		apiError(w, http.StatusRequestEntityTooLarge, "the body is larger than "+bytesString(limit)+", the most the agent API reads of a call")
+		apiError(w, http.StatusRequestEntityTooLarge, "the body is larger than "+hostcheck.Bytes(limit)+", the most the agent API reads of a call")
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		apiError(w, http.StatusRequestTimeout, "the body did not arrive in time")
 	default:
@@ -487,7 +488,7 @@ func (s *Handler) base(r *http.Request) string {
 	if err != nil {
 		host, port = h, ""
 	}
-	if hostOnly(h) == "" || !plainHost(strings.Trim(host, "[]")) || strings.Trim(port, "0123456789") != "" {
+	if hostcheck.HostOnly(h) == "" || !hostcheck.Plain(strings.Trim(host, "[]")) || strings.Trim(port, "0123456789") != "" {
 		h = s.fallbackHost(r)
 	}
 	return "http://" + h

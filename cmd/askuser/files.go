@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/hostcheck"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -95,7 +96,7 @@ func readCapped(what, name string, max int64, hint, advice string) ([]byte, erro
 		return nil, err
 	}
 	defer f.Close()
-	tooLarge := fmt.Errorf("%s %s is larger than %s, the most askuser reads of it; %s", what, name, bytesString(max), advice)
+	tooLarge := fmt.Errorf("%s %s is larger than %s, the most askuser reads of it; %s", what, name, hostcheck.Bytes(max), advice)
 	if fi.Size() > max {
 		return nil, tooLarge
 	}
@@ -167,7 +168,7 @@ func readKeyFile(what, name string) (*secretstore.KeyRing, error) {
 
 func keyFileTooLarge(what, name string) error {
 	return fmt.Errorf("%s %s is larger than %s, the most askuser reads of a key file; a key file holds a few lines of <key-id>:<base64 of 32 bytes>: check that this is the key file",
-		what, name, bytesString(maxKeyFileBytes))
+		what, name, hostcheck.Bytes(maxKeyFileBytes))
 }
 
 // fileError names the file in an error from the os package, once.
@@ -195,15 +196,4 @@ func notRegular(what, name string, mode fs.FileMode, hint string) error {
 		kind = "a special file"
 	}
 	return fmt.Errorf("%s %s is %s, not a regular file; %s", what, name, kind, hint)
-}
-
-// bytesString writes a cap in bytes for a person: 64 KiB, 1 MiB.
-func bytesString(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/internal/hostcheck"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
@@ -220,9 +220,9 @@ func (e env) mcpCard(addr string, ropts *mcpresponder.Options, logger *slog.Logg
 	urlHost, allowed := cardHost(addr, tcp)
 	codes := &mcpresponder.Codes{CookieName: "askuser_mcp_code_" + strconv.Itoa(tcp.Port)}
 	card := web.New(&web.Options{AllowedHosts: allowed, Authorize: codes.Authorize, BodyTimeout: cardLimits.body, Logger: logger})
-	hosts := newHostCheck(allowed)
+	hosts := hostcheck.New(allowed)
 	srv := &http.Server{
-		Handler:           hosts.wrap(codes.Gate(card)),
+		Handler:           hosts.Wrap(codes.Gate(card)),
 		ReadHeaderTimeout: cardLimits.header,
 		ReadTimeout:       cardLimits.read,
 		WriteTimeout:      cardLimits.write,
@@ -322,7 +322,7 @@ func mcpHandler(server *mcp.Server, token string, allowed []string, logger *slog
 		}
 		withSessions.ServeHTTP(w, r)
 	})
-	return newHostCheck(allowed).wrap(bearer(readBody(route)))
+	return hostcheck.New(allowed).Wrap(bearer(readBody(route)))
 }
 
 // readBody reads a request's body (at most mcpMaxBody bytes) within
@@ -340,63 +340,11 @@ func readBody(next http.Handler) http.Handler {
 				return
 			}
 			if len(body) > mcpMaxBody {
-				http.Error(w, "the request's body is larger than "+bytesString(mcpMaxBody), http.StatusRequestEntityTooLarge)
+				http.Error(w, "the request's body is larger than "+hostcheck.Bytes(mcpMaxBody), http.StatusRequestEntityTooLarge)
 				return
 			}
 			_ = rc.SetReadDeadline(time.Time{})
 			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// hostCheck refuses a request for a Host the server does not answer for
-// (421, as the web card does), and one whose Origin names another host
-// (403): a DNS-rebinding page, or any other site in the person's browser.
-type hostCheck struct {
-	hosts map[string]bool
-	list  string
-}
-
-func newHostCheck(allowed []string) hostCheck {
-	if len(allowed) == 0 {
-		allowed = []string{"localhost", "127.0.0.1", "[::1]"}
-	}
-	h := hostCheck{hosts: map[string]bool{}}
-	var shown []string
-	for _, a := range allowed {
-		if n := hostOnly(a); n != "" && !h.hosts[n] {
-			h.hosts[n] = true
-			shown = append(shown, a)
-		}
-	}
-	h.list = strings.Join(shown, ", ")
-	return h
-}
-
-// hostOnly returns a Host header's or an allowed entry's host, lower case,
-// without its port or an IPv6 literal's brackets.
-func hostOnly(h string) string {
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		h = host
-	} else if len(h) > 1 && h[0] == '[' && h[len(h)-1] == ']' {
-		h = h[1 : len(h)-1]
-	}
-	return strings.ToLower(h)
-}
-
-func (h hostCheck) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.hosts[hostOnly(r.Host)] {
-			http.Error(w, "this server answers only for the hosts "+h.list+" (any port)", http.StatusMisdirectedRequest)
-			return
-		}
-		if o := r.Header.Get("Origin"); o != "" {
-			u, err := url.Parse(o)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !h.hosts[hostOnly(u.Host)] {
-				http.Error(w, "requests from another origin are not allowed", http.StatusForbidden)
-				return
-			}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -447,7 +395,7 @@ func bearerToken(what, file string) (token string, made bool, err error) {
 	t := strings.TrimSpace(string(data))
 	switch {
 	case len(data) > maxTokenFileBytes:
-		return "", false, fmt.Errorf("%s %s is larger than %s; it holds one token", what, file, bytesString(maxTokenFileBytes))
+		return "", false, fmt.Errorf("%s %s is larger than %s; it holds one token", what, file, hostcheck.Bytes(maxTokenFileBytes))
 	case len(t) < 16 || strings.ContainsAny(t, " \t\r\n"):
 		return "", false, fmt.Errorf("%s %s must hold one token of at least 16 characters, without spaces", what, file)
 	}

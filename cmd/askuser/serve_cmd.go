@@ -20,6 +20,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/dialect/piask"
+	"github.com/askuser-go/askuser/internal/hostcheck"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/responders/web"
@@ -126,22 +127,11 @@ func (c *serveConfig) check(set map[string]bool, nargs int) error {
 		return fmt.Errorf("--journal-retention %v: at least %v, the window in which a second record of one ask is dropped (or leave it out to keep the journal's retention as it is)", c.journalRetention, natsstore.DuplicateWindow)
 	}
 	for _, h := range c.hosts {
-		if hostOnly(h) == "" || !plainHost(strings.NewReplacer("[", "", "]", "").Replace(h)) {
+		if hostcheck.HostOnly(h) == "" || !hostcheck.Plain(strings.NewReplacer("[", "", "]", "").Replace(h)) {
 			return fmt.Errorf("--allowed-host %q is not a host name or IP address (no scheme, port or path: card.example.com, 192.0.2.7)", h)
 		}
 	}
 	return nil
-}
-
-// plainHost reports whether h is a host name or an IP address literal: no
-// user info, path or query to smuggle into a URL.
-func plainHost(h string) bool {
-	for _, c := range h {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':' || c == '_') {
-			return false
-		}
-	}
-	return h != ""
 }
 
 // serveFiles are the files serve uses, as the flags and the state

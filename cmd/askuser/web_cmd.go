@@ -10,10 +10,10 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/askuser-go/askuser/internal/hostcheck"
 	"github.com/askuser-go/askuser/responders/web"
 )
 
@@ -149,23 +149,12 @@ func withToken(h http.Handler, cookie, token string) http.Handler {
 			}
 			http.SetCookie(w, &http.Cookie{Name: cookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			q.Del("token")
-			w.Header().Set("Location", localPath(req.URL.EscapedPath(), q.Encode()))
+			w.Header().Set("Location", hostcheck.LocalPath(req.URL.EscapedPath(), q.Encode()))
 			w.WriteHeader(http.StatusSeeOther)
 			return
 		}
 		h.ServeHTTP(w, req)
 	})
-}
-
-// localPath returns a redirect target that can only be a path on this
-// server: one leading slash, never "//" or "/\", which a browser reads as
-// another host. A backslash in an escaped path is already %5C.
-func localPath(escapedPath, query string) string {
-	p := "/" + strings.TrimLeft(escapedPath, `/\`)
-	if query != "" {
-		p += "?" + query
-	}
-	return p
 }
 
 // limitListener accepts at most n connections at once (n ≤ 0: any number);

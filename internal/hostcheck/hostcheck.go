@@ -1,4 +1,8 @@
-package serve
+// Package hostcheck holds what the command's servers and package serve
+// share to guard their HTTP endpoints: the Host and Origin check against
+// DNS rebinding, a redirect target that stays on the server, and how a
+// size cap is written for a person.
+package hostcheck
 
 import (
 	"fmt"
@@ -8,22 +12,24 @@ import (
 	"strings"
 )
 
-// hostCheck refuses a request for a Host the service does not answer for
+// Check refuses a request for a Host the server does not answer for
 // (421, as the web card does), and one whose Origin names another host
 // (403): a DNS-rebinding page, or any other site in the person's browser.
-type hostCheck struct {
+type Check struct {
 	hosts map[string]bool
 	list  string
 }
 
-func newHostCheck(allowed []string) hostCheck {
+// New returns a Check for the allowed hosts (host names or IP literals,
+// with or without a port); none allows the loopback names.
+func New(allowed []string) Check {
 	if len(allowed) == 0 {
 		allowed = []string{"localhost", "127.0.0.1", "[::1]"}
 	}
-	h := hostCheck{hosts: map[string]bool{}}
+	h := Check{hosts: map[string]bool{}}
 	var shown []string
 	for _, a := range allowed {
-		if n := hostOnly(a); n != "" && !h.hosts[n] {
+		if n := HostOnly(a); n != "" && !h.hosts[n] {
 			h.hosts[n] = true
 			shown = append(shown, a)
 		}
@@ -32,9 +38,9 @@ func newHostCheck(allowed []string) hostCheck {
 	return h
 }
 
-// hostOnly returns a Host header's or an allowed entry's host, lower case,
+// HostOnly returns a Host header's or an allowed entry's host, lower case,
 // without its port or an IPv6 literal's brackets.
-func hostOnly(h string) string {
+func HostOnly(h string) string {
 	if host, _, err := net.SplitHostPort(h); err == nil {
 		h = host
 	} else if len(h) > 1 && h[0] == '[' && h[len(h)-1] == ']' {
@@ -43,15 +49,16 @@ func hostOnly(h string) string {
 	return strings.ToLower(h)
 }
 
-func (h hostCheck) wrap(next http.Handler) http.Handler {
+// Wrap returns next behind the check.
+func (h Check) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.hosts[hostOnly(r.Host)] {
+		if !h.hosts[HostOnly(r.Host)] {
 			http.Error(w, "this server answers only for the hosts "+h.list+" (any port)", http.StatusMisdirectedRequest)
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" {
 			u, err := url.Parse(o)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !h.hosts[hostOnly(u.Host)] {
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !h.hosts[HostOnly(u.Host)] {
 				http.Error(w, "requests from another origin are not allowed", http.StatusForbidden)
 				return
 			}
@@ -60,9 +67,9 @@ func (h hostCheck) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// plainHost reports whether h is a host name or an IP address literal: no
+// Plain reports whether h is a host name or an IP address literal: no
 // user info, path or query to smuggle into a URL.
-func plainHost(h string) bool {
+func Plain(h string) bool {
 	for _, c := range h {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':' || c == '_') {
 			return false
@@ -71,10 +78,10 @@ func plainHost(h string) bool {
 	return h != ""
 }
 
-// localPath returns a redirect target that can only be a path on this
+// LocalPath returns a redirect target that can only be a path on this
 // server: one leading slash, never "//" or "/\", which a browser reads as
 // another host. A backslash in an escaped path is already %5C.
-func localPath(escapedPath, query string) string {
+func LocalPath(escapedPath, query string) string {
 	p := "/" + strings.TrimLeft(escapedPath, `/\`)
 	if query != "" {
 		p += "?" + query
@@ -82,8 +89,8 @@ func localPath(escapedPath, query string) string {
 	return p
 }
 
-// bytesString writes a cap in bytes for a person: 64 KiB, 1 MiB.
-func bytesString(n int64) string {
+// Bytes writes a cap in bytes for a person: 64 KiB, 1 MiB.
+func Bytes(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
