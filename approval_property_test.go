@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
 )
 
 // TestApprovalNeverApprovesByItself is the property of request_approval:
@@ -39,10 +40,10 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 		{apOtherCall, "Delete the S3 bucket logs-2022", "aws s3 rb s3://logs-2022 --force"},
 	}
 	rapid.Check(t, func(rt *rapid.T) {
-		consents := &askuser.MemoryConsents{}
+		consents := &store.MemoryConsents{}
 		hasPolicy := rapid.Bool().Draw(rt, "hasPolicy")
 		type key struct{ session, digest string }
-		remembered := map[key]askuser.Consent{} // the oracle's consent store
+		remembered := map[key]store.Consent{} // the oracle's consent store
 		n := rapid.IntRange(1, 8).Draw(rt, "requests")
 		for i := range n {
 			c := calls[rapid.IntRange(0, 1).Draw(rt, "call")]
@@ -145,7 +146,7 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 					}
 				}
 				if want.decidedBy == "user" && want.remember {
-					remembered[key{session, digest}] = askuser.Consent{Approved: want.status == askuser.Approved, AskID: res.out.AskID}
+					remembered[key{session, digest}] = store.Consent{Approved: want.status == askuser.Approved, AskID: res.out.AskID}
 				}
 				recs := journal.records()
 				if len(recs) != 1 || string(recs[0].Result) != string(res.out.Result) || recs[0].RememberedFrom != want.from {

@@ -194,7 +194,7 @@ short:
 
   - Only a person approves: a submitted approve, or a decision the person
     made "for this session" earlier, for the same action in the same
-    session ([ConsentStore]; remembered decisions are reported as
+    session ([store.Consents]; remembered decisions are reported as
     "remembered"). [Orchestrator.ApprovalPolicy], where the embedding
     program sets one, may approve or deny without asking; it is reported
     as "policy".

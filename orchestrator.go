@@ -57,8 +57,8 @@ type Orchestrator struct {
 	// program has a rule (nil: a person decides every approval).
 	ApprovalPolicy ApprovalPolicy
 	// Consents keeps the approval decisions a person made for the rest of
-	// their session (nil: a MemoryConsents, forgotten at exit).
-	Consents ConsentStore
+	// their session (nil: a store.MemoryConsents, forgotten at exit).
+	Consents store.Consents
 	// Asks keeps pending asks (nil: this process's memory, as fast as a
 	// map). Given a shared store (a store.Memory shared by several
 	// orchestrators, or the natsstore package's NATS JetStream store), a
@@ -80,7 +80,7 @@ type Orchestrator struct {
 
 	initOnce     sync.Once
 	store        secretstore.Store
-	consentStore ConsentStore
+	consentStore store.Consents
 	stager       secretstore.Stager // store, staging sealed answers until their ask is final
 	respName     string
 	events       EventDriven    // Responder's, when it is driven by events
@@ -135,7 +135,7 @@ func (o *Orchestrator) init() {
 		o.stager = secretstore.Staging(o.store)
 		o.consentStore = o.Consents
 		if o.consentStore == nil {
-			o.consentStore = &MemoryConsents{}
+			o.consentStore = &store.MemoryConsents{}
 		}
 		o.pending = map[string]*Ask{}
 		o.byCall = map[callKey]*Ask{}

@@ -32,7 +32,7 @@ const (
 	// approval.
 	ByPolicy Provenance = "policy"
 	// ByRemembered: a person's earlier decision for the session decided an
-	// approval (see ConsentStore).
+	// approval (see store.Consents).
 	ByRemembered Provenance = "remembered"
 )
 

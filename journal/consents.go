@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
 )
 
-// Consents is an askuser.ConsentStore in a file: the approval decisions
+// Consents is an store.Consents in a file: the approval decisions
 // people made for the rest of their session, kept across restarts. Give it
 // to Orchestrator.Consents. The file holds one JSON object a line, each a
 // decision remembered or revoked; the latest line for a session and digest
@@ -38,18 +38,18 @@ type Consents struct {
 }
 
 type consentEntry struct {
-	c   askuser.Consent
+	c   store.Consent
 	seq int // the line that made it, for listing in order
 }
 
 // consentLine is one line of the file.
 type consentLine struct {
-	V       int              `json:"v"`
-	Op      string           `json:"op"` // "remember" or "revoke"
-	Consent *askuser.Consent `json:"consent,omitempty"`
-	Session string           `json:"session,omitempty"`
-	Digest  string           `json:"digest,omitempty"`
-	At      time.Time        `json:"at,omitzero"`
+	V       int            `json:"v"`
+	Op      string         `json:"op"` // "remember" or "revoke"
+	Consent *store.Consent `json:"consent,omitempty"`
+	Session string         `json:"session,omitempty"`
+	Digest  string         `json:"digest,omitempty"`
+	At      time.Time      `json:"at,omitzero"`
 }
 
 const maxConsentLine = 64 << 10
@@ -205,7 +205,7 @@ func (c *Consents) read(f func()) error {
 }
 
 // Remember keeps a decision, replacing any for its session and digest.
-func (c *Consents) Remember(ctx context.Context, cs askuser.Consent) error {
+func (c *Consents) Remember(ctx context.Context, cs store.Consent) error {
 	if cs.Session == "" || cs.Digest == "" {
 		return errors.New("journal: a consent needs a session and a digest")
 	}
@@ -213,9 +213,9 @@ func (c *Consents) Remember(ctx context.Context, cs askuser.Consent) error {
 }
 
 // Recall returns the decision for the session and digest, if any.
-func (c *Consents) Recall(ctx context.Context, session, digest string) (askuser.Consent, bool, error) {
+func (c *Consents) Recall(ctx context.Context, session, digest string) (store.Consent, bool, error) {
 	if err := ctx.Err(); err != nil {
-		return askuser.Consent{}, false, err
+		return store.Consent{}, false, err
 	}
 	var e consentEntry
 	var ok bool
@@ -224,11 +224,11 @@ func (c *Consents) Recall(ctx context.Context, session, digest string) (askuser.
 }
 
 // Consents lists the session's decisions, oldest first.
-func (c *Consents) Consents(ctx context.Context, session string) ([]askuser.Consent, error) {
+func (c *Consents) Consents(ctx context.Context, session string) ([]store.Consent, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var out []askuser.Consent
+	var out []store.Consent
 	err := c.read(func() {
 		for k, e := range c.byKey {
 			if k[0] == session {
@@ -236,7 +236,7 @@ func (c *Consents) Consents(ctx context.Context, session string) ([]askuser.Cons
 			}
 		}
 	})
-	askuser.SortConsents(out)
+	store.SortConsents(out)
 	return out, err
 }
 
@@ -261,4 +261,4 @@ func (c *Consents) Close() error {
 	return c.f.Close()
 }
 
-var _ askuser.ConsentStore = (*Consents)(nil)
+var _ store.Consents = (*Consents)(nil)

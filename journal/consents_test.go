@@ -12,10 +12,11 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/store"
 )
 
-func consent(session, action string, approved bool) askuser.Consent {
-	return askuser.Consent{
+func consent(session, action string, approved bool) store.Consent {
+	return store.Consent{
 		Session: session, Digest: askuser.ApprovalDigest(action, ""), Approved: approved,
 		Action: action, AskID: "ask-" + action, DecidedAt: t0,
 	}
@@ -40,7 +41,7 @@ func TestConsentsRememberRecallRevoke(t *testing.T) {
 	del := consent("s1", "delete bucket logs", true)
 	drop := consent("s1", "drop table users", false)
 	other := consent("s2", "delete bucket logs", true)
-	for _, x := range []askuser.Consent{del, drop, other} {
+	for _, x := range []store.Consent{del, drop, other} {
 		if err := c.Remember(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +161,7 @@ func TestConsentsTornLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]askuser.Consent{x, y}, list); diff != "" {
+	if diff := cmp.Diff([]store.Consent{x, y}, list); diff != "" {
 		t.Errorf("decisions after a torn line (-want +got):\n%s", diff)
 	}
 }

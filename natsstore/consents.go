@@ -6,22 +6,21 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/askuser-go/askuser/store"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/askuser-go/askuser"
 )
 
 // Consents returns the store's remembered approval decisions, an
-// askuser.ConsentStore in the <prefix>_consents bucket: one JSON
-// askuser.Consent per key, the digest of its session, a dot, and the
+// store.Consents in the <prefix>_consents bucket: one JSON
+// store.Consent per key, the digest of its session, a dot, and the
 // digest of its approval digest.
-func (s *Store) Consents() askuser.ConsentStore { return consents{s.consents} }
+func (s *Store) Consents() store.Consents { return consents{s.consents} }
 
 type consents struct{ kv jetstream.KeyValue }
 
 func consentKey(session, dig string) string { return digest(session) + "." + digest(dig) }
 
-func (c consents) Remember(ctx context.Context, cs askuser.Consent) error {
+func (c consents) Remember(ctx context.Context, cs store.Consent) error {
 	if cs.Session == "" || cs.Digest == "" {
 		return errors.New("natsstore: a consent needs a session and a digest")
 	}
@@ -35,33 +34,33 @@ func (c consents) Remember(ctx context.Context, cs askuser.Consent) error {
 	return nil
 }
 
-func decodeConsent(data []byte) (askuser.Consent, error) {
-	var cs askuser.Consent
+func decodeConsent(data []byte) (store.Consent, error) {
+	var cs store.Consent
 	if err := json.Unmarshal(data, &cs); err != nil {
 		return cs, fmt.Errorf("natsstore: a stored consent does not decode: %w", err)
 	}
 	return cs, nil
 }
 
-func (c consents) Recall(ctx context.Context, session, dig string) (askuser.Consent, bool, error) {
+func (c consents) Recall(ctx context.Context, session, dig string) (store.Consent, bool, error) {
 	if session == "" || dig == "" {
-		return askuser.Consent{}, false, nil
+		return store.Consent{}, false, nil
 	}
 	e, err := c.kv.Get(ctx, consentKey(session, dig))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return askuser.Consent{}, false, nil
+		return store.Consent{}, false, nil
 	}
 	if err != nil {
-		return askuser.Consent{}, false, fmt.Errorf("natsstore: recalling a consent: %w", err)
+		return store.Consent{}, false, fmt.Errorf("natsstore: recalling a consent: %w", err)
 	}
 	cs, err := decodeConsent(e.Value())
 	if err != nil {
-		return askuser.Consent{}, false, err
+		return store.Consent{}, false, err
 	}
 	return cs, true, nil
 }
 
-func (c consents) Consents(ctx context.Context, session string) ([]askuser.Consent, error) {
+func (c consents) Consents(ctx context.Context, session string) ([]store.Consent, error) {
 	if session == "" {
 		return nil, nil
 	}
@@ -69,7 +68,7 @@ func (c consents) Consents(ctx context.Context, session string) ([]askuser.Conse
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: listing consents: %w", err)
 	}
-	var out []askuser.Consent
+	var out []store.Consent
 	for _, e := range es {
 		cs, err := decodeConsent(e.Value())
 		if err != nil {
@@ -77,7 +76,7 @@ func (c consents) Consents(ctx context.Context, session string) ([]askuser.Conse
 		}
 		out = append(out, cs)
 	}
-	askuser.SortConsents(out)
+	store.SortConsents(out)
 	return out, nil
 }
 

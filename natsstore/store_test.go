@@ -20,6 +20,7 @@ import (
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 func TestMain(m *testing.M) {
@@ -365,7 +366,7 @@ func TestConsents(t *testing.T) {
 	ctx := ctxFor(t)
 	c := open(t, single(t), Config{}).Consents()
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	in := []askuser.Consent{
+	in := []store.Consent{
 		{Session: "s1", Digest: "d2", Approved: true, Action: "deploy", AskID: "a2", DecidedAt: t0.Add(time.Minute)},
 		{Session: "s1", Digest: "d1", Approved: false, Action: "rm", AskID: "a1", DecidedAt: t0},
 		{Session: "s2", Digest: "d1", Approved: true, Action: "rm", AskID: "a3", DecidedAt: t0},
@@ -407,7 +408,7 @@ func TestConsents(t *testing.T) {
 	if list, _ := c.Consents(ctx, "s2"); len(list) != 1 || list[0] != in[2] {
 		t.Errorf("Consents(s2) = %+v after changes to s1", list)
 	}
-	if err := c.Remember(ctx, askuser.Consent{Session: "s1"}); err == nil {
+	if err := c.Remember(ctx, store.Consent{Session: "s1"}); err == nil {
 		t.Error("Remember without a digest succeeded")
 	}
 }

@@ -1,10 +1,12 @@
-// Package store defines what keeps askuser's pending asks outside one
-// process — the interface a store implements, as database/sql/driver
-// defines what a database driver implements — and Memory, one that lives
-// in this process's memory. The natsstore package keeps one in NATS
-// JetStream. Users of askuser pass a store to Orchestrator.Asks and never
-// call its methods; they are for the orchestrator and for store authors,
-// who check theirs with the storetest package.
+// Package store defines what keeps askuser's state outside an ask — the
+// interfaces a store implements, as database/sql/driver defines what a
+// database driver implements — and the in-memory versions: Pending (the
+// pending asks and their timers; Memory) and Consents (approvals a person
+// made "for this session"; MemoryConsents). The natsstore package keeps
+// both in NATS JetStream. Users of askuser pass stores to
+// Orchestrator.Asks and Orchestrator.Consents; the Pending methods are for
+// the orchestrator and for store authors, who check theirs with the
+// storetest package.
 package store
 
 import (
