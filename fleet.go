@@ -211,7 +211,6 @@ type fleet struct {
 	// byFollowing: the responder is a SessionFollower, shown the asks of
 	// the sessions it follows only.
 	byFollowing bool
-	byID        map[string]*fleetAsk // the asks served here, by ask id
 }
 
 // A fleetAsk is one ask of the store, as this process holds it while it
@@ -234,7 +233,7 @@ func newFleet(o *Orchestrator, st store.Pending) *fleet {
 	ctx, cancel := context.WithCancel(context.Background())
 	fl := &fleet{
 		o: o, st: st, ctx: ctx, cancel: cancel, inPlace: make(chan struct{}),
-		asks: map[string]*fleetAsk{}, byID: map[string]*fleetAsk{}, follows: map[string]int{},
+		asks: map[string]*fleetAsk{}, follows: map[string]int{},
 	}
 	_, fl.byFollowing = findOptional[SessionFollower](o.Responder)
 	fl.loops.Add(1 + dueWorkers)
@@ -391,7 +390,6 @@ func (fl *fleet) hold(key string, rec *pendingRecord, rev uint64) *fleetAsk {
 	if fa == nil || fa.rec.AskID != rec.AskID {
 		fa = &fleetAsk{key: key, rec: rec, rev: rev, final: make(chan struct{})}
 		fl.asks[key] = fa
-		fl.byID[rec.AskID] = fa
 	}
 	fa.holds++
 	fl.mu.Unlock()
@@ -414,9 +412,6 @@ func (fl *fleet) dropLocked(fa *fleetAsk) {
 	}
 	if fl.asks[fa.key] == fa {
 		delete(fl.asks, fa.key)
-	}
-	if fl.byID[fa.rec.AskID] == fa {
-		delete(fl.byID, fa.rec.AskID)
 	}
 }
 
@@ -454,7 +449,6 @@ func (fl *fleet) adopt(key string, rec *pendingRecord, rev uint64) {
 	fa.shown = true
 	fa.holds++
 	fl.asks[key] = fa
-	fl.byID[rec.AskID] = fa
 	fl.mu.Unlock()
 	fl.apply(fa, rec, rev)
 	a.sync(rec)
@@ -991,7 +985,6 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	a := sharedAsk(o, fa, rec, form, d, o.respName, ctx)
 	fa.ask = a
 	fl.asks[key] = fa
-	fl.byID[rec.AskID] = fa
 	fl.mu.Unlock()
 
 	// The deadline's timer is set before the ask exists, so that no ask
