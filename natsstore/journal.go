@@ -23,9 +23,10 @@ const AppendTimeout = 10 * time.Second
 // <prefix>.journal.<session digest>.<tool-call digest> (so that a
 // tool call is found with one request), with the ask id as message id.
 type Journal struct {
-	js     jetstream.JetStream
-	stream jetstream.Stream
-	prefix string
+	js          jetstream.JetStream
+	stream      jetstream.Stream
+	prefix      string
+	feedAckWait time.Duration
 }
 
 var (
@@ -35,7 +36,7 @@ var (
 
 // Journal returns the store's journal.
 func (s *Store) Journal() *Journal {
-	return &Journal{js: s.js, stream: s.journal, prefix: s.cfg.Prefix}
+	return &Journal{js: s.js, stream: s.journal, prefix: s.cfg.Prefix, feedAckWait: s.cfg.FeedAckWait}
 }
 
 func (j *Journal) subject(session, toolCallID string) string {

@@ -36,6 +36,11 @@ type Config struct {
 	// least 100 ms): f's context ends a tenth of it before. The first
 	// Open decides, as for a bucket's retention.
 	TimerAckWait time.Duration
+	// FeedAckWait is how long a journal Feed's function has a record
+	// before the record goes to another process (default
+	// DefaultFeedAckWait; at least 100 ms). The first process to make a
+	// feed decides.
+	FeedAckWait time.Duration
 	// JournalRetention, when set, is how long the journal keeps a record:
 	// at least DuplicateWindow, so that a record outlives the window in
 	// which a second record of its ask is dropped. A store opened with it
@@ -123,6 +128,12 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Store, erro
 	}
 	if cfg.TimerAckWait < 100*time.Millisecond {
 		return nil, fmt.Errorf("natsstore: timer ack wait %v: at least 100ms is required", cfg.TimerAckWait)
+	}
+	if cfg.FeedAckWait == 0 {
+		cfg.FeedAckWait = DefaultFeedAckWait
+	}
+	if cfg.FeedAckWait < 100*time.Millisecond {
+		return nil, fmt.Errorf("natsstore: feed ack wait %v: at least 100ms is required", cfg.FeedAckWait)
 	}
 	if cfg.JournalRetention < 0 || cfg.JournalRetention > 0 && cfg.JournalRetention < DuplicateWindow {
 		return nil, fmt.Errorf("natsstore: journal retention %v: at least %v (the duplicate window) is required, or 0 to leave the journal's retention as it is (for ever on a new journal)", cfg.JournalRetention, DuplicateWindow)

@@ -37,7 +37,7 @@ import (
 // with JetStream, its files under --state; with --nats it joins an existing
 // server or cluster. See docs/serve.md.
 
-const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api]"
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]]"
 
 // Names in serve's state directory.
 const (
@@ -75,6 +75,7 @@ type serveConfig struct {
 	journalRetention                                  time.Duration
 	hosts                                             []string
 	secretsAPI                                        bool
+	webhooks                                          webhookFlags
 }
 
 func (e env) serve(ctx context.Context, args []string) int {
@@ -93,6 +94,7 @@ func (e env) serve(ctx context.Context, args []string) int {
 	var hosts listFlag
 	fs.Var(&hosts, "allowed-host", "also answer for the host `NAME` (repeatable): a name the card and the API are reached by besides the loopback names")
 	fs.BoolVar(&c.secretsAPI, "secrets-api", false, "serve secrets' values to the agent's bearer token (GET /v1/sessions/{session}/secrets/{name}), for 'askuser secret exec --server': whoever can read the token file can then read every secret")
+	c.webhooks.register(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -126,6 +128,9 @@ func (c *serveConfig) check(set map[string]bool, nargs int) error {
 	case c.journalRetention < 0 || c.journalRetention > 0 && c.journalRetention < natsstore.DuplicateWindow:
 		return fmt.Errorf("--journal-retention %v: at least %v, the window in which a second record of one ask is dropped (or leave it out to keep the journal's retention as it is)", c.journalRetention, natsstore.DuplicateWindow)
 	}
+	if err := c.webhooks.check(); err != nil {
+		return err
+	}
 	for _, h := range c.hosts {
 		if hostcheck.HostOnly(h) == "" || !hostcheck.Plain(strings.NewReplacer("[", "", "]", "").Replace(h)) {
 			return fmt.Errorf("--allowed-host %q is not a host name or IP address (no scheme, port or path: card.example.com, 192.0.2.7)", h)
@@ -145,7 +150,7 @@ func (c *serveConfig) files() (serveFiles, error) {
 	f := serveFiles{tokenFile: c.tokenFile, keyFile: c.keyFile, natsTokenFile: c.natsTokenFile}
 	envKey := strings.TrimSpace(os.Getenv(secretstore.KeyEnv)) != ""
 	embedded := c.natsURL == ""
-	needState := embedded || f.tokenFile == ""
+	needState := embedded || f.tokenFile == "" || len(c.webhooks.urls) > 0 && c.webhooks.secretFile == ""
 	if !needState {
 		return f, nil
 	}
@@ -314,6 +319,11 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	if err != nil {
 		return fail(exitFailure, fmt.Errorf("the replica could not follow the shared store's changes within %v: %w", serveReadyTimeout, err))
 	}
+	stopWebhooks, err := e.startWebhooks(ctx, c.webhooks, files.state, st.Journal(), logger)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	defer stopWebhooks()
 	// Only now, ready, does the replica take connections.
 	ln, err := net.Listen("tcp", c.listen)
 	if err != nil {
