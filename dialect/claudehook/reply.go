@@ -2,11 +2,11 @@ package claudehook
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/askuser-go/askuser/dialect/approvaltool"
@@ -50,7 +50,7 @@ type askAnswer struct {
 
 func (c *Call) answersReply(result []byte) *Output {
 	var r askResult
-	if err := json.Unmarshal(result, &r); err != nil {
+	if err := jsonv2.Unmarshal(result, &r); err != nil {
 		return Fallback("the ask_user result cannot be read: " + err.Error())
 	}
 	switch {
@@ -159,8 +159,12 @@ type approvalResult struct {
 
 func approvalReply(result []byte) *Output {
 	var r approvalResult
-	if err := json.Unmarshal(result, &r); err != nil {
+	if err := jsonv2.Unmarshal(result, &r); err != nil {
 		return Fallback("the request_approval result cannot be read: " + err.Error())
+	}
+	message := oneLine(r.Message)
+	if message == "" {
+		message = "Nobody approved this action on askuser. You have no permission to perform it: do not perform it."
 	}
 	note := ""
 	if r.Note != nil && strings.TrimSpace(*r.Note) != "" {
@@ -174,9 +178,9 @@ func approvalReply(result []byte) *Output {
 	case r.Status == approvaltool.StatusApproved && r.DecidedBy != nil:
 		return &Output{Decision: Allow, Reason: approvedReason(*r.DecidedBy, r.Remember) + note}
 	case r.Status == approvaltool.StatusDenied:
-		return &Output{Decision: Deny, Reason: oneLine(r.Message) + note}
+		return &Output{Decision: Deny, Reason: message + note}
 	case r.Status == approvaltool.StatusUnresolved && (ended == approvaltool.EndedDeadline || ended == approvaltool.EndedDismissed || ended == approvaltool.EndedSuperseded):
-		return &Output{Decision: Deny, Reason: oneLine(r.Message)}
+		return &Output{Decision: Deny, Reason: message}
 	case r.Status == approvaltool.StatusUnresolved && ended == approvaltool.EndedUnattended:
 		return &Output{Decision: Ask, Reason: "Nobody could be asked through askuser: decide here."}
 	case r.Status == approvaltool.StatusUnresolved:
