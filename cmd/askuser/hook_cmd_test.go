@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -213,5 +215,38 @@ func TestHookClaudeOutcomes(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "", "hook"); code != 2 || !strings.Contains(errs, "askuser hook: name the agent whose hook this is") {
 		t.Errorf("hook without an agent: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestHookClaudeApprovalOnCard: the permission request of a Bash call,
+// decided on the command's web card by the person who reads the approval
+// code on the terminal (a pseudo-terminal here): the reply allows, with
+// the person's note, and the code appears on neither standard output nor
+// standard error, which Claude Code reads.
+func TestHookClaudeApprovalOnCard(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) }) // after the terminal's cleanup
+	tty := withTerminal(t)
+	h := startHook(t, hookBash, "--approve-tools", "Bash", "--session", "cli")
+	m := waitMatch(t, decideURL, h.stderr.String, "standard error")
+	code := waitMatch(t, codeOnTTY, tty.String, "the terminal")[1]
+	jar, _ := cookiejar.New(nil)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Jar: jar, Transport: tr, Timeout: 10 * time.Second}
+	res, err := client.Get(m[1] + m[2] + "?token=" + m[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if st, body := decideOn(t, client, m[1], `{"answers":{"approval":{"selected":["approve"],"note":"backed up"}},"code":"`+code+`"}`); st != 200 {
+		t.Fatalf("the decision: %d %s", st, body)
+	}
+	want := writeFile(t, "reply.json", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"Approved by the user on askuser. The user's note: backed up"}}`+"\n")
+	h.wantReply(t, want)
+	for where, s := range map[string]string{"standard output": h.out.String(), "standard error": h.stderr.String()} {
+		if strings.Contains(s, code) || anyCodeLike.MatchString(s) {
+			t.Errorf("%s shows the approval code:\n%s", where, s)
+		}
 	}
 }
