@@ -250,3 +250,22 @@ func TestHookClaudeApprovalOnCard(t *testing.T) {
 		}
 	}
 }
+
+// TestHookClaudeReplayFromJournal: each hook run is a new process; with
+// --journal, Claude Code running the hook again for the same tool call is
+// given the first decision, without anyone asked again.
+func TestHookClaudeReplayFromJournal(t *testing.T) {
+	bash, err := os.ReadFile(hookBash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	approve := "script=" + writeFile(t, "script.json", `{"approval":"approve"}`)
+	const want = `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"Approved by the user on askuser."}}` + "\n"
+	for i, responder := range []string{approve, "auto"} {
+		code, out, errs := cli(t, string(bash), "hook", "claude", "--responder", responder, "--approve-tools", "Bash", "--journal", journal)
+		if code != 0 || out != want {
+			t.Fatalf("run %d: exit %d, stdout %q, stderr %q; want %s", i+1, code, out, errs, want)
+		}
+	}
+}
