@@ -81,7 +81,11 @@ func (w *wrapper) logical(line string, later bool) {
 		w.newLine()
 	}
 	indent := len(line) - len(strings.TrimLeft(line, " "))
-	n := min(indent, max(w.width-w.used-1, 0))
+	room := 0 // for the first character after the indent
+	if g := displaywidth.StringGraphemes(line[indent:]); g.Next() {
+		room = max(g.Width(), 1)
+	}
+	n := min(indent, max(w.width-w.used-room, 0))
 	w.cur.WriteString(line[:n])
 	w.used += n
 	gap := 0
