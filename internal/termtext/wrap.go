@@ -49,6 +49,7 @@ type wrapper struct {
 	used    int  // the columns cur takes, gutter included
 	content bool // cur holds something after the gutter and the indent
 	started bool // cur is a line (the first one may be empty)
+	pending int  // the spaces after the last word, put before the next
 }
 
 // newLine ends the line being built and starts one with the gutter, or
@@ -88,35 +89,45 @@ func (w *wrapper) logical(line string, later bool) {
 	n := min(indent, max(w.width-w.used-room, 0))
 	w.cur.WriteString(line[:n])
 	w.used += n
-	gap := 0
-	for _, tok := range fields(line[indent:]) {
-		if tok == "" {
-			continue
+	rest := line[indent:]
+	for rest != "" {
+		word := rest
+		if i := strings.IndexByte(rest, ' '); i >= 0 {
+			word = rest[:i]
 		}
-		if tok[0] == ' ' {
-			gap = len(tok)
-			continue
+		rest = rest[len(word):]
+		gap := len(rest) - len(strings.TrimLeft(rest, " "))
+		rest = rest[gap:]
+		if rest == "" {
+			gap = 0 // the spaces at the end of a line are dropped
 		}
-		w.word(tok, gap)
-		gap = 0
+		w.word(word)
+		w.pending = gap
 	}
 }
 
-// word adds a word, after gap spaces.
-func (w *wrapper) word(word string, gap int) {
-	ww := displaywidth.String(word)
+// word adds a word, after the spaces pending before it.
+func (w *wrapper) word(word string) {
+	ww := cols(word)
+	gap := w.pending
+	w.pending = 0
 	if !w.content {
 		gap = 0
 	}
 	switch {
 	case w.used+gap+ww <= w.width:
-		w.put(strings.Repeat(" ", gap), gap)
+		w.spaces(gap)
 	case ww <= w.width-w.rw && w.content:
 		w.newLine()
 	case w.content && w.used+gap+1 <= w.width:
-		w.put(strings.Repeat(" ", gap), gap) // a long word starts here and breaks
+		w.spaces(gap) // a long word starts here and breaks
 	case w.content:
 		w.newLine()
+	}
+	if w.used+ww <= w.width {
+		w.put(word, ww)
+		w.content = true
+		return
 	}
 	g := displaywidth.StringGraphemes(word)
 	for g.Next() {
@@ -129,24 +140,27 @@ func (w *wrapper) word(word string, gap int) {
 	}
 }
 
-func (w *wrapper) put(s string, cols int) {
+func (w *wrapper) put(s string, n int) {
 	w.cur.WriteString(s)
-	w.used += cols
+	w.used += n
 }
 
-// fields splits s into runs of spaces and runs of anything else.
-func fields(s string) []string {
-	var out []string
-	for s != "" {
-		i := 0
-		sp := s[0] == ' '
-		for i < len(s) && (s[i] == ' ') == sp {
-			i++
-		}
-		out = append(out, s[:i])
-		s = s[i:]
+// spaces puts n spaces.
+func (w *wrapper) spaces(n int) {
+	const run = "                "
+	for w.used += n; n > 0; n -= min(n, len(run)) {
+		w.cur.WriteString(run[:min(n, len(run))])
 	}
-	return out
+}
+
+// cols is the columns s takes on a terminal.
+func cols(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return displaywidth.String(s)
+		}
+	}
+	return len(s) // printable ASCII
 }
 
 // expandTabs writes each tab of line as the spaces to the next multiple
