@@ -42,8 +42,19 @@
 // shown, set the clipboard or hide text. A question's text keeps its
 // lines, each after the first marked with "| ", and so does a preview,
 // under its option; every other field is one line, a newline in it shown
-// as \n. The responder writes no escape sequence of its own, on a
-// terminal or on a pipe.
+// as \n. Invisible format characters (a zero-width space, a joiner, the
+// tags) are shown as escapes too (\u200b, \U000e0041), and a no-break
+// space as a space. The responder writes no escape sequence of its own, on
+// a terminal or on a pipe.
+//
+// The responder breaks every line it prints that is wider than the
+// terminal itself (Options.Width; by default the terminal's width), at a
+// space where it can, and starts each piece after the first with "↳ ",
+// which no line of its own starts with: the terminal never wraps a line,
+// so a question or a reason padded to the terminal's width cannot push
+// text to the start of a line where it would read as an option ("  1)
+// canary (recommended)") or a block of details of the responder's own.
+// The spaces at a break are dropped.
 //
 // A secret or sensitive question is read without echo (a sensitive choice
 // shows its options, reads the pick hidden and hands it over as
@@ -105,6 +116,12 @@ type Options struct {
 	// are read from the input and Terminal is not used. The responder
 	// never closes it.
 	Terminal *os.File
+	// Width is the number of columns the responder wraps what it prints
+	// to (see the package doc). Zero means the width of the terminal it
+	// prints on, or else of the input or Terminal when one is a terminal
+	// (output that is a pipe usually ends on it); with none, lines are
+	// printed as they are.
+	Width int
 }
 
 // A Responder asks on a line-based terminal; see the package doc. Its
@@ -114,6 +131,7 @@ type Responder struct {
 	in    *lineReader
 	inTTY *os.File // in, when it is a terminal
 	tty   *os.File // Options.Terminal, when in is not a terminal
+	width int      // Options.Width
 	turn  chan struct{}
 
 	mu      sync.Mutex
@@ -137,7 +155,7 @@ func New(in io.Reader, out io.Writer, opts *Options) *Responder {
 	if opts == nil {
 		opts = &Options{}
 	}
-	r := &Responder{out: out, in: newLineReader(in), turn: make(chan struct{}, 1)}
+	r := &Responder{out: out, in: newLineReader(in), width: opts.Width, turn: make(chan struct{}, 1)}
 	if f, ok := in.(*os.File); ok && isTerminal(f) {
 		r.inTTY = f
 	} else if t := opts.Terminal; isTerminal(t) && t.SetReadDeadline(time.Time{}) == nil {

@@ -184,13 +184,12 @@ func (m *model) detailRows(av *askView) int {
 }
 
 // detailLines are the details, made inert, each line marked "│ " and
-// wrapped to the card.
+// wrapped to the card, each piece of a line it wraps marked "┆ ", so that
+// a wrapped line reads as one (a command that goes on) and not as two.
 func (m *model) detailLines(ap *apState) []string {
 	var out []string
 	for l := range strings.SplitSeq(inert.Text(strings.TrimRight(ap.ap.Details, "\n")), "\n") {
-		for _, w := range wrap(strings.ReplaceAll(l, "\t", "    "), m.width-4) {
-			out = append(out, "  │ "+w)
-		}
+		out = append(out, termtext.Wrap(strings.ReplaceAll(l, "\t", "    "), max(m.width, 10), "  │ ", "  ┆ ")...)
 	}
 	return out
 }
@@ -225,10 +224,15 @@ func (m *model) approvalBody(av *askView, b *body, rows int) {
 	ap := av.ap
 	a := ap.ap
 	b.add("Your agent asks your permission to:")
-	for _, l := range wrap(inert.Line(a.Action), m.width-2) {
+	for i, l := range wrapped(inert.Line(a.Action), m.width-2, "") {
+		if i > 0 {
+			l = strings.TrimPrefix(l, gutter)
+			b.add("  " + gutter + m.th.paint(m.th.title, l))
+			continue
+		}
 		b.add("  " + m.th.paint(m.th.title, l))
 	}
-	b.add(wrap("Reason: "+inert.Line(a.Reason), m.width)...)
+	b.add(wrapped(inert.Line(a.Reason), m.width, "Reason: ")...)
 	if a.Details != "" {
 		n := strings.Count(strings.TrimRight(a.Details, "\n"), "\n") + 1
 		b.add("")

@@ -246,7 +246,7 @@ func TestApprovalCtrlC(t *testing.T) {
 		checkVerdict(t, askuser.Verdict{Status: askuser.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(0))
 		h.press("down", "n", "type:do it", "ctrl+c")
 		checkVerdict(t, askuser.Verdict{Status: askuser.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
-		if got := h.m.frame().text; !strings.Contains(strings.Join(strings.Fields(got), " "), "Dismissed: nothing was decided, and your agent has no permission for: Read the file config/prod.yaml") {
+		if got := h.m.frame().text; !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(got, "\n│ ", "\n")), " "), "Dismissed: nothing was decided, and your agent has no permission for: Read the file config/prod.yaml") {
 			t.Errorf("the last frame does not say what the approval came to:\n%s", got)
 		}
 	})

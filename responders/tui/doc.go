@@ -104,12 +104,17 @@
 // prefills, a secret's purpose and name, an approval's action, reason and
 // details, the orchestrator's reasons — is
 // made inert first (see internal/inert, shared with responders/stdio):
-// control characters, escape sequences, C1 and bidi controls and invalid
-// UTF-8 are shown as visible escapes, so that a call cannot move the
-// cursor, redraw the card or set the clipboard. A question's text keeps
-// its lines, each after the first marked "│ ", so that none can pose as a
-// row of the card. What the person types or pastes is made inert as it is
-// typed.
+// control characters, escape sequences, C1 and bidi controls, invisible
+// format characters and invalid UTF-8 are shown as visible escapes, so
+// that a call cannot move the cursor, redraw the card, set the clipboard
+// or hide text; a no-break space is drawn as a space. A question's text
+// keeps its lines, and every line of model text after its first — a later
+// line, or a piece of a line the card wraps (a question's first line, the
+// action, the reason, a summary) — starts with "│ ", which none of the
+// card's own rows starts with, so that text padded to the card's width
+// cannot pose as a row of the card (the rest of a wrapped line of the
+// details starts with "┆ "). What the person types or pastes is made
+// inert as it is typed.
 //
 // # Compatibility
 //

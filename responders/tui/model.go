@@ -380,9 +380,9 @@ func (m *model) questionKey(av *askView, k tea.KeyPressMsg) {
 			m.openOther(qs)
 			return
 		}
-		if q.MultiSelect && len(qs.picked) == 0 && !qs.otherOn {
-			m.toggle(av, qs, qs.row, false)
-		}
+		// Enter confirms what the tab shows: on a multi-select it never
+		// checks the row under the cursor, so that a row the person
+		// unchecked (or never checked) is never sent.
 		if !q.MultiSelect {
 			m.pick(av, qs, qs.row)
 		}
@@ -519,6 +519,10 @@ func emptyHint(q *askuser.Question) string {
 	switch {
 	case q.Kind == askuser.KindText:
 		return "type an answer"
+	case q.MultiSelect && q.FreeText():
+		return "check an option (Space or its number) or type your own answer"
+	case q.MultiSelect:
+		return "check an option (Space or its number)"
 	case q.FreeText():
 		return "pick an option or type your own answer"
 	}
