@@ -515,7 +515,7 @@ func (s *Handler) cardURL(r *http.Request, session string) string {
 	if s.card == nil {
 		return ""
 	}
-	return s.base(r) + "/" + web.SessionPath(session) + "?token=" + s.card.access.token(session)
+	return s.base(r) + "/" + web.SessionPath(session) + "?token=" + s.card.access.urlTokenAt(session, time.Now())
 }
 
 // statusURL is where the result of a session's tool call is read.

@@ -291,7 +291,10 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	defer st.close()
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	lim := cardLimits
-	card, err := serve.NewCard(serve.CardConfig{Keys: km.ring, Web: web.Options{AllowedHosts: allowed, BodyTimeout: lim.body, Logger: logger}})
+	// A card URL lasts at least as long as the longest ask: the one
+	// printed when a call begins still opens the card at its end.
+	urlLife := max(time.Hour, time.Duration(c.ceiling)*time.Second)
+	card, err := serve.NewCard(serve.CardConfig{Keys: km.ring, URLLifetime: urlLife, Web: web.Options{AllowedHosts: allowed, BodyTimeout: lim.body, Logger: logger}})
 	if err != nil {
 		return fail(exitFailure, fmt.Errorf("%s: %w", km.source, err))
 	}
