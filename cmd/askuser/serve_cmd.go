@@ -157,8 +157,8 @@ func (c *serveConfig) files() (serveFiles, error) {
 		}
 		f.state = d
 	}
-	if err := os.MkdirAll(f.state, 0o700); err != nil {
-		return f, fmt.Errorf("making the state directory: %w", err)
+	if err := makePrivateDir("--state", f.state); err != nil {
+		return f, err
 	}
 	if f.tokenFile == "" {
 		f.tokenFile = filepath.Join(f.state, agentTokenFileName)
