@@ -88,7 +88,7 @@ func (e env) serve(ctx context.Context, args []string) int {
 	fs.StringVar(&c.natsTokenFile, "nats-token-file", "", "the NATS client token is in `FILE`, mode 0600: the embedded server requires it of every client (default: DIR/nats-token, made on first run); with --nats it is presented to the cluster")
 	fs.IntVar(&c.replicas, "nats-replicas", 1, "how many NATS servers keep each bucket and stream this replica creates: `N` from 1 to 5 (3 on a cluster that must outlive losing a server)")
 	fs.DurationVar(&c.journalRetention, "journal-retention", 0, "keep journal records for `DURATION` (720h, say; at least 1h), and set it on the fleet's journal; without it, the journal's retention stays as it is (for ever on a new journal)")
-	fs.StringVar(&c.tokenFile, "token-file", "", "the agent API's bearer token is in `FILE`, mode 0600 (made, with a random token, when it does not exist; default: DIR/agent-token)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "the agent API's bearer token is in `FILE`, mode 0600 (made, with a random token, when it does not exist; default: DIR/agent-token); or one line per tenant, 'PREFIX TOKEN', a token for the sessions whose ids begin with PREFIX")
 	fs.StringVar(&c.keyFile, "key-file", "", "the fleet's key ring is in `FILE`, mode 0600: <key-id>:<base64 of 32 bytes>, comma-separated, newest first, the same on every replica (default: $"+secretstore.KeyEnv+", else, embedding NATS, DIR/key, made on first run)")
 	ceiling := ceilingFlag(fs)
 	var hosts listFlag
@@ -162,8 +162,8 @@ func (c *serveConfig) files() (serveFiles, error) {
 		}
 		f.state = d
 	}
-	if err := os.MkdirAll(f.state, 0o700); err != nil {
-		return f, fmt.Errorf("making the state directory: %w", err)
+	if err := makePrivateDir("--state", f.state); err != nil {
+		return f, err
 	}
 	if f.tokenFile == "" {
 		f.tokenFile = filepath.Join(f.state, agentTokenFileName)
@@ -270,7 +270,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	if err != nil {
 		return fail(exitFailure, err)
 	}
-	token, made, err := bearerToken("--token-file", files.tokenFile)
+	tenants, made, err := serveTokens(files.tokenFile)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
@@ -296,7 +296,10 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	defer st.close()
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	lim := cardLimits
-	card, err := serve.NewCard(serve.CardConfig{Keys: km.ring, Web: web.Options{AllowedHosts: allowed, BodyTimeout: lim.body, Logger: logger}})
+	// A card URL lasts at least as long as the longest ask: the one
+	// printed when a call begins still opens the card at its end.
+	urlLife := max(time.Hour, time.Duration(c.ceiling)*time.Second)
+	card, err := serve.NewCard(serve.CardConfig{Keys: km.ring, URLLifetime: urlLife, Web: web.Options{AllowedHosts: allowed, BodyTimeout: lim.body, Logger: logger}})
 	if err != nil {
 		return fail(exitFailure, fmt.Errorf("%s: %w", km.source, err))
 	}
@@ -330,7 +333,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		return fail(exitFailure, fmt.Errorf("--listen %s: %w", c.listen, err))
 	}
 	urlHost, _ := cardHost(c.listen, ln.Addr().(*net.TCPAddr))
-	api := serve.Config{Orchestrator: o, Tokens: []string{token}, Card: card, AllowedHosts: allowed, Addr: urlHost, WriteTimeout: lim.write, Logger: logger}
+	api := serve.Config{Orchestrator: o, Tenants: tenants, Card: card, AllowedHosts: allowed, Addr: urlHost, WriteTimeout: lim.write, Logger: logger}
 	if c.secretsAPI {
 		api.Secrets = st.Secrets()
 	}
@@ -351,7 +354,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		fmt.Fprintf(e.stderr, "askuser serve: NATS with JetStream on %s, its files under %s; a replica joins with --nats %s --nats-token-file %s and this key ring\n",
 			st.emb.ClientURL(), files.natsDir, st.emb.ClientURL(), files.natsTokenFile)
 	}
-	fmt.Fprintf(e.stderr, "askuser serve: serving the agent API and the card on http://%s (bearer token in %s; key ring %s)\n", urlHost, files.tokenFile, km.source)
+	fmt.Fprintf(e.stderr, "askuser serve: serving the agent API and the card on http://%s (%s; key ring %s)\n", urlHost, describeTokens(tenants, files.tokenFile), km.source)
 
 	code := exitOK
 	select {
