@@ -19,10 +19,11 @@
 // gen_ai.tool.call.id and gen_ai.conversation.id (the session), and the
 // askuser.* attributes below. Its parent is the span context in the
 // caller's context — put there by serve from a request's traceparent
-// header, or by the MCP tool from a call's params._meta — when the
-// process that finalized the ask is the one the call came to (with a
-// shared store another replica may finalize it; its span then starts a
-// trace of its own, with the same gen_ai.tool.call.id). A span whose ask
+// header, or by the MCP tool from a call's params._meta — kept from the
+// ask's beginning, so that an ask finalized after its caller has gone
+// (begun with Begin, or ended through a shared store) keeps it. With a
+// shared store another replica may finalize the ask: its span then starts
+// a trace of its own, with the same gen_ai.tool.call.id. A span whose ask
 // ended by a responder's fault has status Error and error.type
 // "responder_fault".
 //
@@ -130,6 +131,63 @@ type Observer struct {
 	// costs the SDK's work and not the building of its sets.
 	sets sync.Map // setKey → metric.MeasurementOption
 	size atomic.Int32
+
+	// The span contexts of the asks begun here whose caller carried one,
+	// for their end: an ask finalized after its caller has gone (begun
+	// with Begin, or ended through a shared store) is told of without the
+	// caller's context. An ask finalized on another replica is forgotten
+	// once its deadline is well past.
+	mu       sync.Mutex
+	parents  map[string]parent // by ask id
+	pruneLen int               // prune when parents grows past this
+}
+
+type parent struct {
+	sc       trace.SpanContext
+	forgetAt time.Time
+}
+
+// forgetAfter is how long past an ask's deadline its caller's span context
+// is kept, for a finalization that comes late.
+const forgetAfter = 10 * time.Minute
+
+// remember keeps the span context of the ask ev began, if its caller's
+// context carries one.
+func (t *Observer) remember(ctx context.Context, ev *askuser.Event) {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() || ev.AskID == "" || ev.Form == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.parents == nil {
+		t.parents, t.pruneLen = map[string]parent{}, 1024
+	}
+	t.parents[ev.AskID] = parent{sc, ev.Form.ExpiresAt.Add(forgetAfter)}
+	if len(t.parents) > t.pruneLen {
+		now := time.Now()
+		for id, p := range t.parents {
+			if now.After(p.forgetAt) {
+				delete(t.parents, id)
+			}
+		}
+		t.pruneLen = max(1024, 2*len(t.parents))
+	}
+}
+
+// parentOf returns ctx with the span context the ask's caller carried,
+// when ctx carries none, and forgets it.
+func (t *Observer) parentOf(ctx context.Context, askID string) context.Context {
+	t.mu.Lock()
+	p, ok := t.parents[askID]
+	if ok {
+		delete(t.parents, askID)
+	}
+	t.mu.Unlock()
+	if ok && !trace.SpanContextFromContext(ctx).IsValid() {
+		return trace.ContextWithSpanContext(ctx, p.sc)
+	}
+	return ctx
 }
 
 // setKey names one attribute set: kind says which instrument's it is.
@@ -228,9 +286,10 @@ func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
 	switch ev.Kind {
 	case askuser.EventBegan:
 		t.pending.Add(ctx, 1, t.option(setKey{kind: setPending, tool: toolName(ev.Form)}))
+		t.remember(ctx, &ev)
 	case askuser.EventEnded:
 		if ev.Outcome != nil {
-			t.ended(ctx, ev.Outcome)
+			t.ended(t.parentOf(ctx, ev.AskID), ev.Outcome)
 		}
 	case askuser.EventJournaled:
 		if ev.Err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/otelask"
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/store"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -482,5 +483,53 @@ func TestUnknownKind(t *testing.T) {
 	}
 	if m := g.metrics(t); len(m) != 0 {
 		t.Errorf("metrics for an unknown kind: %v", m)
+	}
+}
+
+// unfollowed is a responder that follows sessions, and whose sessions
+// nobody follows: an ask begun with Begin on a shared store is then not
+// held in this process, and its end is read from the store.
+type unfollowed struct{}
+
+func (unfollowed) Asked(*askuser.Ask)                                {}
+func (unfollowed) Respond(ctx context.Context, _ *askuser.Ask) error { <-ctx.Done(); return nil }
+func (unfollowed) FollowSessions(*askuser.Sessions)                  {}
+func (unfollowed) ResponderName() string                             { return "test" }
+
+// TestTraceParentAfterTheCaller: an ask begun with Begin, whose caller is
+// gone when it ends — in memory, or on a shared store that holds it where
+// this process does not — still has the caller's span as its parent.
+func TestTraceParentAfterTheCaller(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprint("shared=", shared), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var r askuser.Responder = &responder{act: waitForEnd}
+				if shared {
+					r = unfollowed{}
+				}
+				g := newRig(t, r)
+				if shared {
+					g.o.Asks = store.NewMemory(0)
+				}
+				parent := trace.NewSpanContext(trace.SpanContextConfig{
+					TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: trace.FlagsSampled, Remote: true,
+				})
+				ctx, cancel := context.WithCancel(trace.ContextWithRemoteSpanContext(context.Background(), parent))
+				if _, err := g.o.Begin(ctx, askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(choiceCall)}); err != nil {
+					t.Fatal(err)
+				}
+				cancel()
+				synctest.Wait()
+				if n := g.o.Supersede("s1"); n != 1 {
+					t.Fatalf("superseded %d asks, want 1", n)
+				}
+				g.o.Wait()
+				synctest.Wait()
+				sp := g.theSpan(t)
+				if !sp.Parent().Equal(parent) {
+					t.Errorf("span's parent %v; want the caller's %v", sp.Parent(), parent)
+				}
+			})
+		})
 	}
 }
