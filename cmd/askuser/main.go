@@ -229,6 +229,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return e.secretCmd(ctx, args[1:])
 	case "journal":
 		return e.journal(ctx, args[1:])
+	case "stats":
+		return e.stats(ctx, args[1:])
 	case "approve":
 		return e.approve(ctx, args[1:])
 	case "mcp":

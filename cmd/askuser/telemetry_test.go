@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -77,6 +79,14 @@ func TestServeTelemetry(t *testing.T) {
 	}
 	if r := a.do("GET", f.srv.base+"/metrics", "", map[string]string{"Authorization": ""}); r.code != 401 {
 		t.Errorf("GET /metrics without the token: %d, want 401", r.code)
+	}
+	// askuser stats reads the same asks from the journal stream.
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"stats", "--nats", f.natsURL, "--nats-token-file", f.natsTokenFile, "--by", "tool"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("stats --nats: exit %d: %s", code, errb.String())
+	}
+	if !regexp.MustCompile(`(?m)^ask_user +1 +0 +0 +1 +0 +0 +0 +1 +- +- +- +-$`).MatchString(out.String()) {
+		t.Errorf("stats --nats: want the superseded ask:\n%s", out.String())
 	}
 	if code := f.srv.stop(); code != 0 {
 		t.Fatalf("serve exited %d:\n%s", code, f.srv.stderr.String())
