@@ -187,7 +187,7 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.h.ServeH
 // routes returns the agent API under /v1/ and the card everywhere else.
 func (s *Handler) routes() http.Handler {
 	api := http.NewServeMux()
-	api.HandleFunc("POST /v1/calls", s.call)
+	api.HandleFunc("POST /v1/calls", traced(s.call))
 	api.HandleFunc("GET /v1/sessions/{session}/calls/{tool_call_id}", s.status)
 	api.HandleFunc("POST /v1/sessions/{session}/supersede", s.supersede)
 	routes := "POST /v1/calls, GET /v1/sessions/{session}/calls/{tool_call_id}, POST /v1/sessions/{session}/supersede"

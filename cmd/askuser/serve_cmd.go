@@ -37,7 +37,7 @@ import (
 // with JetStream, its files under --state; with --nats it joins an existing
 // server or cluster. See docs/serve.md.
 
-const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]]"
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL]"
 
 // Names in serve's state directory.
 const (
@@ -76,6 +76,7 @@ type serveConfig struct {
 	hosts                                             []string
 	secretsAPI                                        bool
 	webhooks                                          webhookFlags
+	otlp                                              string
 }
 
 func (e env) serve(ctx context.Context, args []string) int {
@@ -95,6 +96,7 @@ func (e env) serve(ctx context.Context, args []string) int {
 	fs.Var(&hosts, "allowed-host", "also answer for the host `NAME` (repeatable): a name the card and the API are reached by besides the loopback names")
 	fs.BoolVar(&c.secretsAPI, "secrets-api", false, "serve secrets' values to the agent's bearer token (GET /v1/sessions/{session}/secrets/{name}), for 'askuser secret exec --server': whoever can read the token file can then read every secret")
 	c.webhooks.register(fs)
+	fs.StringVar(&c.otlp, "otlp", "", "export traces and metrics over OTLP/HTTP to the collector at `URL` (http://127.0.0.1:4318, say); the metrics are at GET /metrics in Prometheus text format either way, behind the agent's bearer token")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -303,7 +305,13 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	if err != nil {
 		return fail(exitFailure, fmt.Errorf("%s: %w", km.source, err))
 	}
+	tel, err := newServeTelemetry(c.otlp)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	defer stopTelemetry(e, tel)
 	o := &askuser.Orchestrator{
+		Observer:          tel.obs,
 		Responder:         card,
 		MaxTimeoutSeconds: c.ceiling,
 		Logger:            logger,
@@ -340,7 +348,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
-		Handler:           serve.NewHandler(api),
+		Handler:           tel.withMetrics(serve.NewHandler(api), tenants),
 		ReadHeaderTimeout: lim.header,
 		ReadTimeout:       lim.read,
 		WriteTimeout:      lim.write,
