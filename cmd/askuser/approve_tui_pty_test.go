@@ -112,9 +112,18 @@ func (p *ptyRun) tuiCode() string {
 	re := regexp.MustCompile(`Type ([` + challenge.Alphabet + `]{5,}), then Enter, to approve`)
 	for limit := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		emu := vt.NewEmulator(80, 24)
-		go func() { _, _ = io.Copy(io.Discard, emu) }()
+		answered := make(chan struct{})
+		go func() {
+			// The emulator's answers to queries, read and dropped.
+			defer close(answered)
+			_, _ = io.Copy(io.Discard, emu)
+		}()
 		_, _ = emu.Write([]byte(p.screen()))
 		shown := emu.String()
+		// The emulator's Close is not safe beside a Read: end the reader
+		// by closing the pipe the answers go to, then close.
+		_ = emu.InputPipe().(io.Closer).Close()
+		<-answered
 		emu.Close()
 		if m := re.FindStringSubmatch(strings.Join(strings.Fields(shown), " ")); m != nil {
 			return m[1]

@@ -67,9 +67,12 @@ func openGlass(t *testing.T) *glass {
 		}
 	}()
 	t.Cleanup(func() {
-		g.terminal.close()
-		g.emu.Close()
+		g.terminal.close() // the copy into the emulator has ended
+		// The emulator's Close is not safe beside a Read: end the reader
+		// by closing the pipe the answers go to, then close.
+		_ = g.emu.InputPipe().(io.Closer).Close()
 		<-g.answer
+		g.emu.Close()
 	})
 	return g
 }
