@@ -65,7 +65,7 @@ func TestApproveTUIOnPTY(t *testing.T) {
 		p.inject("\x1b[B\r")
 		p.tuiCode() // the field is open
 		p.inject("approve\r")
-		p.waitFor("Not approved: that is not the code.")
+		p.waitScreenFor("Not approved: that is not the code.")
 		p.inject("approve\r")
 		r := parseApproval(t, p.wait())
 		if r.Status != "denied" || str(r.DecidedBy) != "user" {
@@ -92,7 +92,7 @@ func TestApproveTUIOnPTY(t *testing.T) {
 		p := startOnPTY(t, bin, false, "approve", "--responder", "tui", "--request", call)
 		p.waitFor("IRREVERSIBLE")
 		p.typeIn("y\r1\r")
-		p.waitFor("Nothing is chosen")
+		p.waitScreenFor("Nothing is chosen")
 		p.typeIn("\x03")
 		r := parseApproval(t, p.wait())
 		if r.Status != "unresolved" || str(r.DecidedBy) != "null" || str(r.Ended) != "dismissed" {
@@ -105,11 +105,31 @@ func TestApproveTUIOnPTY(t *testing.T) {
 }
 
 // tuiCode waits for the card's confirmation field and reads the code it
-// asks for off the screen, as the person does: what the command drew,
-// played on a terminal emulator.
+// asks for off the screen, as the person does.
 func (p *ptyRun) tuiCode() string {
 	p.t.Helper()
 	re := regexp.MustCompile(`Type ([` + challenge.Alphabet + `]{5,}), then Enter, to approve`)
+	var m []string
+	p.waitScreen(func(shown string) bool {
+		m = re.FindStringSubmatch(shown)
+		return m != nil
+	}, "a code asked for")
+	return m[1]
+}
+
+// waitScreenFor waits until the screen shows want, its words spaced as
+// they may be wrapped.
+func (p *ptyRun) waitScreenFor(want string) {
+	p.t.Helper()
+	p.waitScreen(func(shown string) bool { return strings.Contains(shown, want) }, want)
+}
+
+// waitScreen waits until the screen satisfies ok: the screen is what the
+// command drew, played on a terminal emulator, as a person sees it (the
+// bytes alone may redraw only part of a line), its words joined by single
+// spaces.
+func (p *ptyRun) waitScreen(ok func(shown string) bool, what string) {
+	p.t.Helper()
 	for limit := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		emu := vt.NewEmulator(80, 24)
 		answered := make(chan struct{})
@@ -125,11 +145,11 @@ func (p *ptyRun) tuiCode() string {
 		_ = emu.InputPipe().(io.Closer).Close()
 		<-answered
 		emu.Close()
-		if m := re.FindStringSubmatch(strings.Join(strings.Fields(shown), " ")); m != nil {
-			return m[1]
+		if ok(strings.Join(strings.Fields(shown), " ")) {
+			return
 		}
 		if time.Now().After(limit) {
-			p.t.Fatalf("the screen never asked for a code:\n%s", shown)
+			p.t.Fatalf("the screen never showed %s:\n%s", what, shown)
 		}
 	}
 }
