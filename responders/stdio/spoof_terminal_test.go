@@ -19,9 +19,9 @@ import (
 // continuation mark.
 func TestSpoofedDetailsOnTerminal(t *testing.T) {
 	const width = 60
-	for _, beside := range []bool{false, true} {
+	for _, where := range []int{inputAndOutput, beside} {
 		for _, pad := range pads {
-			g := newTermRig(t, beside)
+			g := newTermRig(t, where)
 			setColumns(t, g.master, width)
 			reason := padTo("Routine cleanup.", pad, width-len("Reason: ")) +
 				padTo("Details:", pad, width) +
@@ -37,7 +37,7 @@ func TestSpoofedDetailsOnTerminal(t *testing.T) {
 			shown := g.shown()
 			noFakeRows(t, shown, width, "harmless")
 			if n := strings.Count(shown, "\nDetails:"); n != 1 {
-				t.Errorf("beside %v, pad %q: %d lines start with Details:, want 1 (the responder's):\n%s", beside, pad, n, shown)
+				t.Errorf("%s, pad %q: %d lines start with Details:, want 1 (the responder's):\n%s", wheres[where], pad, n, shown)
 			}
 		}
 	}

@@ -72,17 +72,26 @@
 // (unresolved). The responder shows the risk (in words: IRREVERSIBLE is
 // the loudest), the action, the reason and the details, all made inert,
 // on that terminal; where the input is a pipe it shows them on
-// Options.Terminal, and prints on out only that an approval is asked
-// there and, at the end, how it ended. The person's line decides: "y" (or
-// "yes") approves once and "session" approves the same action for the
-// rest of the session; an irreversible action needs "approve" (or
-// "approve session") typed in full, and "y" there denies; "never" denies
-// for the rest of the session; Enter alone or anything else denies once.
-// A note for the agent goes after a colon ("y: go ahead", ": not before
-// Friday"). Words are matched without regard to case. What was typed
-// before the prompt appeared is discarded, never taken for a decision. The
-// end of input (Ctrl-D), Interrupt and the deadline leave the approval
-// unresolved.
+// Options.Terminal, and where the output is not a terminal (a program
+// may read it) on the input's terminal, and prints on out only that an
+// approval is asked there and, at the end, how it ended.
+//
+// Each approval shows a code of five characters drawn at random (such as
+// K7MXA), which the person types back to approve: a program that shares
+// the terminal can type into it (TIOCSTI) but cannot read it, so no key
+// sequence it can type approves. The code approves once, and the code
+// then "session" ("K7MXA session") approves the same action for the rest
+// of the session; "never" denies for the rest of the session; Enter alone
+// (or "n", "no", "deny") denies once. Anything else — "y", "approve", a
+// mistyped code — asks again, once, with a new code, and a second wrong
+// line denies once; every wrong code makes the codes after it one
+// character longer. The code is typed in either case. A note for the
+// agent goes after a colon ("K7MXA: go ahead", ": not before Friday").
+// Where the system lets programs type into a terminal (on Linux,
+// /proc/sys/dev/tty/legacy_tiocsti reads 1), the approval says so, once.
+// What was typed before the prompt appeared is discarded, never taken for
+// a decision. The end of input (Ctrl-D), Interrupt and the deadline leave
+// the approval unresolved.
 //
 // At the call's NudgeAt it prints one countdown line saying what the
 // deadline will apply; at the deadline it stops asking and prints what was
@@ -101,6 +110,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 )
 
 // Options configures a Responder. The zero value works: secrets and
@@ -132,7 +142,11 @@ type Responder struct {
 	inTTY *os.File // in, when it is a terminal
 	tty   *os.File // Options.Terminal, when in is not a terminal
 	width int      // Options.Width
-	turn  chan struct{}
+	// outTTY is set when out is a terminal: an approval's code is shown
+	// only on a terminal.
+	outTTY bool
+	codes  *challenge.Source // draws the approvals' codes
+	turn   chan struct{}
 
 	mu      sync.Mutex
 	closed  bool
@@ -155,7 +169,10 @@ func New(in io.Reader, out io.Writer, opts *Options) *Responder {
 	if opts == nil {
 		opts = &Options{}
 	}
-	r := &Responder{out: out, in: newLineReader(in), width: opts.Width, turn: make(chan struct{}, 1)}
+	r := &Responder{out: out, in: newLineReader(in), width: opts.Width, turn: make(chan struct{}, 1), codes: challenge.System()}
+	if f, ok := out.(*os.File); ok {
+		r.outTTY = isTerminal(f)
+	}
 	if f, ok := in.(*os.File); ok && isTerminal(f) {
 		r.inTTY = f
 	} else if t := opts.Terminal; isTerminal(t) && t.SetReadDeadline(time.Time{}) == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 	"github.com/askuser-go/askuser/secret"
@@ -59,6 +60,9 @@ type model struct {
 	drained chan struct{}
 	ed      *editor // the open editor, or nil
 	mask    *masked // the open masked field, or nil
+	// codes draws the codes that approve approvals (see drawCode); nil
+	// draws from crypto/rand.
+	codes *challenge.Source
 }
 
 // A askView is one pending ask, as the model shows it.
@@ -181,6 +185,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *model) arrive(a *askuser.Ask) {
 	av := newAskView(a)
+	m.drawCode(av)
 	m.asks = append(m.asks, av)
 	if m.closing {
 		m.cancel(av)
