@@ -5,6 +5,7 @@
 // Usage:
 //
 //	askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
+//	askuser validate --routes FILE
 //	askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]
 //	askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
 //	askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
@@ -178,6 +179,7 @@ func main() {
 
 const usage = `usage:
   askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
+  askuser validate --routes FILE
   askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]
   askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
   askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
@@ -323,15 +325,19 @@ func (e env) checkCeiling(cmd string, n int) bool {
 	return true
 }
 
-const validateSynopsis = "validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]"
+const validateSynopsis = "validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE] | validate --routes FILE"
 
 func (e env) validate(args []string) int {
 	fs := e.flags("validate", validateSynopsis)
 	nowFlag := fs.String("now", "", "stamp the deadlines from this time instead of the clock: an `RFC3339` time such as 2026-11-30T09:00:00Z")
 	ceiling := ceilingFlag(fs)
 	dialectName := dialectFlag(fs)
+	routesFile := routesFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
+	}
+	if *routesFile != "" {
+		return e.validateRoutes(fs, *routesFile)
 	}
 	d, err := dialectNamed(*dialectName)
 	if err != nil {
