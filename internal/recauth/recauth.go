@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"strconv"
 	"sync"
 
@@ -65,39 +66,33 @@ type Keys struct {
 	label string
 
 	mu   sync.Mutex
-	byID map[string]*[32]byte
+	byID map[string]hash.Hash // an HMAC per key id, Reset before each use
 }
 
 // New returns the MAC keys of ring for the kind of line label names.
 func New(ring *secretstore.KeyRing, label string) *Keys {
-	return &Keys{ring: ring, label: label, byID: map[string]*[32]byte{}}
+	return &Keys{ring: ring, label: label, byID: map[string]hash.Hash{}}
 }
 
 // Current returns the id of the key new lines are made with.
 func (k *Keys) Current() string { return k.ring.Current() }
 
-func (k *Keys) key(id string) (*[32]byte, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if b, ok := k.byID[id]; ok {
-		return b, nil
-	}
-	b, err := k.ring.DeriveWith(id, k.label)
-	if err != nil {
-		return nil, ErrUnknownKey
-	}
-	k.byID[id] = &b
-	return &b, nil
-}
-
 // mac computes the MAC of a line's head (the line up to its "auth"
 // member, without the closing brace) under the key id.
 func (k *Keys) mac(id, writer string, seq uint64, prev string, head []byte) ([]byte, error) {
-	key, err := k.key(id)
-	if err != nil {
-		return nil, err
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	h, ok := k.byID[id]
+	if !ok {
+		key, err := k.ring.DeriveWith(id, k.label)
+		if err != nil {
+			return nil, ErrUnknownKey
+		}
+		h = hmac.New(sha256.New, key[:])
+		clear(key[:])
+		k.byID[id] = h
 	}
-	h := hmac.New(sha256.New, key[:])
+	h.Reset()
 	var n [8]byte
 	field := func(b []byte) {
 		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
@@ -111,7 +106,7 @@ func (k *Keys) mac(id, writer string, seq uint64, prev string, head []byte) ([]b
 	h.Write(n[:])
 	field([]byte(prev))
 	field(head)
-	return h.Sum(nil), nil
+	return h.Sum(make([]byte, 0, sha256.Size)), nil
 }
 
 // Encode returns a MAC as a line carries it.

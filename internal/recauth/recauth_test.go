@@ -3,6 +3,7 @@ package recauth_test
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/askuser-go/askuser/internal/recauth"
@@ -87,6 +88,29 @@ func FuzzVerify(f *testing.F) {
 			trim := bytes.TrimRight(line, " \t\r\n")
 			if !bytes.Equal(trim, good) && !bytes.Equal(trim, next) {
 				t.Fatalf("a line that was never sealed verifies: %q (seq %d)", line, a.Seq)
+			}
+		}
+	})
+}
+
+// BenchmarkSealVerify is the MAC alone, on a record of a typical size.
+func BenchmarkSealVerify(b *testing.B) {
+	k := keys(b, recauth.LabelJournal)
+	body := []byte(`{"v":2,"ask_id":"a","session":"s1","tool_call_id":"tc","contract":"request_approval","questions":[{"id":"approval","kind":"choice","text":"` + strings.Repeat("x", 600) + `"}],"status":"answered","result":{"status":"approved"}}`)
+	line, mac, _ := k.Seal(body, "", 1, nil)
+	b.Run("seal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := k.Seal(body, "", 2, mac); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("verify", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := k.Verify(line); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})
