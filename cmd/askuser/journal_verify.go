@@ -71,7 +71,7 @@ func (e env) journalVerify(ctx context.Context, args []string) int {
 	}
 	if rep.OK() {
 		fmt.Fprintf(e.stdout, "%s: ok: %s, each authenticated and in its place in one chain (sequence %s; %s %s, from %s)\n",
-			files, plural(rep.Verified, "record"), seqRange(rep), plural(len(rep.Keys), "key")[2:], strings.Join(rep.Keys, ", "), source)
+			files, plural(rep.Verified, "record"), seqRange(rep), keyWord(len(rep.Keys)), strings.Join(rep.Keys, ", "), source)
 		fmt.Fprintf(e.stdout, "head: sequence %d, MAC %s (note it elsewhere: records removed from the end are found only against it)\n", rep.HeadSeq, rep.HeadMAC)
 		if rep.LinkUnchecked {
 			fmt.Fprintln(e.stdout, "note: the first record links to an earlier file that is not here; that link was not checked")
@@ -145,6 +145,13 @@ func (e env) journalVerifyNATS(ctx context.Context, natsURL, tokenFile string, r
 		fmt.Fprintf(e.stdout, "%s: FAILED: %s found (%d records not authenticated) in %s\n", what, plural(len(rep.Problems), "problem"), unauth, plural(rep.Messages, "message"))
 	}
 	return exitFailure
+}
+
+func keyWord(n int) string {
+	if n == 1 {
+		return "key"
+	}
+	return "keys"
 }
 
 func plural(n int, what string) string {
