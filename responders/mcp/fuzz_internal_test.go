@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,6 +196,24 @@ func FuzzUnmarshalState(f *testing.F) {
 		out, ok := unmarshalState(in.marshal())
 		if !ok || *out != in {
 			t.Errorf("state %+v read back as %+v, %v", in, out, ok)
+		}
+	})
+}
+
+// FuzzRefusedFields: whatever the SDK's refusal says (it may quote the
+// reply), refusedFields returns only names of the form's own fields.
+func FuzzRefusedFields(f *testing.F) {
+	f.Add(`validating root: validating /properties/env: oneOf: did not validate against any of [<anonymous schema>]`)
+	f.Add(`validating root: required: missing properties: ["env","when"]`)
+	f.Add(`validating root: validating /properties/a~1b~0: type: x has type "string", want "boolean"`)
+	f.Add(`missing properties: [`)
+	names := []string{"env", "env_other", "when", "a/b~", ""}
+	f.Fuzz(func(t *testing.T, msg string) {
+		bad, missing := refusedFields(msg, names)
+		for _, n := range append(bad, missing...) {
+			if !slices.Contains(names, n) {
+				t.Fatalf("refusedFields(%q) names %q, not a field of the form", msg, n)
+			}
 		}
 	})
 }

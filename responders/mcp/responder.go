@@ -132,7 +132,7 @@ func (r *Responder) converse(ctx context.Context, a *askuser.Ask, c *call) error
 		case ctx.Err() != nil:
 			return nil
 		case mismatch(err):
-			problem = "the reply did not match the form"
+			problem = f.mismatch(err)
 		default:
 			r.logger().Warn("mcpresponder: the client's elicitation failed; the ask is unattended",
 				"ask", a.ID(), "session", a.Session(), "err", errorKind(err))
@@ -153,6 +153,9 @@ type elicitForm interface {
 	params(problem string, now time.Time) *mcp.ElicitParams
 	// reply acts on the person's reply to it: see reply.
 	reply(a *askuser.Ask, res *mcp.ElicitResult) (problem string, ended bool, err error)
+	// mismatch says what the SDK refused of the last reply, which did not
+	// match the form's schema: the fields, and what each allows.
+	mismatch(err error) string
 }
 
 // formFor maps an ask (with no sealed question) onto its form elicitation
