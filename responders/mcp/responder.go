@@ -194,9 +194,15 @@ func reply(a *askuser.Ask, f *form, res *mcp.ElicitResult) (problem string, ende
 		return "", true, a.Decline()
 	case "cancel":
 		return "", true, a.Cancel("")
+	case unreadableAction:
+		return problemUnreadable, false, nil
 	}
 	return "the reply was neither accept, decline nor cancel", false, nil
 }
+
+// problemUnreadable is what the person is told of a reply the client sent
+// in a shape that is no reply at all (see RepairFrame).
+const problemUnreadable = "the reply could not be read: its content is not the form's fields"
 
 // submit reports the answers and submits. It returns what is wrong for the
 // person when the orchestrator refuses an answer or the submit, and an
