@@ -249,7 +249,7 @@ func (r *Responder) respondSealed(ctx context.Context, a *askuser.Ask, c *call) 
 	link := r.opts.CardURL(a)
 	code := ""
 	if r.opts.Codes != nil {
-		code = r.opts.Codes.Issue(a.Session(), a.Form().ExpiresAt)
+		code = r.opts.Codes.Issue(a.Session(), a.ID(), a.Form().ExpiresAt)
 	}
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()
