@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -271,9 +273,12 @@ func (e env) mcpHTTP(ctx context.Context, server *mcp.Server, addr, tokenFile st
 		Handler:           mcpHandler(server, token, allowed, logger),
 		ReadHeaderTimeout: mcpReadHeaderTimeout,
 		IdleTimeout:       mcpIdleTimeout,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(limitListener(ln, mcpMaxConns)) }()
+	go func() { served <- srv.Serve(newConnGate(ln, mcpMaxPending, mcpMaxConns)) }()
 	switch {
 	case tokenFile == "":
 		fmt.Fprintf(e.stderr, "askuser mcp: serving MCP on http://%s%s; bearer token %s\n", urlHost, mcpPath, token)
@@ -322,7 +327,7 @@ func mcpHandler(server *mcp.Server, token string, allowed []string, logger *slog
 		}
 		withSessions.ServeHTTP(w, r)
 	})
-	return hostcheck.New(allowed).Wrap(bearer(readBody(route)))
+	return closeRefused(hostcheck.New(allowed).Wrap(bearer(holdSlot(readBody(route)))))
 }
 
 // readBody reads a request's body (at most mcpMaxBody bytes) within
@@ -401,3 +406,133 @@ func bearerToken(what, file string) (token string, made bool, err error) {
 	}
 	return t, false, nil
 }
+
+// mcpMaxPending is how many connections may wait at once without having
+// authenticated (no request with the bearer token yet); past it, a new
+// connection pushes out the oldest of them.
+const mcpMaxPending = 64
+
+// A connGate holds --listen's connections on two leashes. A connection
+// that has not authenticated is pending: at most mcpMaxPending of them
+// are kept, and a new connection closes the oldest, so that connections
+// that hold a 401 (or send nothing) cannot keep out a client with the
+// token. A connection whose request carried the token takes one of
+// mcpMaxConns slots for the rest of its life; when they are all taken,
+// its request is refused with 503.
+type connGate struct {
+	net.Listener
+	maxPending, maxAuthed int
+
+	mu      sync.Mutex
+	pending *list.List // of *gatedConn, oldest first
+	authed  int
+}
+
+func newConnGate(ln net.Listener, maxPending, maxAuthed int) *connGate {
+	return &connGate{Listener: ln, maxPending: maxPending, maxAuthed: maxAuthed, pending: list.New()}
+}
+
+func (g *connGate) Accept() (net.Conn, error) {
+	c, err := g.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	gc := &gatedConn{Conn: c, gate: g}
+	var evict *gatedConn
+	g.mu.Lock()
+	if g.pending.Len() >= g.maxPending {
+		evict = g.pending.Remove(g.pending.Front()).(*gatedConn)
+		evict.elem = nil
+	}
+	gc.elem = g.pending.PushBack(gc)
+	g.mu.Unlock()
+	if evict != nil {
+		_ = evict.Conn.Close()
+	}
+	return gc, nil
+}
+
+// A gatedConn is a connection of a connGate: pending (elem set) until a
+// request on it authenticates, then authenticated.
+type gatedConn struct {
+	net.Conn
+	gate   *connGate
+	elem   *list.Element // in gate.pending; nil once authenticated or closed
+	authed bool
+	once   sync.Once
+}
+
+// authenticate moves the connection from pending to a slot; it reports
+// false when every slot is taken.
+func (c *gatedConn) authenticate() bool {
+	g := c.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c.authed {
+		return true
+	}
+	if g.authed >= g.maxAuthed {
+		return false
+	}
+	if c.elem != nil {
+		g.pending.Remove(c.elem)
+		c.elem = nil
+	}
+	c.authed = true
+	g.authed++
+	return true
+}
+
+func (c *gatedConn) Close() error {
+	c.once.Do(func() {
+		g := c.gate
+		g.mu.Lock()
+		if c.elem != nil {
+			g.pending.Remove(c.elem)
+			c.elem = nil
+		}
+		if c.authed {
+			g.authed--
+			c.authed = false
+		}
+		g.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// connKey keys a request's *gatedConn in its context.
+type connKey struct{}
+
+// holdSlot takes the request's connection off the pending leash once the
+// bearer token has been checked (it runs behind it), or refuses the
+// request when every slot is taken.
+func holdSlot(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gc, ok := r.Context().Value(connKey{}).(*gatedConn); ok && !gc.authenticate() {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "askuser mcp serves "+strconv.Itoa(mcpMaxConns)+" connections at once, and all are taken; try again later", http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// closeRefused closes the connection after a request refused before the
+// bearer token was taken (401, 403, 421), so that it does not idle on.
+func closeRefused(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&refusalCloser{ResponseWriter: w}, r)
+	})
+}
+
+type refusalCloser struct{ http.ResponseWriter }
+
+func (w *refusalCloser) WriteHeader(code int) {
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusMisdirectedRequest:
+		w.Header().Set("Connection", "close")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *refusalCloser) Unwrap() http.ResponseWriter { return w.ResponseWriter }

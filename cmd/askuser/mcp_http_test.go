@@ -218,3 +218,60 @@ func TestMCPUsage(t *testing.T) {
 		t.Errorf("a token file others may read: exit %d, %q", code, errs)
 	}
 }
+
+// TestMCPHTTPUnauthenticatedConnections: connections that hold a 401
+// (more than the server has slots) and connections that send nothing at
+// all do not keep out a client with the token: its request completes.
+// (Before, 256 idle connections holding a 401 filled every slot for the
+// idle timeout, two minutes.) The deadline is a bound on the wait, not a
+// timing assertion.
+func TestMCPHTTPUnauthenticatedConnections(t *testing.T) {
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("test-token-0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := startMCPHTTP(t, "--token-file", tokenFile, "--no-approval")
+	addr := strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp")
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range mcpMaxConns + 4 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		_ = c.SetReadDeadline(time.Now().Add(time.Minute)) // a bound on a hang
+		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d: no response: %v", i, err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("connection %d without the token: %d; want 401", i, res.StatusCode)
+		}
+	}
+	for i := range 2 * mcpMaxPending {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("silent connection %d: %v", i, err)
+		}
+		conns = append(conns, c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0.0.1"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearerTransport{"test-token-0123456789abcdef"}}, MaxRetries: -1}
+	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatalf("a client with the token could not connect: %v", err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("a client with the token: tools/list: %v", err)
+	}
+}
