@@ -83,10 +83,16 @@ func stdioInProcess(t *testing.T, version string, opts *mcp.ClientOptions, args 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	exited := make(chan int, 1)
+	var stderr mcpStderr
 	go func() {
-		exited <- run(ctx, append([]string{"mcp"}, args...), inR, outW, io.Discard)
+		exited <- run(ctx, append([]string{"mcp"}, args...), inR, outW, &stderr)
 		outW.Close()
 	}()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("askuser mcp's standard error:\n%s", stderr.String())
+		}
+	})
 	in := &inject{w: inW}
 	tp := &tap{r: outR, lines: make(chan rawLine, 16)}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0.0.1"}, opts)
@@ -136,6 +142,9 @@ func TestMCPStdioBadFrames(t *testing.T) {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"env": "production"}}, nil
 	}}
 	cs, in, tp := stdioInProcess(t, "2025-11-25", opts)
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free) // on a failure too, so that the client can close
 	called := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask_user", Arguments: json.RawMessage(mcpDeployCall)})
@@ -166,7 +175,7 @@ func TestMCPStdioBadFrames(t *testing.T) {
 			t.Errorf("%s: answered id %s, error %+v; want id %s, code %d, saying %q", c.name, l.ID, l.Error, c.id, c.code, c.says)
 		}
 	}
-	close(release)
+	free()
 	res := <-called
 	if res == nil {
 		t.Fatal("the pending ask got no result: askuser mcp went down")
