@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -39,7 +41,7 @@ import (
 // ADDR over streamable HTTP at /mcp, behind a bearer token and the web
 // card's Host and Origin checks.
 
-const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
+const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
 
 // mcpPath is where --listen serves MCP.
 const mcpPath = "/mcp"
@@ -64,6 +66,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	fs := e.flags("mcp", mcpSynopsis)
 	listen := fs.String("listen", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (behind a bearer token) instead of standard input and output")
 	tokenFile := fs.String("token-file", "", "with --listen, the bearer token is in `FILE` (mode 0600; made, with a random token, when it does not exist); without it a random token is printed on standard error")
+	approversFile := fs.String("approvers", "", "with --listen, serve request_approval only to the MCP clients whose bearer token is in `FILE` (mode 0600; one \"NAME TOKEN\" a line): the people who may approve. Without it, --listen serves no request_approval")
 	cardAddr := fs.String("card", "", "serve a web card on `ADDR` (127.0.0.1:0 for any free port) where a secret question is answered, reached by a link the MCP client shows with a short code; without it a secret question is declined")
 	session := fs.String("session", "mcp", "the session `ID` that owns the asks and their secrets")
 	journalFile := fs.String("journal", "", "append each ask's decision record to the journal `FILE` (JSON lines), a regular file")
@@ -102,6 +105,15 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		return exitUsage
 	case *tokenFile != "" && *listen == "":
 		fmt.Fprintln(e.stderr, "askuser mcp: --token-file is for --listen: over standard input and output there is no token")
+		return exitUsage
+	case *approversFile != "" && *listen == "":
+		fmt.Fprintln(e.stderr, "askuser mcp: --approvers is for --listen: over standard input and output the client that started askuser is the person's")
+		return exitUsage
+	case *approversFile != "" && *noApproval:
+		fmt.Fprintln(e.stderr, "askuser mcp: --approvers names who may approve, and --no-approval serves no request_approval; give one of them")
+		return exitUsage
+	case alone && *listen != "" && *approversFile == "":
+		fmt.Fprintln(e.stderr, "askuser mcp: --dialect request_approval with --listen needs --approvers: the bearer token alone does not say who may approve")
 		return exitUsage
 	case strings.TrimSpace(*session) == "":
 		fmt.Fprintln(e.stderr, "askuser mcp: --session is empty; give a session id")
@@ -176,26 +188,49 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	}
 	o.Responder = mcpresponder.New(ropts)
 	sess := *session
-	server := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: "v0"}, &mcp.ServerOptions{Logger: logger})
+	newServer := func() *mcp.Server {
+		return mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: "v0"}, &mcp.ServerOptions{Logger: logger})
+	}
+	// Over HTTP, two servers on the one orchestrator: every caller with the
+	// bearer token gets the question tool; request_approval is served only
+	// to the approvers, each proving who they are by a token of their own.
+	server, approvers := newServer(), newServer()
 	defer o.Wait()
 	for _, d := range dialects {
-		tool := &mcpresponder.Tool{
-			Orchestrator: o,
-			Dialect:      d,
-			Keys:         keys,
-			Session:      func(*mcp.CallToolRequest) string { return sess },
+		tool := &mcpresponder.Tool{Orchestrator: o, Dialect: d, Keys: keys, Session: func(*mcp.CallToolRequest) string { return sess }}
+		approval := d.Name() == approvaltool.ToolName
+		if approval {
+			tool.Session = func(req *mcp.CallToolRequest) string { return approvalSession(sess, req) }
 		}
 		defer tool.Close()
-		if err := mcpresponder.AddTool(server, tool); err != nil {
-			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
-			return exitFailure
+		for _, s := range []*mcp.Server{server, approvers} {
+			if approval && s == server && *listen != "" {
+				continue
+			}
+			if err := mcpresponder.AddTool(s, tool); err != nil {
+				fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+				return exitFailure
+			}
 		}
 	}
 
 	if *listen != "" {
-		return e.mcpHTTP(ctx, server, *listen, *tokenFile, logger)
+		var names map[string]string
+		switch {
+		case *approversFile != "":
+			if names, err = readApprovers(*approversFile); err != nil {
+				fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+				return exitFailure
+			}
+		case !*noApproval:
+			fmt.Fprintln(e.stderr, "askuser mcp: request_approval is not served: over --listen the bearer token alone does not say who may approve; name the approvers with --approvers FILE")
+		}
+		return e.mcpHTTP(ctx, server, approvers, names, *listen, *tokenFile, logger)
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	// askuser's IOTransport, not the SDK's: a frame the SDK cannot read
+	// gets a JSON-RPC error, where the SDK would end the connection and
+	// every pending ask with it.
+	t := &mcpresponder.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}, Logger: logger}
 	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 		return exitFailure
@@ -254,11 +289,17 @@ func (e env) mcpCard(addr string, ropts *mcpresponder.Options, logger *slog.Logg
 // on 2026-07-28 and later are served statelessly (multi round-trip: the
 // form is the tool call's input request), the others with a session,
 // within which the server elicits during the call.
-func (e env) mcpHTTP(ctx context.Context, server *mcp.Server, addr, tokenFile string, logger *slog.Logger) int {
+func (e env) mcpHTTP(ctx context.Context, server, approvers *mcp.Server, approverTokens map[string]string, addr, tokenFile string, logger *slog.Logger) int {
 	token, made, err := bearerToken("--token-file", tokenFile)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 		return exitFailure
+	}
+	for name, t := range approverTokens {
+		if t == token {
+			fmt.Fprintf(e.stderr, "askuser mcp: --approvers gives %s the bearer token of --token-file; an approver's token must be theirs alone\n", name)
+			return exitFailure
+		}
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -268,12 +309,15 @@ func (e env) mcpHTTP(ctx context.Context, server *mcp.Server, addr, tokenFile st
 	tcp := ln.Addr().(*net.TCPAddr)
 	urlHost, allowed := cardHost(addr, tcp)
 	srv := &http.Server{
-		Handler:           mcpHandler(server, token, allowed, logger),
+		Handler:           mcpHandler(server, approvers, token, approverTokens, allowed, logger),
 		ReadHeaderTimeout: mcpReadHeaderTimeout,
 		IdleTimeout:       mcpIdleTimeout,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(limitListener(ln, mcpMaxConns)) }()
+	go func() { served <- srv.Serve(newConnGate(ln, mcpMaxPending, mcpMaxConns)) }()
 	switch {
 	case tokenFile == "":
 		fmt.Fprintf(e.stderr, "askuser mcp: serving MCP on http://%s%s; bearer token %s\n", urlHost, mcpPath, token)
@@ -300,15 +344,33 @@ func (e env) mcpHTTP(ctx context.Context, server *mcp.Server, addr, tokenFile st
 // the bearer token, and the SDK's streamable handlers, stateless for
 // 2026-07-28 and later (by the Mcp-Protocol-Version header every request
 // of theirs carries) and with sessions for the others.
-func mcpHandler(server *mcp.Server, token string, allowed []string, logger *slog.Logger) http.Handler {
-	get := func(*http.Request) *mcp.Server { return server }
+//
+// A caller whose token is an approver's (principal "approver:NAME") is
+// served approvers, the server with request_approval; every other caller
+// with the bearer token (principal "bearer") is served server, without it.
+func mcpHandler(server, approvers *mcp.Server, token string, approverTokens map[string]string, allowed []string, logger *slog.Logger) http.Handler {
+	get := func(r *http.Request) *mcp.Server {
+		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && strings.HasPrefix(ti.UserID, approverPrefix) {
+			return approvers
+		}
+		return server
+	}
 	withSessions := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: logger, MaxRequestBodyBytes: mcpMaxBody})
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: logger, MaxRequestBodyBytes: mcpMaxBody, Stateless: true})
 	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+		user := ""
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1 {
+			user = "bearer"
+		}
+		for name, t := range approverTokens {
+			if subtle.ConstantTimeCompare([]byte(got), []byte(t)) == 1 {
+				user = approverPrefix + name
+			}
+		}
+		if user == "" {
 			return nil, auth.ErrInvalidToken
 		}
-		return &auth.TokenInfo{UserID: "bearer"}, nil
+		return &auth.TokenInfo{UserID: user}, nil
 	}
 	bearer := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -322,7 +384,7 @@ func mcpHandler(server *mcp.Server, token string, allowed []string, logger *slog
 		}
 		withSessions.ServeHTTP(w, r)
 	})
-	return hostcheck.New(allowed).Wrap(bearer(readBody(route)))
+	return closeRefused(hostcheck.New(allowed).Wrap(bearer(holdSlot(readBody(route)))))
 }
 
 // readBody reads a request's body (at most mcpMaxBody bytes) within
@@ -344,7 +406,10 @@ func readBody(next http.Handler) http.Handler {
 				return
 			}
 			_ = rc.SetReadDeadline(time.Time{})
-			r.Body = io.NopCloser(bytes.NewReader(body))
+			// A retry whose reply the SDK could not read would be a
+			// JSON-RPC error; repaired, the person sees the form again.
+			body = mcpresponder.RepairFrame(body)
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -400,4 +465,212 @@ func bearerToken(what, file string) (token string, made bool, err error) {
 		return "", false, fmt.Errorf("%s %s must hold one token of at least 16 characters, without spaces", what, file)
 	}
 	return t, false, nil
+}
+
+// mcpMaxPending is how many connections may wait at once without having
+// authenticated (no request with the bearer token yet); past it, a new
+// connection pushes out the oldest of them.
+const mcpMaxPending = 64
+
+// A connGate holds --listen's connections on two leashes. A connection
+// that has not authenticated is pending: at most mcpMaxPending of them
+// are kept, and a new connection closes the oldest, so that connections
+// that hold a 401 (or send nothing) cannot keep out a client with the
+// token. A connection whose request carried the token takes one of
+// mcpMaxConns slots for the rest of its life; when they are all taken,
+// its request is refused with 503.
+type connGate struct {
+	net.Listener
+	maxPending, maxAuthed int
+
+	mu      sync.Mutex
+	pending *list.List // of *gatedConn, oldest first
+	authed  int
+}
+
+func newConnGate(ln net.Listener, maxPending, maxAuthed int) *connGate {
+	return &connGate{Listener: ln, maxPending: maxPending, maxAuthed: maxAuthed, pending: list.New()}
+}
+
+func (g *connGate) Accept() (net.Conn, error) {
+	c, err := g.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	gc := &gatedConn{Conn: c, gate: g}
+	var evict *gatedConn
+	g.mu.Lock()
+	if g.pending.Len() >= g.maxPending {
+		evict = g.pending.Remove(g.pending.Front()).(*gatedConn)
+		evict.elem = nil
+	}
+	gc.elem = g.pending.PushBack(gc)
+	g.mu.Unlock()
+	if evict != nil {
+		_ = evict.Conn.Close()
+	}
+	return gc, nil
+}
+
+// A gatedConn is a connection of a connGate: pending (elem set) until a
+// request on it authenticates, then authenticated.
+type gatedConn struct {
+	net.Conn
+	gate   *connGate
+	elem   *list.Element // in gate.pending; nil once authenticated or closed
+	authed bool
+	once   sync.Once
+}
+
+// authenticate moves the connection from pending to a slot; it reports
+// false when every slot is taken.
+func (c *gatedConn) authenticate() bool {
+	g := c.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c.authed {
+		return true
+	}
+	if g.authed >= g.maxAuthed {
+		return false
+	}
+	if c.elem != nil {
+		g.pending.Remove(c.elem)
+		c.elem = nil
+	}
+	c.authed = true
+	g.authed++
+	return true
+}
+
+func (c *gatedConn) Close() error {
+	c.once.Do(func() {
+		g := c.gate
+		g.mu.Lock()
+		if c.elem != nil {
+			g.pending.Remove(c.elem)
+			c.elem = nil
+		}
+		if c.authed {
+			g.authed--
+			c.authed = false
+		}
+		g.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// connKey keys a request's *gatedConn in its context.
+type connKey struct{}
+
+// holdSlot takes the request's connection off the pending leash once the
+// bearer token has been checked (it runs behind it), or refuses the
+// request when every slot is taken.
+func holdSlot(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gc, ok := r.Context().Value(connKey{}).(*gatedConn); ok && !gc.authenticate() {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "askuser mcp serves "+strconv.Itoa(mcpMaxConns)+" connections at once, and all are taken; try again later", http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// closeRefused closes the connection after a request refused before the
+// bearer token was taken (401, 403, 421), so that it does not idle on.
+func closeRefused(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&refusalCloser{ResponseWriter: w}, r)
+	})
+}
+
+type refusalCloser struct{ http.ResponseWriter }
+
+func (w *refusalCloser) WriteHeader(code int) {
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusMisdirectedRequest:
+		w.Header().Set("Connection", "close")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *refusalCloser) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// approverPrefix begins the principal of a caller whose token is an
+// approver's.
+const approverPrefix = "approver:"
+
+// approvalSession is the session of a request_approval call: the command's
+// --session, scoped to the caller's principal and, where the transport has
+// one, its MCP session, so that a decision a person remembers "for this
+// session" holds only there (the consent store keys decisions by session).
+// Over standard input and output, where there is neither, it is --session.
+func approvalSession(sess string, req *mcp.CallToolRequest) string {
+	if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
+		sess += "/" + req.Extra.TokenInfo.UserID
+	}
+	if req.Session != nil && req.Session.ID() != "" {
+		sess += "/" + req.Session.ID()
+	}
+	return sess
+}
+
+// readApprovers reads --approvers: one "NAME TOKEN" a line (blank lines and
+// lines starting with # skipped), in a regular file of mode 0600 or
+// stricter; a name is letters, digits, '.', '_' or '-', a token at least
+// 16 characters, and neither repeats.
+func readApprovers(file string) (map[string]string, error) {
+	const what = "--approvers"
+	f, fi, err := openRegular(what, file, "keep the approvers' tokens in a regular file of mode 0600")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if checkKeyMode && fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%s %s has mode %#o: it must not be accessible by group or others (chmod 600 it)", what, file, fi.Mode().Perm())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 64<<10+1))
+	defer clear(data)
+	if err != nil {
+		return nil, fileError(what, file, err)
+	}
+	if len(data) > 64<<10 {
+		return nil, fmt.Errorf("%s %s is larger than %s", what, file, hostcheck.Bytes(64<<10))
+	}
+	names := map[string]string{}
+	seen := map[string]bool{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) != 2:
+			return nil, fmt.Errorf("%s %s line %d: want NAME TOKEN, two words", what, file, i+1)
+		case !validApproverName(fields[0]):
+			return nil, fmt.Errorf("%s %s line %d: the name may hold only letters, digits, '.', '_' and '-'", what, file, i+1)
+		case len(fields[1]) < 16:
+			return nil, fmt.Errorf("%s %s line %d: the token must be at least 16 characters", what, file, i+1)
+		case names[fields[0]] != "":
+			return nil, fmt.Errorf("%s %s line %d: %s is named twice", what, file, i+1, fields[0])
+		case seen[fields[1]]:
+			return nil, fmt.Errorf("%s %s line %d: the token is another approver's; each approver's token is theirs alone", what, file, i+1)
+		}
+		names[fields[0]], seen[fields[1]] = fields[1], true
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s %s names no approver; write one \"NAME TOKEN\" a line", what, file)
+	}
+	return names, nil
+}
+
+func validApproverName(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return s != ""
 }

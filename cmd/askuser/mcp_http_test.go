@@ -68,8 +68,8 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestMCPHTTP serves MCP over streamable HTTP behind the bearer token and
 // the Host and Origin checks, and asks through the client's elicitation on
 // both protocol generations (with a session before 2026-07-28, statelessly
-// from it): ask_user, and request_approval beside it, whose decision is
-// journaled with the bearer token's principal.
+// from it): ask_user, and request_approval beside it for an approver,
+// whose decision is journaled with the approver's principal.
 func TestMCPHTTP(t *testing.T) {
 	// A body must arrive within a tenth of a second here; a tool call may
 	// still stay open far longer.
@@ -80,7 +80,11 @@ func TestMCPHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	jf := filepath.Join(t.TempDir(), "journal.jsonl")
-	endpoint := startMCPHTTP(t, "--token-file", tokenFile, "--journal", jf)
+	approvers := filepath.Join(t.TempDir(), "approvers")
+	if err := os.WriteFile(approvers, []byte("alice alice-token-0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := startMCPHTTP(t, "--token-file", tokenFile, "--journal", jf, "--approvers", approvers)
 
 	t.Run("refusals", func(t *testing.T) {
 		post := func(hdr map[string]string) int {
@@ -146,7 +150,7 @@ func TestMCPHTTP(t *testing.T) {
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"env": "production"}}, nil
 			}}
 			client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0.0.1"}, &mcp.ClientOptions{ElicitationHandler: e.handle})
-			tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearerTransport{"test-token-0123456789abcdef"}}, MaxRetries: -1}
+			tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearerTransport{"alice-token-0123456789abcdef"}}, MaxRetries: -1}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: v})
@@ -175,8 +179,8 @@ func TestMCPHTTP(t *testing.T) {
 				}
 				last = rec
 			}
-			if last == nil || last.Approval == nil || last.Principal != "bearer" || last.AnsweredBy != askuser.ByUser {
-				t.Errorf("the approval's record %+v; want it decided by the user, principal bearer", last)
+			if last == nil || last.Approval == nil || last.Principal != "approver:alice" || last.AnsweredBy != askuser.ByUser {
+				t.Errorf("the approval's record %+v; want it decided by the user, principal approver:alice", last)
 			}
 		})
 	}
@@ -196,6 +200,9 @@ func TestMCPUsage(t *testing.T) {
 		{[]string{"mcp", "--session", " "}, "--session is empty"},
 		{[]string{"mcp", "--dialect", "request_approval", "--no-approval"}, "--no-approval leaves request_approval out"},
 		{[]string{"mcp", "--no-approval", "--consents", "x"}, "--consents keeps approval decisions"},
+		{[]string{"mcp", "--approvers", "x"}, "--approvers is for --listen"},
+		{[]string{"mcp", "--listen", "127.0.0.1:0", "--approvers", "x", "--no-approval"}, "--approvers names who may approve"},
+		{[]string{"mcp", "--listen", "127.0.0.1:0", "--dialect", "request_approval"}, "needs --approvers"},
 	} {
 		code, _, errs := cli(t, "", c.args...)
 		if code != exitUsage || !strings.Contains(errs, c.want) {
@@ -216,5 +223,62 @@ func TestMCPUsage(t *testing.T) {
 	code, _, errs = cli(t, "", "mcp", "--listen", "127.0.0.1:0", "--token-file", tf)
 	if checkKeyMode && (code != exitFailure || !strings.Contains(errs, "chmod 600")) {
 		t.Errorf("a token file others may read: exit %d, %q", code, errs)
+	}
+}
+
+// TestMCPHTTPUnauthenticatedConnections: connections that hold a 401
+// (more than the server has slots) and connections that send nothing at
+// all do not keep out a client with the token: its request completes.
+// (Before, 256 idle connections holding a 401 filled every slot for the
+// idle timeout, two minutes.) The deadline is a bound on the wait, not a
+// timing assertion.
+func TestMCPHTTPUnauthenticatedConnections(t *testing.T) {
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("test-token-0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := startMCPHTTP(t, "--token-file", tokenFile, "--no-approval")
+	addr := strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp")
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range mcpMaxConns + 4 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		_ = c.SetReadDeadline(time.Now().Add(time.Minute)) // a bound on a hang
+		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d: no response: %v", i, err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("connection %d without the token: %d; want 401", i, res.StatusCode)
+		}
+	}
+	for i := range 2 * mcpMaxPending {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("silent connection %d: %v", i, err)
+		}
+		conns = append(conns, c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0.0.1"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearerTransport{"test-token-0123456789abcdef"}}, MaxRetries: -1}
+	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatalf("a client with the token could not connect: %v", err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("a client with the token: tools/list: %v", err)
 	}
 }

@@ -128,6 +128,8 @@ func (m *approvalForm) reply(a *askuser.Ask, res *mcp.ElicitResult) (problem str
 		return "", true, a.Decline()
 	case "cancel":
 		return "", true, a.Cancel("")
+	case unreadableAction:
+		return problemUnreadable, false, nil
 	}
 	return "the reply was neither accept, decline nor cancel", false, nil
 }

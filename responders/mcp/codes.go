@@ -20,8 +20,9 @@ const codeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 // The bounds of the short codes.
 const (
 	codeLen = 8 // symbols: 40 bits, shown as XXXX-XXXX
-	// maxCodeFailures wrong codes void every code outstanding, so that
-	// guessing is over long before it could succeed.
+	// maxCodeFailures wrong codes typed for one ask void its code for the
+	// rest of the ask's life, so that guessing is over long before it
+	// could succeed.
 	maxCodeFailures = 10
 	// admissionSlack is how long an admission outlives the code's ask, so
 	// that the page can still show how the ask ended.
@@ -32,9 +33,15 @@ const (
 // where the card has no login of its own: the MCP client shows the code
 // beside the link (the link itself carries no credential, as the MCP
 // specification requires), the person types it on the card, and their
-// browser gets a cookie that admits it to that session's asks. A code is
-// good once, until the ask's deadline; ten wrong codes void every code
-// outstanding.
+// browser gets a cookie that admits it to that one ask.
+//
+// A code is bound to one ask: it is typed on the page the link opens, it
+// admits to that ask's pages and API (and to the session's list, which
+// the page reads), never to another ask of the session, and it is good
+// once, until the ask's deadline. Wrong codes are counted per ask for the
+// ask's whole life, and a good code resets nothing: after ten the ask's
+// code is void. So whoever can start asks (and so see codes of their own)
+// gains nothing against another ask's code.
 //
 // Set Options.Codes to it, mount Gate in front of the web card's handler,
 // and use Authorize as the card's web.Options.Authorize. Gate is mounted
@@ -48,19 +55,23 @@ type Codes struct {
 	CookieName string
 
 	mu       sync.Mutex
-	issued   map[string]issued    // by code
+	issued   map[string]*issued   // by ask id
 	admitted map[string]admission // by cookie value
+}
+
+// issued is an ask's code, and the wrong codes typed for the ask.
+type issued struct {
+	code     string // "" once used or void
+	session  string
+	until    time.Time
 	failures int
 }
 
-type issued struct {
-	session string
-	until   time.Time
-}
-
+// admission is what a browser's cookie admits it to: asks, with their
+// sessions.
 type admission struct {
-	session string
-	until   time.Time
+	asks  map[string]string // ask id → session
+	until time.Time
 }
 
 func (c *Codes) cookie() string {
@@ -70,9 +81,11 @@ func (c *Codes) cookie() string {
 	return "askuser_mcp_code"
 }
 
-// Issue returns a new code that admits to the session's asks until the
-// given time, as the person reads it (XXXX-XXXX).
-func (c *Codes) Issue(session string, until time.Time) string {
+// Issue returns a new code that admits to the ask (of the session) until
+// the given time, as the person reads it (XXXX-XXXX). An ask has one code:
+// issuing again for it replaces a code not yet used, and issues none for
+// an ask whose code was used or voided (it returns "").
+func (c *Codes) Issue(session, ask string, until time.Time) string {
 	var b [codeLen]byte
 	_, _ = rand.Read(b[:])
 	for i := range b {
@@ -82,10 +95,13 @@ func (c *Codes) Issue(session string, until time.Time) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.issued == nil {
-		c.issued = map[string]issued{}
+		c.issued = map[string]*issued{}
 	}
 	c.sweepLocked(time.Now())
-	c.issued[code] = issued{session: session, until: until}
+	if is, ok := c.issued[ask]; ok && is.code == "" {
+		return ""
+	}
+	c.issued[ask] = &issued{code: code, session: session, until: until}
 	return code[:4] + "-" + code[4:]
 }
 
@@ -103,22 +119,39 @@ func (c *Codes) sweepLocked(now time.Time) {
 	}
 }
 
-// ErrNotAdmitted is Authorize's refusal of a browser that has not typed a
-// code for the session.
+// ErrNotAdmitted is Authorize's refusal of a browser that has not typed
+// the code for the ask.
 var ErrNotAdmitted = errors.New("mcpresponder: not admitted: open the link your MCP client shows and type the code shown beside it")
 
-// Authorize admits a request whose cookie a code for the session set; it
-// has the shape of web.Options.Authorize. The principal is "code".
+// Authorize admits a request whose cookie a code set: to the ask the
+// request's path names (the card's /asks/{id} and /api/asks/{id}/…), or,
+// for the session's own routes, to the session of an ask it was admitted
+// to. It has the shape of web.Options.Authorize. The principal is "code".
 func (c *Codes) Authorize(r *http.Request, session string) (string, error) {
-	if c.admits(r, session) {
+	if c.admits(r, session, askOfPath(r.URL.Path)) {
 		return "code", nil
 	}
 	return "", ErrNotAdmitted
 }
 
-// admits reports whether the request's cookie admits it to the session,
-// or to any session when session is empty.
-func (c *Codes) admits(r *http.Request, session string) bool {
+// askOfPath returns the ask id a card path names (/asks/{id},
+// /api/asks/{id}/…), or "".
+func askOfPath(p string) string {
+	for _, prefix := range []string{"/api/asks/", "/asks/"} {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			id, _, _ := strings.Cut(rest, "/")
+			if u, err := url.PathUnescape(id); err == nil {
+				return u
+			}
+			return id
+		}
+	}
+	return ""
+}
+
+// admits reports whether the request's cookie admits it to the ask (when
+// ask is not empty) of the session (when session is not empty).
+func (c *Codes) admits(r *http.Request, session, ask string) bool {
 	ck, err := r.Cookie(c.cookie())
 	if err != nil || ck.Value == "" {
 		return false
@@ -129,43 +162,59 @@ func (c *Codes) admits(r *http.Request, session string) bool {
 	if !ok || !time.Now().Before(a.until) {
 		return false
 	}
-	return session == "" || a.session == session
+	if ask != "" {
+		s, ok := a.asks[ask]
+		return ok && (session == "" || s == session)
+	}
+	if session == "" {
+		return len(a.asks) > 0
+	}
+	for _, s := range a.asks {
+		if s == session {
+			return true
+		}
+	}
+	return false
 }
 
-// redeem turns a typed code into an admission, and returns the cookie
-// value, or false for a code that is not outstanding.
-func (c *Codes) redeem(typed string) (string, admission, bool) {
+// redeem turns a code typed for the ask that target names into an
+// admission, added to the one the browser's cookie holds (prior), and
+// returns the cookie value, or false for a code that is not the ask's.
+func (c *Codes) redeem(typed, target, prior string) (string, time.Time, bool) {
 	code := normalizeCode(typed)
+	ask := askOfPath(target)
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sweepLocked(now)
-	var found string
-	for k := range c.issued {
-		if subtle.ConstantTimeCompare([]byte(k), []byte(code)) == 1 {
-			found = k
-		}
+	is, ok := c.issued[ask]
+	if !ok || is.code == "" {
+		return "", time.Time{}, false
 	}
-	if found == "" {
-		c.failures++
-		if c.failures >= maxCodeFailures {
-			clear(c.issued)
-			c.failures = 0
+	if subtle.ConstantTimeCompare([]byte(is.code), []byte(code)) != 1 {
+		if is.failures++; is.failures >= maxCodeFailures {
+			is.code = "" // void for the rest of the ask's life
 		}
-		return "", admission{}, false
+		return "", time.Time{}, false
 	}
-	is := c.issued[found]
-	delete(c.issued, found)
-	c.failures = 0
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	token := hex.EncodeToString(b[:])
+	is.code = "" // good once
 	if c.admitted == nil {
 		c.admitted = map[string]admission{}
 	}
-	a := admission{session: is.session, until: is.until.Add(admissionSlack)}
-	c.admitted[token] = a
-	return token, a, true
+	until := is.until.Add(admissionSlack)
+	a, ok := c.admitted[prior]
+	if !ok || prior == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		prior = hex.EncodeToString(b[:])
+		a = admission{asks: map[string]string{}}
+	}
+	a.asks[ask] = is.session
+	if until.After(a.until) {
+		a.until = until
+	}
+	c.admitted[prior] = a
+	return prior, a.until, true
 }
 
 // normalizeCode reads a code as a person types it: any case, with or
@@ -210,12 +259,16 @@ func (c *Codes) Gate(next http.Handler) http.Handler {
 					return
 				}
 				target := localTarget(r.PostForm.Get("next"))
-				token, a, ok := c.redeem(r.PostForm.Get("code"))
+				prior := ""
+				if ck, err := r.Cookie(c.cookie()); err == nil {
+					prior = ck.Value
+				}
+				token, until, ok := c.redeem(r.PostForm.Get("code"), target, prior)
 				if !ok {
 					codePage(w, http.StatusForbidden, target, "That code is not right, or it has run out. Type the code your MCP client shows beside the link.")
 					return
 				}
-				http.SetCookie(w, &http.Cookie{Name: c.cookie(), Value: token, Path: "/", Expires: a.until,
+				http.SetCookie(w, &http.Cookie{Name: c.cookie(), Value: token, Path: "/", Expires: until,
 					HttpOnly: true, SameSite: http.SameSiteStrictMode})
 				http.Redirect(w, r, target, http.StatusSeeOther)
 			default:
@@ -224,7 +277,7 @@ func (c *Codes) Gate(next http.Handler) http.Handler {
 			}
 			return
 		}
-		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") && !c.admits(r, "") {
+		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") && !c.admits(r, "", askOfPath(r.URL.Path)) {
 			target := r.URL.EscapedPath()
 			if r.URL.RawQuery != "" {
 				target += "?" + r.URL.RawQuery

@@ -78,7 +78,7 @@ func (r *Responder) respondRounds(ctx context.Context, a *askuser.Ask, c *call) 
 		}
 		code := ""
 		if r.opts.Codes != nil {
-			code = r.opts.Codes.Issue(a.Session(), a.Form().ExpiresAt)
+			code = r.opts.Codes.Issue(a.Session(), a.ID(), a.Form().ExpiresAt)
 		}
 		first = &mcp.ElicitParams{Mode: "url", URL: r.opts.CardURL(a), ElicitationID: newID(), Message: linkMessage(a.Form(), code, time.Now())}
 		cctx, stop := context.WithCancel(ctx)

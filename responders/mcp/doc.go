@@ -133,6 +133,20 @@
 // The MCP client stands for the person: it shows the form to its user,
 // not to the model. A client that answers elicitations by itself (or
 // through its model) could approve; do not serve request_approval to one.
+// A client speaks for its person only within its own MCP session: a server
+// with several clients gives each its own session for request_approval
+// (Tool.Session), since a decision remembered "for this session" decides
+// for every call of the session; and over HTTP, where a bearer token says
+// only that the caller may ask, it serves request_approval only to callers
+// that prove who may approve (askuser's command: --approvers).
+//
+// # Transports
+//
+// The SDK's stdio transport ends the connection, and every pending ask
+// with it, on a frame it cannot read (nested too deep, too long, not
+// JSON). IOTransport answers such a frame with a JSON-RPC error and reads
+// on; RepairFrame, which it applies to every frame, keeps a 2026-07-28
+// retry whose reply is no reply at all from being a JSON-RPC error.
 //
 // # Secrets
 //

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/secret"
@@ -195,6 +199,60 @@ func FuzzUnmarshalState(f *testing.F) {
 		out, ok := unmarshalState(in.marshal())
 		if !ok || *out != in {
 			t.Errorf("state %+v read back as %+v, %v", in, out, ok)
+		}
+	})
+}
+
+// FuzzRefusedFields: whatever the SDK's refusal says (it may quote the
+// reply), refusedFields returns only names of the form's own fields.
+func FuzzRefusedFields(f *testing.F) {
+	f.Add(`validating root: validating /properties/env: oneOf: did not validate against any of [<anonymous schema>]`)
+	f.Add(`validating root: required: missing properties: ["env","when"]`)
+	f.Add(`validating root: validating /properties/a~1b~0: type: x has type "string", want "boolean"`)
+	f.Add(`missing properties: [`)
+	names := []string{"env", "env_other", "when", "a/b~", ""}
+	f.Fuzz(func(t *testing.T, msg string) {
+		bad, missing := refusedFields(msg, names)
+		for _, n := range append(bad, missing...) {
+			if !slices.Contains(names, n) {
+				t.Fatalf("refusedFields(%q) names %q, not a field of the form", msg, n)
+			}
+		}
+	})
+}
+
+// FuzzCheckFrame: whatever line a client sends, checkFrame either refuses
+// it or hands on a frame the SDK reads: one JSON-RPC message within the
+// SDK's depth, and, for a tools/call, params whose input responses decode.
+func FuzzCheckFrame(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_user","arguments":{},"requestState":"x","inputResponses":{"askuser":{"action":"accept","content":["a"]}}}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_user","inputResponses":[1]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"a","method":"ping","params":{"x":[[[[]]]]}}`))
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		frame, id, code, msg := checkFrame(line)
+		if msg != "" {
+			if code != codeParseError && code != codeInvalidRequest {
+				t.Fatalf("refused with code %d", code)
+			}
+			if id != nil && !json.Valid(id) {
+				t.Fatalf("refusal id %q is not JSON", id)
+			}
+			return
+		}
+		if tooDeep(frame, MaxFrameDepth) {
+			t.Fatalf("handed on a frame deeper than %d", MaxFrameDepth)
+		}
+		m, err := jsonrpc.DecodeMessage(frame)
+		if err != nil {
+			t.Fatalf("handed on %q, which the SDK does not read: %v", frame, err)
+		}
+		if req, ok := m.(*jsonrpc.Request); ok && req.Method == "tools/call" && len(req.Params) > 0 {
+			var p mcp.CallToolParamsRaw
+			if err := json.Unmarshal(req.Params, &p); err != nil && strings.Contains(err.Error(), "inputResponses") {
+				t.Fatalf("handed on %q, whose input responses the SDK does not read: %v", frame, err)
+			}
 		}
 	})
 }

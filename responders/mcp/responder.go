@@ -132,7 +132,7 @@ func (r *Responder) converse(ctx context.Context, a *askuser.Ask, c *call) error
 		case ctx.Err() != nil:
 			return nil
 		case mismatch(err):
-			problem = "the reply did not match the form"
+			problem = f.mismatch(err)
 		default:
 			r.logger().Warn("mcpresponder: the client's elicitation failed; the ask is unattended",
 				"ask", a.ID(), "session", a.Session(), "err", errorKind(err))
@@ -153,6 +153,9 @@ type elicitForm interface {
 	params(problem string, now time.Time) *mcp.ElicitParams
 	// reply acts on the person's reply to it: see reply.
 	reply(a *askuser.Ask, res *mcp.ElicitResult) (problem string, ended bool, err error)
+	// mismatch says what the SDK refused of the last reply, which did not
+	// match the form's schema: the fields, and what each allows.
+	mismatch(err error) string
 }
 
 // formFor maps an ask (with no sealed question) onto its form elicitation
@@ -191,9 +194,15 @@ func reply(a *askuser.Ask, f *form, res *mcp.ElicitResult) (problem string, ende
 		return "", true, a.Decline()
 	case "cancel":
 		return "", true, a.Cancel("")
+	case unreadableAction:
+		return problemUnreadable, false, nil
 	}
 	return "the reply was neither accept, decline nor cancel", false, nil
 }
+
+// problemUnreadable is what the person is told of a reply the client sent
+// in a shape that is no reply at all (see RepairFrame).
+const problemUnreadable = "the reply could not be read: its content is not the form's fields"
 
 // submit reports the answers and submits. It returns what is wrong for the
 // person when the orchestrator refuses an answer or the submit, and an
@@ -240,7 +249,7 @@ func (r *Responder) respondSealed(ctx context.Context, a *askuser.Ask, c *call) 
 	link := r.opts.CardURL(a)
 	code := ""
 	if r.opts.Codes != nil {
-		code = r.opts.Codes.Issue(a.Session(), a.Form().ExpiresAt)
+		code = r.opts.Codes.Issue(a.Session(), a.ID(), a.Form().ExpiresAt)
 	}
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()

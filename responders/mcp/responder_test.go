@@ -369,3 +369,45 @@ func TestProgressWhileWaiting(t *testing.T) {
 		})
 	}
 }
+
+// TestMismatchNamesField: a reply that the SDK refuses as not matching the
+// form's schema (an option not offered, a value of the wrong type) gets a
+// form again that names the question and what it allows — not only that
+// the reply did not match — and never echoes what was typed.
+func TestMismatchNamesField(t *testing.T) {
+	for _, v := range []string{v20250618, v20251125} {
+		for _, c := range []struct {
+			name, call string
+			dialect    askuser.Dialect
+			bad, good  map[string]any
+			want       string
+		}{
+			{"an option not offered", deployCall, nil, map[string]any{"env": "moon-base"}, map[string]any{"env": "production"},
+				`Env: the reply is not one of the options; choose one of "staging", "production"`},
+			{"not yes or no", restartCall, askuser.RequestApproval(), map[string]any{"approve": "moon-base"}, map[string]any{"approve": true},
+				"Approve this action: needs yes or no"},
+		} {
+			t.Run(v+"/"+c.name, func(t *testing.T) {
+				h, co := answering(reply("accept", c.bad), reply("accept", c.good))
+				r := newRig(t, rigOptions{version: v, client: co, dialect: c.dialect})
+				name := "ask_user"
+				if c.dialect != nil {
+					name = c.dialect.Name()
+				}
+				if _, err := r.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(c.call)}); err != nil {
+					t.Fatal(err)
+				}
+				seen := h.seen()
+				if len(seen) != 2 {
+					t.Fatalf("%d forms shown; want 2", len(seen))
+				}
+				if want := "Your last answer could not be used: " + c.want + "\n"; !strings.HasPrefix(seen[1].Message, want) {
+					t.Errorf("the second form's message %q; want it to begin %q", seen[1].Message, want)
+				}
+				if strings.Contains(seen[1].Message, "moon-base") {
+					t.Errorf("the second form's message echoes the reply: %q", seen[1].Message)
+				}
+			})
+		}
+	}
+}

@@ -3,6 +3,7 @@ package mcpresponder_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -191,26 +192,86 @@ func TestSecretClientWithoutLinks(t *testing.T) {
 	}
 }
 
-// TestCodesVoidAfterFailures: ten wrong codes void every code outstanding,
-// so that guessing cannot succeed.
+// codePost types a code on the card's code page for the ask at target,
+// with the browser's cookies in jar, and returns the status.
+func codePost(t *testing.T, c *card, hc *http.Client, code, target string) int {
+	t.Helper()
+	res, err := hc.PostForm(c.srv.URL+"/code", url.Values{"code": {code}, "next": {target}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+func browser() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// TestCodesVoidAfterFailures: ten wrong codes typed for an ask void its
+// code, so that guessing cannot succeed — and a good code typed for
+// another ask in between (which whoever starts asks can mint at will)
+// resets nothing.
 func TestCodesVoidAfterFailures(t *testing.T) {
 	c := newCard(t)
-	code := c.codes.Issue("mcp", farFuture)
-	post := func(code string) int {
-		res, err := http.PostForm(c.srv.URL+"/code", url.Values{"code": {code}, "next": {"/"}})
-		if err != nil {
-			t.Fatal(err)
+	code := c.codes.Issue("mcp", "ask-1", farFuture)
+	hc := browser()
+	for i := range 10 {
+		if i == 9 {
+			// The attacker's own ask, and its good code.
+			own := c.codes.Issue("mcp", "ask-2", farFuture)
+			if s := codePost(t, c, hc, own, "/asks/ask-2"); s != http.StatusSeeOther {
+				t.Fatalf("the good code of another ask: %d; want 303", s)
+			}
 		}
-		res.Body.Close()
-		return res.StatusCode
-	}
-	for range 10 {
-		if s := post("WRNG-CODE"); s != http.StatusForbidden {
+		if s := codePost(t, c, hc, "WRNG-CODE", "/asks/ask-1"); s != http.StatusForbidden {
 			t.Fatalf("a wrong code: %d; want 403", s)
 		}
 	}
-	if s := post(code); s != http.StatusForbidden {
+	if s := codePost(t, c, hc, code, "/asks/ask-1"); s != http.StatusForbidden {
 		t.Errorf("the right code after ten wrong ones: %d; want 403 (voided)", s)
+	}
+	if again := c.codes.Issue("mcp", "ask-1", farFuture); again != "" {
+		t.Errorf("a voided ask got a new code %q; want none for the rest of its life", again)
+	}
+}
+
+// TestCodesBoundToAsk: a code admits to its own ask, never to another ask
+// of the same session — so that whoever sees the code of an ask of their
+// own cannot answer the person's.
+func TestCodesBoundToAsk(t *testing.T) {
+	c := newCard(t)
+	own := c.codes.Issue("mcp", "ask-own", farFuture)
+	_ = c.codes.Issue("mcp", "ask-person", farFuture)
+	hc := browser()
+	if s := codePost(t, c, hc, own, "/asks/ask-own"); s != http.StatusSeeOther {
+		t.Fatalf("the code on its own ask: %d; want 303", s)
+	}
+	u, _ := url.Parse(c.srv.URL)
+	var ck *http.Cookie
+	for _, k := range hc.Jar.Cookies(u) {
+		ck = k
+	}
+	if ck == nil {
+		t.Fatal("no admission cookie")
+	}
+	authorize := func(path string) error {
+		r := httptest.NewRequest("POST", path, nil)
+		r.AddCookie(ck)
+		_, err := c.codes.Authorize(r, "mcp")
+		return err
+	}
+	if err := authorize("/api/asks/ask-own/submit"); err != nil {
+		t.Errorf("its own ask: %v; want admitted", err)
+	}
+	for _, p := range []string{"/api/asks/ask-person/submit", "/api/asks/ask-person/answers/token", "/asks/ask-person"} {
+		if err := authorize(p); !errors.Is(err, mcpresponder.ErrNotAdmitted) {
+			t.Errorf("%s: %v; want ErrNotAdmitted", p, err)
+		}
+	}
+	if s := codePost(t, c, hc, own, "/asks/ask-person"); s != http.StatusForbidden {
+		t.Errorf("its code typed for the other ask: %d; want 403", s)
 	}
 }
 
