@@ -54,7 +54,7 @@ func (person) Respond(ctx context.Context, a *askuser.Ask) error {
 	return a.Submit()
 }
 
-func (person) Name() string { return "clients-test" }
+func (person) ResponderName() string { return "clients-test" }
 
 // service starts the agent API on loopback and returns its URL.
 func service(t *testing.T) string {

@@ -235,6 +235,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return e.mcp(ctx, args[1:])
 	case "serve":
 		return e.serve(ctx, args[1:])
+	case "hook":
+		return e.hook(ctx, args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
