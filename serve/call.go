@@ -29,7 +29,11 @@ type callRequest struct {
 // fields callFields names, and no other. Its errors say what is wrong and
 // what is allowed; the call's arguments themselves are the dialect's to
 // check.
-func parseCall(body []byte) (*callRequest, error) {
+func parseCall(body []byte) (*callRequest, error) { return parseCallFor(body, false) }
+
+// parseCallFor is parseCall, taking request_approval when approvals is
+// true (Config.Approvals).
+func parseCallFor(body []byte, approvals bool) (*callRequest, error) {
 	var m map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&m); err != nil || m == nil {
@@ -60,7 +64,7 @@ func parseCall(body []byte) (*callRequest, error) {
 			return nil, err
 		}
 	}
-	d, err := apiDialect(dialect)
+	d, err := apiDialect(dialect, approvals)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +109,8 @@ func stringField(m map[string]json.RawMessage, name string, dst *string, req str
 // apiDialect returns the contract the API's "dialect" names.
 // request_approval is not served: an approval is decided only by a person
 // admitted apart from the agent, and the card URL the API hands the agent
-// admits whoever holds it.
-func apiDialect(name string) (askuser.Dialect, error) {
+// admits whoever holds it — unless approvals is true (Config.Approvals).
+func apiDialect(name string, approvals bool) (askuser.Dialect, error) {
 	switch name {
 	case "", askuser.AskUser().Name():
 		return askuser.AskUser(), nil
@@ -115,6 +119,9 @@ func apiDialect(name string) (askuser.Dialect, error) {
 	case pi.Name:
 		return pi.Dialect(), nil
 	case approvaltool.ToolName:
+		if approvals {
+			return askuser.RequestApproval(), nil
+		}
 		return nil, fmt.Errorf(`"dialect" %q is not served by the agent API (an approval needs a person the agent cannot stand in for); allowed: ask_user, pi-ask, pi`, name)
 	}
 	return nil, fmt.Errorf(`"dialect" %q is not a contract; allowed: ask_user, pi-ask, pi`, name)
