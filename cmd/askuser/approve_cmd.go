@@ -12,7 +12,7 @@ import (
 	"github.com/askuser-go/askuser/responders/web"
 )
 
-const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]"
+const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR] [--public-url URL] [--responder slack with serve's --slack-* flags]"
 
 // approve asks a person for permission to act: it reads a request_approval
 // call (docs/request_approval.md), asks it through the responder, and
@@ -40,6 +40,8 @@ func (e env) approve(ctx context.Context, args []string) int {
 	journalFile := fl.String("journal", "", "append the decision record to the journal `FILE` (JSON lines), a regular file")
 	consentsFile := fl.String("consents", "", "keep the decisions a person makes for the session in `FILE` (JSON lines), a regular file, so that later approves of the session find them (default: none are kept after the command)")
 	ceiling := ceilingFlag(fl)
+	var chats chatFlags
+	chats.register(fl)
 	if code, stop := parse(fl, args); stop {
 		return code
 	}
@@ -51,7 +53,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
-	closeResponder, giveBack, code, ok := e.pickResponder("approve", *responder, o, func() (*web.Responder, func(), error) {
+	closeResponder, giveBack, code, ok := chats.pickChat(ctx, e, "approve", *responder, *listen, o, func() (*web.Responder, func(), error) {
 		return e.approvalWebResponder(*listen, *session)
 	})
 	if !ok {

@@ -37,7 +37,7 @@ import (
 // with JetStream, its files under --state; with --nats it joins an existing
 // server or cluster. See docs/serve.md.
 
-const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]]"
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
 
 // Names in serve's state directory.
 const (
@@ -76,6 +76,7 @@ type serveConfig struct {
 	hosts                                             []string
 	secretsAPI                                        bool
 	webhooks                                          webhookFlags
+	chat                                              chatFlags
 }
 
 func (e env) serve(ctx context.Context, args []string) int {
@@ -95,6 +96,7 @@ func (e env) serve(ctx context.Context, args []string) int {
 	fs.Var(&hosts, "allowed-host", "also answer for the host `NAME` (repeatable): a name the card and the API are reached by besides the loopback names")
 	fs.BoolVar(&c.secretsAPI, "secrets-api", false, "serve secrets' values to the agent's bearer token (GET /v1/sessions/{session}/secrets/{name}), for 'askuser secret exec --server': whoever can read the token file can then read every secret")
 	c.webhooks.register(fs)
+	c.chat.register(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -129,6 +131,9 @@ func (c *serveConfig) check(set map[string]bool, nargs int) error {
 		return fmt.Errorf("--journal-retention %v: at least %v, the window in which a second record of one ask is dropped (or leave it out to keep the journal's retention as it is)", c.journalRetention, natsstore.DuplicateWindow)
 	}
 	if err := c.webhooks.check(); err != nil {
+		return err
+	}
+	if err := c.chat.check("serve", ""); err != nil {
 		return err
 	}
 	for _, h := range c.hosts {
@@ -300,8 +305,13 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	if err != nil {
 		return fail(exitFailure, fmt.Errorf("%s: %w", km.source, err))
 	}
+	chat, err := e.startServeChat(ctx, c, card, km.ring, addr, logger)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	defer chat.close()
 	o := &askuser.Orchestrator{
-		Responder:         card,
+		Responder:         chat.responder(card),
 		MaxTimeoutSeconds: c.ceiling,
 		Logger:            logger,
 		Secrets:           st.Secrets(),
@@ -331,13 +341,14 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	}
 	urlHost, _ := cardHost(c.listen, ln.Addr().(*net.TCPAddr))
 	api := serve.Config{Orchestrator: o, Tokens: []string{token}, Card: card, AllowedHosts: allowed, Addr: urlHost, WriteTimeout: lim.write, Logger: logger}
+	api.Approvals = chat.approvals()
 	if c.secretsAPI {
 		api.Secrets = st.Secrets()
 	}
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
-		Handler:           serve.NewHandler(api),
+		Handler:           chat.routes(serve.NewHandler(api)),
 		ReadHeaderTimeout: lim.header,
 		ReadTimeout:       lim.read,
 		WriteTimeout:      lim.write,

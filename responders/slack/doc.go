@@ -42,7 +42,11 @@
 // character made visible, so that no <!channel>, <@U…>, link or formatting
 // a model wrote becomes live, in the blocks or in the notification text.
 //
+// With Options.AppToken the responder takes the interactions over Socket
+// Mode instead (a websocket it opens to Slack: no public URL, and it is
+// not served as the endpoint); the checks and the answers are the same.
+//
 // This responder holds the asks it posted in its own memory: on a fleet
 // (several replicas behind one interactivity URL) a click must reach the
-// replica that posted the ask. Socket Mode is not implemented yet.
+// replica that posted the ask.
 package slack

@@ -25,16 +25,16 @@ const (
 	viewAnswer    = "askuser_answer"  // private_metadata: ask
 	viewConfirm   = "askuser_confirm" // private_metadata: ask|option value
 	viewDetails   = "askuser_view_details"
-	blockQuestion = "q"      // block ids q0…q3 in the answer modal
-	blockOther    = "o"      // block ids o0…o3: the free text beside a choice
-	blockNote     = "note"   // the note on an approval
-	blockCode     = "code"   // the typed confirmation of an irreversible approval
-	inputAction   = "v"      // every input element's action id
-	maxLabel      = 75       // Slack's limit on a button's text
-	maxPlain      = 3000     // on a section's text
-	maxHeader     = 150      // on a header's
-	maxOption     = 75       // on an option's text in a select
-	sep           = "|"      // between the parts of a button's value
+	blockQuestion = "q"    // block ids q0…q3 in the answer modal
+	blockOther    = "o"    // block ids o0…o3: the free text beside a choice
+	blockNote     = "note" // the note on an approval
+	blockCode     = "code" // the typed confirmation of an irreversible approval
+	inputAction   = "v"    // every input element's action id
+	maxLabel      = 75     // Slack's limit on a button's text
+	maxPlain      = 3000   // on a section's text
+	maxHeader     = 150    // on a header's
+	maxOption     = 75     // on an option's text in a select
+	sep           = "|"    // between the parts of a button's value
 	cardNote      = "a secret never goes through Slack"
 )
 

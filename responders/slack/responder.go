@@ -25,7 +25,13 @@ type Options struct {
 	// and (for AllowedUserGroup) usergroups:read.
 	BotToken string
 	// SigningSecret verifies every request Slack sends to the endpoint.
+	// It is not needed with AppToken.
 	SigningSecret string
+	// AppToken, when set, is an app-level token (xapp-…, with the scope
+	// connections:write): the responder then takes the interactions over
+	// Socket Mode, a websocket it opens to Slack, and needs no public URL;
+	// it is not served as the endpoint.
+	AppToken string
 	// Channel is the id of the channel the asks are posted to (C…); the
 	// bot must be a member.
 	Channel string
@@ -108,8 +114,8 @@ func New(ctx context.Context, opts Options) (*Responder, error) {
 	switch {
 	case opts.BotToken == "":
 		return nil, errors.New("slack: a bot token (xoxb-…) is required")
-	case opts.SigningSecret == "":
-		return nil, errors.New("slack: the app's signing secret is required, to verify what Slack sends")
+	case opts.SigningSecret == "" && opts.AppToken == "":
+		return nil, errors.New("slack: the app's signing secret is required, to verify what Slack sends (or an app-level token, AppToken, for Socket Mode)")
 	case opts.Channel == "":
 		return nil, errors.New("slack: a channel id (C…) is required")
 	case len(opts.AllowedUsers) == 0 && opts.AllowedUserGroup == "":
@@ -122,6 +128,9 @@ func New(ctx context.Context, opts Options) (*Responder, error) {
 	sopts := []slack.Option{slack.OptionHTTPClient(hc)}
 	if opts.APIURL != "" {
 		sopts = append(sopts, slack.OptionAPIURL(opts.APIURL))
+	}
+	if opts.AppToken != "" {
+		sopts = append(sopts, slack.OptionAppLevelToken(opts.AppToken))
 	}
 	r := &Responder{
 		opts:    opts,
@@ -140,6 +149,9 @@ func New(ctx context.Context, opts Options) (*Responder, error) {
 	}
 	secret := opts.SigningSecret
 	r.verifier = func(h http.Header, body []byte) error {
+		if secret == "" {
+			return errors.New("no signing secret: this responder takes Slack's interactions over Socket Mode")
+		}
 		v, err := slack.NewSecretsVerifier(h, secret)
 		if err != nil {
 			return err
@@ -165,7 +177,15 @@ func New(ctx context.Context, opts Options) (*Responder, error) {
 			return nil, err
 		}
 	}
+	if opts.AppToken != "" {
+		if err := r.checkSocket(cctx); err != nil {
+			return nil, err
+		}
+	}
 	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if opts.AppToken != "" {
+		r.runSocket()
+	}
 	return r, nil
 }
 
