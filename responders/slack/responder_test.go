@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -433,7 +435,27 @@ func TestIrreversibleApproval(t *testing.T) {
 func TestConformance(t *testing.T) {
 	respondertest.Run(t, func(t *testing.T) askuser.Responder {
 		return newResponder(t, newFakeSlackQuiet(), Options{})
-	}, &respondertest.Options{Synctest: true})
+	}, &respondertest.Options{Synctest: true, Person: func(r askuser.Responder) respondertest.Person { return clicker{r.(*Responder)} }})
+}
+
+// clicker is the conformance suite's person: signed clicks, by the allowed
+// user, posted to the responder's endpoint.
+type clicker struct{ r *Responder }
+
+func (c clicker) click(actionID, value string) error {
+	rec := serve(c.r, signed(click("T1", "U1", actionID, value), time.Now(), signingSecret))
+	if rec.Code != http.StatusOK {
+		return fmt.Errorf("the endpoint answered %d %s", rec.Code, rec.Body)
+	}
+	return nil
+}
+
+func (c clicker) Choose(a *askuser.Ask, question, option int) error {
+	return c.click(actionPick, a.ID()+sep+strconv.Itoa(question)+sep+strconv.Itoa(option))
+}
+
+func (c clicker) Decide(a *askuser.Ask, choice string) error {
+	return c.click(actionApprove, a.ID()+sep+choice)
 }
 
 // newFakeSlackQuiet is a fake whose channels never fill: for tests that do
