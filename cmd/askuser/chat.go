@@ -320,7 +320,15 @@ func (c *chatFlags) pickChat(ctx context.Context, e env, cmd, name, listen strin
 	if ln != nil {
 		srv := &http.Server{Handler: ch.routes(nil), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
 		go func() { _ = srv.Serve(ln) }()
-		stop = func() { _ = srv.Close() }
+		stop = func() {
+			// The acknowledgements under way are delivered: Slack shows an
+			// error for a click it had no answer to.
+			ctx, cancel := context.WithTimeout(context.Background(), serveStopTimeout)
+			defer cancel()
+			if srv.Shutdown(ctx) != nil {
+				_ = srv.Close()
+			}
+		}
 		where := "POST " + c.publicOr(s.public) + "/slack/interactivity"
 		if useEmail {
 			where = c.publicOr(s.public) + "/email/"
@@ -329,7 +337,9 @@ func (c *chatFlags) pickChat(ctx context.Context, e env, cmd, name, listen strin
 			fmt.Fprintf(e.stderr, "askuser %s: serving %s\n", cmd, where)
 		}
 	}
-	done := func() { ch.close(); stop() }
+	// The ended ask's message is edited in a function of its AfterEnd,
+	// which o.Wait waits for: only then is the responder closed.
+	done := func() { o.Wait(); ch.close(); stop() }
 	return done, func() {}, exitOK, true
 }
 

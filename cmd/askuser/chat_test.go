@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser/responders/slack/slacktest"
 )
@@ -49,9 +50,17 @@ func nextCall(t *testing.T, c <-chan slacktest.Call, what string) slacktest.Call
 // send posts a signed interaction to the endpoint at url.
 func send(t *testing.T, url string, payload any, secret string) int {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(slacktest.Signed(url, payload, time.Now(), secret))
+	return sendOr(t, url, payload, secret, func() string { return "" })
+}
+
+// sendOr is send, saying what output says when the request fails.
+func sendOr(t *testing.T, url string, payload any, secret string, output func() string) int {
+	t.Helper()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(slacktest.Signed(url, payload, time.Now(), secret))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v; the command said:\n%s", err, output())
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
@@ -145,8 +154,11 @@ func TestServeSlackMisconfigured(t *testing.T) {
 var interactivityLine = regexp.MustCompile(`serving POST (http://\S+/slack/interactivity)`)
 
 // TestAskSlack: askuser ask --responder slack posts the ask, serves the
-// interactivity endpoint on --listen, and prints the answer a click gave.
+// interactivity endpoint on --listen, prints the answer a click gave, and
+// edits the message before it exits.
 func TestAskSlack(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
 	fake := slacktest.New()
 	defer fake.Close()
 	dir := t.TempDir()
@@ -164,13 +176,22 @@ func TestAskSlack(t *testing.T) {
 	if len(pick) != 2 {
 		t.Fatalf("buttons %v; want one per option", slacktest.Buttons(posted))
 	}
-	if c := send(t, m[1], slacktest.Click(slacktest.Team, "U1", "askuser_pick", pick[1]), slacktest.SigningSecret); c != http.StatusOK {
+	if c := sendOr(t, m[1], slacktest.Click(slacktest.Team, "U1", "askuser_pick", pick[1]), slacktest.SigningSecret, func() string { return stdout.String() + stderr.String() }); c != http.StatusOK {
 		t.Fatalf("the click: %d", c)
 	}
 	select {
 	case c := <-code:
 		if c != exitOK || !strings.Contains(stdout.String(), "production") {
 			t.Errorf("ask exited %d with %s (stderr %s); want production", c, stdout.String(), stderr.String())
+		}
+		// The message was edited before ask exited: its buttons are gone.
+		select {
+		case up := <-fake.Updated:
+			if strings.Contains(up.Form.Get("blocks"), `"actions"`) {
+				t.Errorf("the edited message keeps its buttons: %s", up.Form.Get("blocks"))
+			}
+		default:
+			t.Error("ask exited without editing the message: its buttons stay live")
 		}
 	case <-time.After(serveWait):
 		t.Fatal("ask did not end after the click")
@@ -312,5 +333,45 @@ func TestServeEmailUnreachable(t *testing.T) {
 		"--smtp", addr, "--smtp-from", "askuser@example.test", "--email-to", "oncall@example.test"}, strings.NewReader(""), io.Discard, &stderr)
 	if code == exitOK || !strings.Contains(stderr.String(), "connecting to the SMTP server") {
 		t.Errorf("serve exited %d: %s; want it to say the SMTP server cannot be reached", code, stderr.String())
+	}
+}
+
+// TestAskSlackSocketMode: with --slack-app-token-file, askuser ask takes
+// the click over Socket Mode (the fake's websocket on loopback), with no
+// endpoint served and no signing secret.
+func TestAskSlackSocketMode(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	fake := slacktest.New()
+	defer fake.Close()
+	dir := t.TempDir()
+	args := []string{"ask", "--responder", "slack",
+		"--slack-bot-token-file", writeSecretFile(t, dir, "slack-bot-token", slacktest.BotToken),
+		"--slack-app-token-file", writeSecretFile(t, dir, "slack-app-token", slacktest.AppToken),
+		"--slack-channel", "C1", "--slack-allowed-users", "U1", "--slack-api-url", fake.APIURL()}
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() { code <- run(context.Background(), args, strings.NewReader(slackChoice), &stdout, &stderr) }()
+	var sock *slacktest.Socket
+	select {
+	case sock = <-fake.Sockets:
+	case <-time.After(serveWait):
+		t.Fatalf("ask did not connect to Socket Mode: %s", stderr.String())
+	}
+	posted := nextCall(t, fake.Posted, "chat.postMessage")
+	if strings.Contains(stderr.String(), "/slack/interactivity") {
+		t.Errorf("ask says it serves the endpoint in Socket Mode: %s", stderr.String())
+	}
+	pick := slacktest.Buttons(posted)["askuser_pick"]
+	if _, err := sock.Interact(slacktest.Click(slacktest.Team, "U1", "askuser_pick", pick[0]), serveWait); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-code:
+		if c != exitOK || !strings.Contains(stdout.String(), "staging") {
+			t.Errorf("ask exited %d with %s (stderr %s); want staging", c, stdout.String(), stderr.String())
+		}
+	case <-time.After(serveWait):
+		t.Fatal("ask did not end after the click")
 	}
 }

@@ -77,7 +77,8 @@ type Responder struct {
 	log     *slog.Logger
 	ctx     context.Context
 	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	wg      sync.WaitGroup // work: posts, edits, clicks
+	loops   sync.WaitGroup // Socket Mode's, until the context ends
 	allowed map[string]bool
 
 	mu       sync.Mutex
@@ -409,8 +410,9 @@ func (r *Responder) code() string {
 	return string(b[:])
 }
 
-// Close stops the responder: it posts and edits nothing more, and returns
-// once what it was doing has stopped. The asks it posted stay pending.
+// Close stops the responder: it posts nothing more, lets the edits and
+// clicks under way finish (for up to 5 seconds), and returns once what it
+// was doing has stopped. The asks it posted stay pending.
 func (r *Responder) Close() error {
 	r.mu.Lock()
 	r.closed = true
@@ -420,10 +422,25 @@ func (r *Responder) Close() error {
 		}
 	}
 	r.mu.Unlock()
+	// What is under way (an ended ask's edit, a click's work) is given
+	// closeGrace to finish, so that a program that stops once its ask is
+	// answered still edits the message; then it is cancelled.
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	t := time.NewTimer(closeGrace)
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	t.Stop()
 	r.cancel()
-	r.wg.Wait()
+	<-done
+	r.loops.Wait()
 	return nil
 }
+
+// closeGrace is how long Close lets the work under way finish.
+const closeGrace = 5 * time.Second
 
 func (r *Responder) lookup(askID string) *entry {
 	r.mu.Lock()

@@ -27,7 +27,7 @@ func (r *Responder) checkSocket(ctx context.Context) error {
 // closes; the client reconnects by itself when Slack moves it.
 func (r *Responder) runSocket() {
 	smc := socketmode.New(r.api, socketmode.OptionLog(log.New(discard{}, "", 0)))
-	r.wg.Go(func() {
+	r.loops.Go(func() {
 		for {
 			err := smc.RunContext(r.ctx)
 			if r.ctx.Err() != nil {
@@ -41,7 +41,7 @@ func (r *Responder) runSocket() {
 			}
 		}
 	})
-	r.wg.Go(func() {
+	r.loops.Go(func() {
 		for {
 			select {
 			case <-r.ctx.Done():

@@ -67,6 +67,12 @@ func TestSocketMode(t *testing.T) {
 	if _, err := sock.Interact(slacktest.Click(slacktest.Team, "U666", actionPick, pick[1]), socketWait); err != nil {
 		t.Fatal(err)
 	}
+	// The stranger is told, and nothing changes.
+	for deadline := time.Now().Add(socketWait); len(fake.Ephemerals()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stranger was not told the ask isn't theirs")
+		}
+	}
 	id, _, _ := strings.Cut(pick[1], sep)
 	ack, err := sock.Interact(slacktest.Submission(slacktest.Team, "U1", viewConfirm, id+sep+askuser.ApproveOnce, map[string]map[string]any{"code": {"v": map[string]any{"type": "plain_text_input", "value": "XXXX"}}}), socketWait)
 	if err != nil {
