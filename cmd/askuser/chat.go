@@ -364,6 +364,9 @@ func (e env) startServeChat(ctx context.Context, c serveConfig, card *serve.Card
 	if c.chat.publicURL != "" {
 		s.public = strings.TrimRight(c.chat.publicURL, "/")
 	}
+	if c.chat.publicURL == "" && addr.Port == 0 {
+		fmt.Fprintf(e.stderr, "askuser serve: --listen %s picks its port at start, so the links in Slack messages and mails name port 0: give --public-url URL\n", c.listen)
+	}
 	public := s.public
 	s.cardURL = func(session, _ string) string { return card.URL(public, session) }
 	if useEmail {
