@@ -810,7 +810,7 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 	final := newRecord(out)
 	var jerr error
 	if o.Journal != nil {
-		jerr = o.appendRec(jctx, final)
+		jerr = o.journalTry(jctx, final, false)
 	}
 	cancel()
 	if jerr != nil {
@@ -835,6 +835,11 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("storing the final result: %w", err)
+	}
+	if own != nil {
+		o.observeEnded(own.base, out)
+	} else {
+		o.observeEnded(a.base, out)
 	}
 	return nil // a journal that failed is tried again by the timer set at the ending
 }
@@ -870,7 +875,7 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 	case rec.Final != nil && rec.Journaled:
 		return nil
 	case rec.Final != nil:
-		if err := fl.o.appendRec(ctx, rec.Final); err != nil {
+		if err := fl.o.journalTry(ctx, rec.Final, true); err != nil {
 			return fmt.Errorf("askuser: the journal still refuses the record of ask %s: %w", rec.AskID, err)
 		}
 		_, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
@@ -1008,6 +1013,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		fa.rev = rev
 	}
 	fl.mu.Unlock()
+	o.observeBegan(ctx, a)
 	if time.Until(form.ExpiresAt) < createMargin {
 		// The deadline came, or nearly, while the ask was created: its
 		// timer may have come due before the ask was there, and come to

@@ -68,6 +68,34 @@ type Record struct {
 	// ContractRecord is what the contract keeps of the ask besides the
 	// result (the pi contract's decision records): Outcome.ContractRecord.
 	ContractRecord json.RawMessage `json:"contract_record,omitempty"`
+	// Auth authenticates the record, where the journal was given a key
+	// ring: nil in a journal written without one. A journal writes it
+	// itself, last on the record's line; what Append is given here is
+	// ignored. See package journal, "Authentication".
+	Auth *RecordAuth `json:"auth,omitempty"`
+}
+
+// RecordAuth authenticates one journal record (or one remembered
+// consent): an HMAC-SHA-256 of the record's line, under a key derived
+// from the key ring (secretstore.KeyRing.DeriveWith), and the place of the
+// record in its chain, so that a record added, changed, moved or removed
+// is found by whoever holds the key.
+type RecordAuth struct {
+	// Key is the id of the ring's key the MAC was made with, so that a
+	// record made before a rotation is checked with the key it was made
+	// with.
+	Key string `json:"key"`
+	// Writer names the chain of a journal with several writers and no
+	// common order (natsstore: one chain per replica); empty in a file,
+	// whose records form one chain.
+	Writer string `json:"writer,omitempty"`
+	// Seq is the record's place in its chain, from 1.
+	Seq uint64 `json:"seq"`
+	// Prev is the MAC of the record before it in its chain (base64url,
+	// unpadded); empty for the first record of the first file.
+	Prev string `json:"prev,omitempty"`
+	// MAC is the record's HMAC-SHA-256 (base64url, unpadded).
+	MAC string `json:"mac"`
 }
 
 // newRecord returns the journal record of a finalized outcome.

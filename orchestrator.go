@@ -77,6 +77,10 @@ type Orchestrator struct {
 	// calls, say): an orchestrator shows, ends and encodes asks other
 	// processes began in the contract they began in.
 	Dialects []Dialect
+	// Observer is told how asks begin and end and how their journal
+	// records are written, for telemetry (nil: nobody). See the otelask
+	// package for OpenTelemetry.
+	Observer Observer
 
 	initOnce     sync.Once
 	store        secretstore.Store
@@ -409,6 +413,7 @@ func (o *Orchestrator) begin(b *begun) {
 		return
 	}
 	checking = a
+	o.observeBegan(ctx, a)
 	if form.Approval != nil {
 		if e := o.decideWithoutAsking(ctx, a); e != nil {
 			checking = nil
@@ -730,7 +735,7 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 	out := o.settle(a)
 	if o.Journal != nil {
 		rec := newRecord(out)
-		if err := o.appendRec(a.base, rec); err != nil {
+		if err := o.journalTry(a.base, rec, false); err != nil {
 			o.logger().Error("askuser: writing the journal record failed; it is written again until the journal takes it", "ask", a.id, "session", a.session, "tool_call", a.toolCallID, "err", err)
 			out.JournalErr = err
 			o.outbox.add(o, a.base, rec)
@@ -747,6 +752,7 @@ func (o *Orchestrator) finish(ctx context.Context, a *Ask) (*Outcome, error) {
 		}
 	}
 	o.mu.Unlock()
+	o.observeEnded(a.base, out)
 	a.setFinal(out)
 
 	if out.Reason == ReasonCaller {

@@ -57,7 +57,7 @@ func (b *outbox) loop(o *Orchestrator, done chan struct{}) {
 		b.mu.Lock()
 		next := b.queue[0]
 		b.mu.Unlock()
-		if err := o.appendRec(next.ctx, next.rec); err != nil {
+		if err := o.journalTry(next.ctx, next.rec, true); err != nil {
 			wait = min(2*wait, outboxBackoff[1])
 			o.logger().Error("askuser: the journal still refuses a record; trying again", "ask", next.rec.AskID, "waiting", len(b.queue), "retry_in", wait, "err", err)
 			t.Reset(wait)

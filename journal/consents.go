@@ -8,10 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/recauth"
+	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -23,10 +27,18 @@ import (
 // other processes appended since, so several processes can share one file;
 // every change is written with one write and synced before the call
 // returns. A line torn by a crash is skipped (and a later write starts on
-// a line of its own); any other line that is not a decision is an error
-// naming the file and line.
+// a line of its own); without keys, any other line that is not a decision
+// is an error naming the file and line.
+//
+// With ConsentsOptions.Keys, every line carries a MAC and its place in the
+// file's chain, as a journal's records do (see the package documentation,
+// "Authentication"), and a line that does not verify or is out of its
+// place — one appended by hand, an old "remember" copied after its
+// "revoke" — is logged and never applied: the person is asked.
 type Consents struct {
 	path string
+	keys *recauth.Keys
+	log  *slog.Logger
 
 	mu     sync.Mutex
 	f      *os.File
@@ -35,6 +47,9 @@ type Consents struct {
 	torn   bool                       // the file ends in a torn line
 	byKey  map[[2]string]consentEntry // current decisions
 	closed bool
+	chain  recauth.Chain // with keys: the last authentic line
+	unauth int           // with keys: lines without a MAC, not applied
+	opened bool          // the file was read once: log each line not applied
 }
 
 type consentEntry struct {
@@ -50,13 +65,35 @@ type consentLine struct {
 	Session string         `json:"session,omitempty"`
 	Digest  string         `json:"digest,omitempty"`
 	At      time.Time      `json:"at,omitzero"`
+	// Auth is the line's authentication, with keys; Seal writes it.
+	Auth *askuser.RecordAuth `json:"auth,omitempty"`
+}
+
+// ConsentsOptions configure a Consents file. A nil *ConsentsOptions is
+// the zero value.
+type ConsentsOptions struct {
+	// Keys authenticates the file: every line written carries a MAC and
+	// its place in the chain, and only lines that verify are applied.
+	// Nil: lines are neither authenticated nor checked (not
+	// tamper-evident).
+	Keys *secretstore.KeyRing
+	// Logger receives the lines that are not applied (nil:
+	// slog.Default()).
+	Logger *slog.Logger
 }
 
 const maxConsentLine = 64 << 10
 
 // OpenConsents opens (or creates, mode 0600) the consents file at path and
-// reads it.
-func OpenConsents(path string) (*Consents, error) {
+// reads it, without keys: OpenConsentsWith(path, nil).
+func OpenConsents(path string) (*Consents, error) { return OpenConsentsWith(path, nil) }
+
+// OpenConsentsWith opens (or creates, mode 0600) the consents file at path
+// and reads it.
+func OpenConsentsWith(path string, opts *ConsentsOptions) (*Consents, error) {
+	if opts == nil {
+		opts = &ConsentsOptions{}
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal: opening the consents file: %w", err)
@@ -69,7 +106,14 @@ func OpenConsents(path string) (*Consents, error) {
 		}
 		return nil, fmt.Errorf("journal: consents file %s: %w", path, err)
 	}
-	c := &Consents{path: path, f: f, byKey: map[[2]string]consentEntry{}}
+	c := &Consents{path: path, f: f, byKey: map[[2]string]consentEntry{}, log: opts.Logger}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	if opts.Keys != nil {
+		c.keys = recauth.New(opts.Keys, recauth.LabelConsent)
+		c.chain.Start()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	unlock := lockFile(f)
@@ -78,12 +122,20 @@ func OpenConsents(path string) (*Consents, error) {
 		f.Close()
 		return nil, err
 	}
+	c.opened = true
+	if c.unauth > 0 {
+		c.log.Warn("journal: remembered consents without authentication (written without a key ring, or by hand) are not applied; the person is asked again", "path", path, "lines", c.unauth)
+	}
 	return c, nil
 }
 
 // catchUp reads what was appended since the last read. It runs under the
 // file lock.
 func (c *Consents) catchUp() error {
+	if fi, err := c.f.Stat(); err == nil && fi.Size() < c.off {
+		c.log.Error("journal: the consents file is shorter than it was read: lines were removed from its end; the decisions read before stay as they were", "path", c.path, "size", fi.Size(), "read", c.off)
+		c.off = fi.Size()
+	}
 	if _, err := c.f.Seek(c.off, io.SeekStart); err != nil {
 		return fmt.Errorf("journal: reading the consents file %s: %w", c.path, err)
 	}
@@ -140,7 +192,27 @@ func (c *Consents) apply(line []byte) error {
 		if errors.As(err, &se) && torn(line) {
 			return nil // cut short by a crash, and closed by a later write
 		}
+		if c.keys != nil {
+			c.log.Warn("journal: a line of the consents file is not a decision; it is not applied", "path", c.path, "line", c.line)
+			return nil
+		}
 		return fmt.Errorf("not a decision (%v); each line is a JSON object written by askuser", err)
+	}
+	if c.keys != nil {
+		a, mac, err := c.keys.Verify(line)
+		if err == nil {
+			err = c.chain.Next(a, mac)
+		}
+		switch {
+		case errors.Is(err, recauth.ErrUnauthenticated):
+			if c.unauth++; c.opened {
+				c.log.Warn("journal: a remembered consent without authentication was appended to the consents file (by hand, or by a program without the key ring); it is not applied, and the person is asked", "path", c.path, "line", c.line)
+			}
+			return nil
+		case err != nil:
+			c.log.Warn("journal: a remembered consent does not verify; it is not applied, and the person is asked", "path", c.path, "line", c.line, "reason", err.Error())
+			return nil
+		}
 	}
 	switch {
 	case l.V != 1:
@@ -164,7 +236,6 @@ func (c *Consents) write(ctx context.Context, l consentLine) error {
 	if err != nil {
 		return fmt.Errorf("journal: encoding a decision: %w", err)
 	}
-	b = append(b, '\n')
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -175,6 +246,18 @@ func (c *Consents) write(ctx context.Context, l consentLine) error {
 	if err := c.catchUp(); err != nil {
 		return err
 	}
+	if c.keys != nil {
+		// The next place in the chain, now that every line other
+		// processes appended has been read.
+		var prev []byte
+		if c.chain.Seq > 0 {
+			prev = c.chain.MAC
+		}
+		if b, _, err = c.keys.Seal(b, "", c.chain.Seq+1, prev); err != nil {
+			return fmt.Errorf("journal: authenticating a decision: %w", err)
+		}
+	}
+	b = append(b, '\n')
 	if c.torn {
 		// A line of its own: the torn one before it stays torn.
 		b = append([]byte{'\n'}, b...)

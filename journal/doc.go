@@ -5,7 +5,7 @@
 // Orchestrator that uses one records every ask and replays a finalized tool
 // call across restarts:
 //
-//	j, err := journal.Open("decisions.jsonl", nil)
+//	j, err := journal.Open("decisions.jsonl", &journal.Options{Keys: ring})
 //	if err != nil { ... }
 //	defer j.Close()
 //	o := &askuser.Orchestrator{Responder: r, Journal: j}
@@ -55,6 +55,62 @@
 // Read and ReadFile iterate over the records of a journal, skip a torn last
 // line, and report each malformed line as a *LineError (its line number
 // and why) without stopping. The command `askuser journal FILE` lists them.
+//
+// # Authentication
+//
+// With Options.Keys (a secretstore.KeyRing) the journal is tamper-evident.
+// Every record is written with an "auth" member, last on its line:
+//
+//	{…,"auth":{"key":"k2","seq":42,"prev":"…","mac":"…"}}
+//
+// mac is an HMAC-SHA-256 of the line without its "auth" member, of seq and
+// of prev, under a key derived from the ring's key named by key
+// (KeyRing.DeriveWith, with a label of the journal's own). seq is the
+// record's place in the file and prev the MAC of the record before it:
+// the records of a file form one chain, whichever process wrote them
+// (each writer follows what the others appended, under the file's lock,
+// before it seals), and the chain runs on across the files rotated by
+// size (the first record of a new file carries the last MAC of the old).
+// So someone who can write the file but holds no key cannot add a record,
+// change one, move one or remove one from the start or the middle
+// without VerifyFile (and `askuser journal verify FILE`) reporting the
+// first record that does not verify, and why.
+//
+// What it does not find: records removed from the end of the journal
+// (what is left is a whole, shorter chain; VerifyFile reports the head —
+// the last sequence number and MAC — to note elsewhere, and a running
+// writer that finds its file shorter than it left it logs an error); a
+// whole journal replaced by an older copy of itself; anything done by a
+// holder of the key. Several writers of one file on a system without flock,
+// or writers rotating one file by size while others append to it, may
+// leave a chain that reads as broken.
+//
+// A record that does not verify is never replayed: Open logs it (its file,
+// line and why) and leaves it out of FindResult's index, so its tool call
+// is asked again. Neither is an authentic record that is out of its place
+// (a genuine record copied from another journal, or the one after a
+// removed record).
+//
+// Rotating the key ring: put the new key first and keep the old ones after
+// it. New records are made with the new key; the old ones name theirs and
+// still verify, and replay, while it stays in the ring.
+//
+// Without a key ring (Options.Keys nil, the zero Options) records are
+// written without "auth" and every record is replayed, as before keys
+// existed: such a journal is not tamper-evident, and VerifyFile reports
+// each of its records as not authenticated. A File given a key ring never
+// replays a record without a MAC (it logs how many there are), so giving a
+// key ring to an existing journal asks again, loudly, the tool calls
+// recorded before it; the new records after them verify. The command
+// askuser always gives one (--key-file, $ASKUSER_SECRET_KEY, else the
+// default key file in its state directory, made on first use).
+//
+// A Consents file opened with ConsentsOptions.Keys is authenticated and
+// chained the same way (under a key of its own label): a line appended by
+// hand, or a genuine "remember" copied after its "revoke", is logged and
+// not applied, and the person is asked. Removing the last lines (a
+// "revoke") is not found, as for the journal; a running Consents that
+// finds its file shorter logs an error and keeps what it had read.
 //
 // # Several writers
 //

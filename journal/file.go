@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/recauth"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 // DefaultMaxWait is how long Append waits for its record to be durable
@@ -53,6 +55,14 @@ type Options struct {
 	// malformed lines met on Open (nil: slog.Default()). It never receives
 	// a record's answers.
 	Logger *slog.Logger
+	// Keys authenticates the journal (see the package documentation,
+	// "Authentication"): every record written carries a MAC under a key
+	// derived from the ring's current key and its place in the file's
+	// chain, and FindResult replays only records that verify and are in
+	// their place — never one without a MAC. Nil: records are written
+	// without a MAC and every record is replayed, as before keys existed;
+	// such a journal is not tamper-evident.
+	Keys *secretstore.KeyRing
 }
 
 // A File is a durable JSON-lines journal: an askuser.Journal and an
@@ -72,6 +82,7 @@ type File struct {
 	maxWait time.Duration
 	rotate  int64
 	log     *slog.Logger
+	keys    *recauth.Keys // nil: records are not authenticated
 
 	mu     sync.Mutex
 	queue  []*request
@@ -85,6 +96,12 @@ type File struct {
 	end      int64  // the size this writer last left f at
 	buf      []byte // a batch: a spare '\n', then the records
 	closeErr error
+	// The chain, with keys: the last authentic record of f, known up to
+	// headAt (-1: f must be read again); link is the MAC the first record
+	// of a new file carries (the last of the file before it).
+	chain  recauth.Chain
+	headAt int64
+	link   []byte
 
 	idxMu sync.RWMutex
 	index map[key][]byte // a tool call's last record with a result, as written
@@ -101,7 +118,7 @@ const (
 )
 
 type request struct {
-	line  []byte // the record and its '\n'
+	line  []byte // the record and its '\n'; with keys, its body until sealed
 	key   key
 	index bool // a tool call with a result: FindResult finds it
 	state atomic.Int32
@@ -125,6 +142,10 @@ func Open(path string, opts *Options) (*File, error) {
 		wake:    make(chan struct{}, 1),
 		stopped: make(chan struct{}),
 		index:   map[key][]byte{},
+		headAt:  -1,
+	}
+	if opts.Keys != nil {
+		j.keys = recauth.New(opts.Keys, recauth.LabelJournal)
 	}
 	if j.maxWait <= 0 {
 		j.maxWait = DefaultMaxWait
@@ -153,6 +174,11 @@ func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
 	if rec == nil {
 		return errors.New("journal: Append was given a nil record")
 	}
+	if rec.Auth != nil {
+		cp := *rec
+		cp.Auth = nil // the journal authenticates a record itself
+		rec = &cp
+	}
 	line, err := json.Marshal(rec)
 	if err != nil {
 		err = fmt.Errorf("journal: encoding the record of call %s: %w", rec.AskID, err)
@@ -164,8 +190,11 @@ func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
 		j.log.Error("journal: an append gave up waiting", "path", j.path, "call", rec.AskID, "session", rec.Session, "tool_call", rec.ToolCallID, "err", err)
 		return err
 	}
+	if j.keys == nil {
+		line = append(line, '\n')
+	}
 	r := &request{
-		line:  append(line, '\n'),
+		line:  line,
 		key:   key{rec.Session, rec.ToolCallID},
 		index: rec.ToolCallID != "" && rec.Result != nil,
 		done:  make(chan error, 1),
@@ -275,11 +304,9 @@ func (j *File) run() {
 }
 
 func (j *File) commit(batch []*request) {
-	buf := append(j.buf[:0], '\n') // the spare '\n' write may need
 	n := 0
 	for _, r := range batch {
 		if r.state.CompareAndSwap(queued, taken) {
-			buf = append(buf, r.line...)
 			batch[n] = r
 			n++
 		}
@@ -288,10 +315,7 @@ func (j *File) commit(batch []*request) {
 	if n == 0 {
 		return
 	}
-	err := j.write(buf)
-	if cap(buf) <= 1<<20 {
-		j.buf = buf
-	}
+	err := j.write(batch)
 	if err != nil {
 		j.log.Error("journal: writing a batch of records failed; each of their Appends returns the error", "path", j.path, "records", n, "err", err)
 	} else {
@@ -308,27 +332,62 @@ func (j *File) commit(batch []*request) {
 	}
 }
 
-// write appends buf durably to the file at the path, reopening it when it
-// was moved away and rotating it when it would grow past RotateBytes. buf
-// starts with a spare '\n', written only when the file does not end with
-// one: when another process, killed in the middle of a record, left a torn
-// line.
-func (j *File) write(buf []byte) error {
+// write appends the batch durably to the file at the path, reopening it
+// when it was moved away and rotating it when it would grow past
+// RotateBytes. The batch's lines follow a spare '\n', written only when
+// the file does not end with one: when another process, killed in the
+// middle of a record, left a torn line. With keys, each line is sealed
+// here, under the file's lock, after the records other writers appended
+// since are followed, so that the file's records form one chain.
+func (j *File) write(batch []*request) error {
 	if err := j.current(); err != nil {
 		return err
 	}
-	if err := j.rotateFor(int64(len(buf) - 1)); err != nil {
+	size := 0
+	for _, r := range batch {
+		size += len(r.line)
+		if j.keys != nil {
+			size += 200 // the authentication
+		}
+	}
+	if err := j.rotateFor(int64(size)); err != nil {
 		return err
 	}
 	// The check and the write happen under the file's lock, which every
 	// File appending to it takes, so that no other writer can tear a line
-	// in between.
+	// or take a place in the chain in between.
 	unlock := lockFile(j.f)
-	size, whole, err := j.endsLine()
+	end, whole, err := j.endsLine()
+	if err == nil && j.keys != nil {
+		err = j.follow(end)
+	}
 	if err != nil {
 		unlock()
 		j.drop()
 		return err
+	}
+	buf := append(j.buf[:0], '\n')
+	chain := j.chain
+	if j.keys != nil {
+		for _, r := range batch {
+			prev := chain.MAC
+			if chain.Seq == 0 {
+				prev = j.link
+			}
+			line, mac, err := j.keys.Seal(r.line, "", chain.Seq+1, prev)
+			if err != nil {
+				unlock()
+				return fmt.Errorf("journal: authenticating a record: %w", err)
+			}
+			r.line = append(line, '\n')
+			chain.Seq, chain.MAC = chain.Seq+1, mac
+		}
+	}
+	for _, r := range batch {
+		buf = append(buf, r.line...)
+	}
+	if cap(buf) <= 1<<20 {
+		j.buf = buf
 	}
 	if whole {
 		buf = buf[1:]
@@ -341,13 +400,44 @@ func (j *File) write(buf []byte) error {
 		j.drop()
 		return fmt.Errorf("journal: writing %s: %w", j.path, err)
 	}
-	j.end = size + int64(len(buf))
+	j.end = end + int64(len(buf))
+	j.chain, j.headAt = chain, j.end
 	if err := j.f.Sync(); err != nil {
 		// After a failed fsync the state of the written pages is unknown:
 		// start again from a fresh descriptor, on a fresh line.
 		j.drop()
 		return fmt.Errorf("journal: syncing %s: %w", j.path, err)
 	}
+	return nil
+}
+
+// follow brings the chain up to the file's end: it reads what other
+// writers appended since headAt (the whole file when headAt is -1) and
+// follows every authentic record in it. A file shorter than this writer
+// left it lost records: that is logged as an error, and the file is read
+// again from its start. It runs under the file's lock.
+func (j *File) follow(end int64) error {
+	if j.headAt == end {
+		return nil
+	}
+	from := j.headAt
+	if from > end {
+		j.log.Error("journal: the file is shorter than this writer left it: records were removed from its end", "path", j.path, "size", end, "expected_at_least", from)
+		from = -1
+	}
+	if from < 0 {
+		from = 0
+		j.chain = recauth.Chain{}
+	}
+	for l := range lines(io.NewSectionReader(j.f, from, end-from)) {
+		if l.rec == nil {
+			continue
+		}
+		if a, mac, err := j.keys.Verify(l.raw); err == nil {
+			_ = j.chain.Next(a, mac) // the writer chains to the last authentic record, in its place or not
+		}
+	}
+	j.headAt = end
 	return nil
 }
 
@@ -373,6 +463,7 @@ func (j *File) endsLine() (size int64, whole bool, err error) {
 // drop closes the file after a failed write; the next batch opens the path
 // again, which ends a partly written line with '\n' first.
 func (j *File) drop() {
+	j.headAt = -1
 	if j.f != nil {
 		_ = j.f.Close()
 		j.f = nil
@@ -390,6 +481,7 @@ func (j *File) current() error {
 			return nil
 		}
 		j.log.Info("journal: the file was moved away; opening the path again", "path", j.path)
+		j.newFile()
 		j.drop()
 	}
 	return j.open()
@@ -456,12 +548,22 @@ func (j *File) rotateFor(n int64) error {
 		t = t.Add(time.Nanosecond)
 		name = j.path + "." + t.Format(rotatedLayout)
 	}
+	j.newFile()
 	j.drop()
 	if err := os.Rename(j.path, name); err != nil {
 		return fmt.Errorf("journal: rotating %s: %w", j.path, err)
 	}
 	j.log.Info("journal: rotated by size", "path", j.path, "to", name, "bytes", fi.Size())
 	return j.open() // syncs the directory, making the rename durable too
+}
+
+// newFile starts the chain of a new file, whose first record links to the
+// last authentic record this writer knows of in the file it leaves.
+func (j *File) newFile() {
+	if j.chain.Seq > 0 {
+		j.link = j.chain.MAC
+	}
+	j.chain = recauth.Chain{}
 }
 
 // syncDir makes a directory's entries (a new or renamed file) durable.
@@ -506,23 +608,39 @@ func escapeGlob(s string) string {
 }
 
 // buildIndex reads the rotated files and the current one, oldest first, so
-// that FindResult sees the last record of each tool call.
+// that FindResult sees the last record of each tool call. With keys, only
+// a record that verifies and is in its place in the chain is indexed; the
+// others are logged.
 func (j *File) buildIndex() error {
 	names, err := Rotated(j.path)
 	if err != nil {
 		return fmt.Errorf("journal: listing the rotated files of %s: %w", j.path, err)
 	}
-	for _, name := range append(names, j.path) {
-		if err := j.indexFile(name); err != nil {
+	j.chain.Start()
+	for i, name := range append(names, j.path) {
+		if i > 0 {
+			j.chain.Link(j.link)
+		}
+		if err := j.indexFile(name, name == j.path); err != nil {
 			return err
+		}
+		if j.chain.Seq > 0 {
+			j.link = j.chain.MAC
 		}
 	}
 	return nil
 }
 
-func (j *File) indexFile(name string) error {
+// maxLogged bounds how many records that do not verify Open logs one by
+// one, per file; the rest are counted.
+const maxLogged = 20
+
+func (j *File) indexFile(name string, current bool) error {
 	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
+		if current {
+			j.chain, j.headAt = recauth.Chain{}, 0
+		}
 		return nil
 	}
 	if err != nil {
@@ -532,14 +650,34 @@ func (j *File) indexFile(name string) error {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil // a device or a pipe holds no history
 	}
-	for rec, err := range Read(f) {
+	var end int64
+	unauthenticated, refused := 0, 0
+	for l := range lines(f) {
+		end = l.end
 		var le *LineError
 		switch {
-		case errors.As(err, &le):
+		case errors.As(l.err, &le):
 			j.log.Warn("journal: skipping a line that holds no record", "path", name, "line", le.Line, "reason", le.Reason, "torn", le.Torn)
 			continue
-		case err != nil:
-			return fmt.Errorf("journal: indexing %s: %w", name, err)
+		case l.err != nil:
+			return fmt.Errorf("journal: indexing %s: %w", name, l.err)
+		}
+		rec := l.rec
+		if j.keys != nil {
+			a, mac, err := j.keys.Verify(l.raw)
+			if err == nil {
+				err = j.chain.Next(a, mac)
+			}
+			switch {
+			case errors.Is(err, recauth.ErrUnauthenticated):
+				unauthenticated++
+				continue
+			case err != nil:
+				if refused++; refused <= maxLogged {
+					j.log.Warn("journal: a record does not verify; it is never replayed, so its tool call is asked again", "path", name, "line", l.n, "session", rec.Session, "tool_call", rec.ToolCallID, "reason", err.Error())
+				}
+				continue
+			}
 		}
 		if rec.ToolCallID == "" || rec.Result == nil {
 			continue
@@ -549,6 +687,15 @@ func (j *File) indexFile(name string) error {
 			return fmt.Errorf("journal: indexing %s: %w", name, err)
 		}
 		j.index[key{rec.Session, rec.ToolCallID}] = line
+	}
+	if refused > maxLogged {
+		j.log.Warn("journal: more records do not verify", "path", name, "not_logged", refused-maxLogged)
+	}
+	if unauthenticated > 0 {
+		j.log.Warn("journal: records without authentication (written without a key ring, or not by askuser) are never replayed; their tool calls are asked again", "path", name, "records", unauthenticated)
+	}
+	if current {
+		j.headAt = end
 	}
 	return nil
 }

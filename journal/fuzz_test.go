@@ -1,12 +1,17 @@
 package journal_test
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 // FuzzRead: Read never panics, numbers malformed lines within the input,
@@ -30,6 +35,57 @@ func FuzzRead(f *testing.F) {
 			case rec == nil || rec.Version < 1 || rec.Version > askuser.RecordVersion:
 				t.Fatalf("Read yielded %+v", rec)
 			}
+		}
+	})
+}
+
+// FuzzVerify: Verify never panics, numbers every problem within
+// the input, and counts no line twice; bytes appended to a sealed journal
+// by someone without the key never verify.
+func FuzzVerify(f *testing.F) {
+	k, err := secretstore.RandomKey("k1")
+	if err != nil {
+		f.Fatal(err)
+	}
+	keys, err := secretstore.NewKeyRing(k)
+	if err != nil {
+		f.Fatal(err)
+	}
+	base := filepath.Join(f.TempDir(), "base.jsonl")
+	j, err := journal.Open(base, &journal.Options{Keys: keys})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, id := range []string{"a", "b"} {
+		if err := j.Append(context.Background(), record(id)); err != nil {
+			f.Fatal(err)
+		}
+	}
+	j.Close()
+	sealed, err := os.ReadFile(base)
+	if err != nil {
+		f.Fatal(err)
+	}
+	l1 := strings.SplitAfter(string(sealed), "\n")[0]
+	for _, s := range []string{"", l1, line(f, record("x")) + "\n", l1[:40], strings.Replace(l1, `"seq":1`, `"seq":3`, 1)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rep, err := journal.Verify("j.jsonl", bytes.NewReader(append(append([]byte(nil), sealed...), data...)), keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Count(string(sealed)+string(data), "\n") + 1
+		if rep.Verified+len(rep.Problems)+rep.Torn > lines {
+			t.Fatalf("%d verified, %d problems, %d torn in %d lines", rep.Verified, len(rep.Problems), rep.Torn, lines)
+		}
+		for _, p := range rep.Problems {
+			if p.Line < 1 || p.Line > lines || p.Reason == "" {
+				t.Fatalf("problem %+v in %d lines", p, lines)
+			}
+		}
+		if rep.Verified > 2 {
+			t.Fatalf("%d records verify, but only 2 were sealed: %q", rep.Verified, data)
 		}
 	})
 }

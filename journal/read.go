@@ -40,16 +40,41 @@ func (e *LineError) Error() string {
 // and reading goes on; blank lines are skipped. The last line, when it does
 // not end with '\n', is yielded if it holds a whole record and skipped
 // silently otherwise (a torn last line, never acknowledged). An error
-// reading r is yielded last.
+// reading r is yielded last. Read does not check a record's
+// authentication: VerifyFile does.
 func Read(r io.Reader) iter.Seq2[*askuser.Record, error] {
 	return func(yield func(*askuser.Record, error) bool) {
+		for l := range lines(r) {
+			if !yield(l.rec, l.err) {
+				return
+			}
+		}
+	}
+}
+
+// A rawLine is one line of a journal as lines yields it: its number, its
+// bytes (valid only until the next line), and its record or why it holds
+// none. end is the offset just past the line (and its '\n').
+type rawLine struct {
+	n   int
+	raw []byte
+	rec *askuser.Record
+	err error
+	end int64
+}
+
+// lines is Read with each line's bytes and offset.
+func lines(r io.Reader) iter.Seq[rawLine] {
+	return func(yield func(rawLine) bool) {
 		br := bufio.NewReaderSize(r, 64<<10)
 		var line []byte
+		var off int64
 		for n := 1; ; n++ {
-			l, ended, tooLong, err := readLine(br, line[:0])
+			l, size, ended, tooLong, err := readLine(br, line[:0])
 			line = l
+			off += size
 			if err != nil && err != io.EOF {
-				yield(nil, fmt.Errorf("journal: reading line %d: %w", n, err))
+				yield(rawLine{n: n, err: fmt.Errorf("journal: reading line %d: %w", n, err), end: off})
 				return
 			}
 			if !ended {
@@ -57,13 +82,13 @@ func Read(r io.Reader) iter.Seq2[*askuser.Record, error] {
 				// cut short, unless it is whole.
 				if len(line) > 0 && !tooLong {
 					if rec, le := parseLine(n, line); le == nil {
-						yield(rec, nil)
+						yield(rawLine{n: n, raw: line, rec: rec, end: off})
 					}
 				}
 				return
 			}
 			if tooLong {
-				if !yield(nil, &LineError{Line: n, Reason: fmt.Sprintf("the line is longer than %d bytes", MaxLineBytes)}) {
+				if !yield(rawLine{n: n, err: &LineError{Line: n, Reason: fmt.Sprintf("the line is longer than %d bytes", MaxLineBytes)}, end: off}) {
 					return
 				}
 				continue
@@ -71,14 +96,13 @@ func Read(r io.Reader) iter.Seq2[*askuser.Record, error] {
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
-			rec, le := parseLine(n, line)
-			var ok bool
-			if le != nil {
-				ok = yield(nil, le)
+			rl := rawLine{n: n, raw: line, end: off}
+			if rec, le := parseLine(n, line); le != nil {
+				rl.err = le
 			} else {
-				ok = yield(rec, nil)
+				rl.rec = rec
 			}
-			if !ok {
+			if !yield(rl) {
 				return
 			}
 		}
@@ -104,12 +128,14 @@ func ReadFile(path string) iter.Seq2[*askuser.Record, error] {
 	}
 }
 
-// readLine reads one line into buf, without its '\n'. ended reports whether
-// the line ended with '\n'; tooLong, that it was longer than MaxLineBytes
-// (its bytes are dropped). err is io.EOF at the end of the input.
-func readLine(br *bufio.Reader, buf []byte) (line []byte, ended, tooLong bool, err error) {
+// readLine reads one line into buf, without its '\n'. size is how many
+// bytes it consumed; ended reports whether the line ended with '\n';
+// tooLong, that it was longer than MaxLineBytes (its bytes are dropped).
+// err is io.EOF at the end of the input.
+func readLine(br *bufio.Reader, buf []byte) (line []byte, size int64, ended, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
+		size += int64(len(chunk))
 		if !tooLong {
 			if len(buf)+len(chunk) > MaxLineBytes+1 {
 				tooLong, buf = true, buf[:0]
@@ -122,11 +148,11 @@ func readLine(br *bufio.Reader, buf []byte) (line []byte, ended, tooLong bool, e
 			if !tooLong {
 				buf = buf[:len(buf)-1]
 			}
-			return buf, true, tooLong, nil
+			return buf, size, true, tooLong, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		default:
-			return buf, false, tooLong, err
+			return buf, size, false, tooLong, err
 		}
 	}
 }

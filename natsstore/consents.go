@@ -6,17 +6,37 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/askuser-go/askuser/store"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askuser-go/askuser/internal/recauth"
+	"github.com/askuser-go/askuser/store"
 )
 
 // Consents returns the store's remembered approval decisions, an
 // store.Consents in the <prefix>_consents bucket: one JSON
 // store.Consent per key, the digest of its session, a dot, and the
 // digest of its approval digest.
-func (s *Store) Consents() store.Consents { return consents{s.consents} }
+//
+// With the Store's Keys, each value carries a MAC under a key derived from
+// the ring (as a consents file's lines do, see package journal), and a
+// value that does not verify — put there by hand, or under another key —
+// is not applied: Recall returns an error, which the orchestrator logs
+// before asking the person, and Consents leaves it out. The values are not
+// chained, since a bucket keeps only the latest value of each key: someone
+// who can write to the bucket can put back a genuine value that was
+// revoked (see docs/request_approval.md).
+func (s *Store) Consents() store.Consents {
+	c := consents{kv: s.consents}
+	if s.cfg.Keys != nil {
+		c.keys = recauth.New(s.cfg.Keys, recauth.LabelConsent)
+	}
+	return c
+}
 
-type consents struct{ kv jetstream.KeyValue }
+type consents struct {
+	kv   jetstream.KeyValue
+	keys *recauth.Keys // nil: values are not authenticated
+}
 
 func consentKey(session, dig string) string { return digest(session) + "." + digest(dig) }
 
@@ -28,14 +48,25 @@ func (c consents) Remember(ctx context.Context, cs store.Consent) error {
 	if err != nil {
 		return fmt.Errorf("natsstore: encoding a consent: %w", err)
 	}
+	if c.keys != nil {
+		if data, _, err = c.keys.Seal(data, "", 0, nil); err != nil {
+			return fmt.Errorf("natsstore: authenticating a consent: %w", err)
+		}
+	}
 	if _, err := c.kv.Put(ctx, consentKey(cs.Session, cs.Digest), data); err != nil {
 		return fmt.Errorf("natsstore: remembering a consent: %w", err)
 	}
 	return nil
 }
 
-func decodeConsent(data []byte) (store.Consent, error) {
+// decode decodes a stored consent, checking its MAC with keys.
+func (c consents) decode(data []byte) (store.Consent, error) {
 	var cs store.Consent
+	if c.keys != nil {
+		if _, _, err := c.keys.Verify(data); err != nil {
+			return cs, fmt.Errorf("natsstore: a stored consent does not verify, and is not applied: %w", err)
+		}
+	}
 	if err := json.Unmarshal(data, &cs); err != nil {
 		return cs, fmt.Errorf("natsstore: a stored consent does not decode: %w", err)
 	}
@@ -53,9 +84,12 @@ func (c consents) Recall(ctx context.Context, session, dig string) (store.Consen
 	if err != nil {
 		return store.Consent{}, false, fmt.Errorf("natsstore: recalling a consent: %w", err)
 	}
-	cs, err := decodeConsent(e.Value())
+	cs, err := c.decode(e.Value())
 	if err != nil {
 		return store.Consent{}, false, err
+	}
+	if cs.Session != session || cs.Digest != dig {
+		return store.Consent{}, false, errors.New("natsstore: a stored consent names another session or action than its key; it is not applied")
 	}
 	return cs, true, nil
 }
@@ -70,9 +104,15 @@ func (c consents) Consents(ctx context.Context, session string) ([]store.Consent
 	}
 	var out []store.Consent
 	for _, e := range es {
-		cs, err := decodeConsent(e.Value())
+		cs, err := c.decode(e.Value())
 		if err != nil {
+			if c.keys != nil {
+				continue // not in effect: Recall refuses it too
+			}
 			return nil, err
+		}
+		if cs.Session != session {
+			continue
 		}
 		out = append(out, cs)
 	}

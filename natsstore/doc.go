@@ -26,6 +26,11 @@
 // stream's duplicate window, one hour, makes two replicas finalizing one
 // ask write one record. It keeps its records for ever, or for
 // Config.JournalRetention when a store sets one.
+// With Config.Keys every record carries a MAC under a key derived from the
+// ring and its place in its writer's chain, and a remembered consent a MAC
+// (see Journal and Store.Consents): a record or a consent that does not
+// verify is never replayed or applied, and Journal.Verify (`askuser
+// journal verify --nats URL`) reports the first bad record.
 //
 // Secrets live in a key-value bucket (<prefix>_secrets) as records sealed
 // with secretstore.Seal under the caller's key ring before they leave the

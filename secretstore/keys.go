@@ -147,8 +147,19 @@ func (r *KeyRing) key(id string) (*ringKey, bool) {
 // derives the same key, and rotating the current key changes it. Different
 // labels give independent keys, and none is a sealing key.
 func (r *KeyRing) Derive(label string) ([32]byte, error) {
+	return r.DeriveWith(r.Current(), label)
+}
+
+// DeriveWith is Derive from the ring's key named id rather than the
+// current one, so that what was authenticated with a key derived before a
+// rotation can still be checked while the old key stays in the ring. It
+// returns an error wrapping ErrNoKey when the ring holds no key of that id.
+func (r *KeyRing) DeriveWith(id, label string) ([32]byte, error) {
 	var out [32]byte
-	k, _ := r.key(r.Current())
+	k, ok := r.key(id)
+	if !ok {
+		return out, fmt.Errorf("%w: the key ring holds no key with id %q (it holds %s)", ErrNoKey, id, strings.Join(r.p.ids, ", "))
+	}
 	prk, err := hkdf.Extract(sha256.New, k.secret[:], []byte(deriveSalt))
 	if err != nil {
 		return out, err

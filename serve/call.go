@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
@@ -26,28 +27,50 @@ type callRequest struct {
 }
 
 // parseCall reads the body of POST /v1/calls: one JSON object with the
-// fields callFields names, and no other. Its errors say what is wrong and
-// what is allowed; the call's arguments themselves are the dialect's to
-// check.
+// fields callFields names, each once, and no other. Its errors say what is
+// wrong and what is allowed; the call's arguments themselves are the
+// dialect's to check. The string fields are checked as the bytes came: one
+// that is not UTF-8 (raw bytes or a lone surrogate escape) is refused, not
+// mended.
 func parseCall(body []byte) (*callRequest, error) { return parseCallFor(body, false) }
 
 // parseCallFor is parseCall, taking request_approval when approvals is
 // true (Config.Approvals).
 func parseCallFor(body []byte, approvals bool) (*callRequest, error) {
-	var m map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&m); err != nil || m == nil {
-		return nil, fmt.Errorf("the body must be one JSON object with %s", callFields)
+	notObject := fmt.Errorf("the body must be one JSON object with %s", callFields)
+	// Duplicates and invalid UTF-8 are found here, with messages of our
+	// own: the arguments are the dialect's to read, as it reads them
+	// anywhere.
+	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, notObject
 	}
-	if dec.Decode(new(json.RawMessage)) != io.EOF {
-		return nil, fmt.Errorf("the body holds more than one JSON value; send one object with %s", callFields)
-	}
-	for k := range m {
+	raw := map[string]jsontext.Value{}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil || name.Kind() != '"' {
+			return nil, notObject
+		}
+		k := name.String()
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, notObject
+		}
 		switch k {
 		case "session", "tool_call_id", "dialect", "arguments":
 		default:
 			return nil, fmt.Errorf("the body has a field %q; the fields are %s", k, callFields)
 		}
+		if _, dup := raw[k]; dup {
+			return nil, fmt.Errorf("the body has the field %q twice; each field may appear once", k)
+		}
+		raw[k] = v.Clone() // v is good only until the next read
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, notObject
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, fmt.Errorf("the body holds more than one JSON value; send one object with %s", callFields)
 	}
 	c := &callRequest{}
 	var dialect string
@@ -60,7 +83,7 @@ func parseCallFor(body []byte, approvals bool) (*callRequest, error) {
 		{"tool_call_id", &c.ToolCallID, "the model's tool-call id: a retried call joins its ask, or replays its result, by session and tool_call_id"},
 		{"dialect", &dialect, ""},
 	} {
-		if err := stringField(m, f.name, f.dst, f.req); err != nil {
+		if err := stringField(raw, f.name, f.dst, f.req); err != nil {
 			return nil, err
 		}
 	}
@@ -69,40 +92,46 @@ func parseCallFor(body []byte, approvals bool) (*callRequest, error) {
 		return nil, err
 	}
 	c.Dialect = d
-	args, ok := m["arguments"]
-	if !ok || string(args) == "null" {
+	args, ok := raw["arguments"]
+	if !ok || args.Kind() == 'n' {
 		return nil, errors.New(`"arguments" is required: the tool call's arguments, the JSON object the model sent`)
 	}
-	if args = bytes.TrimSpace(args); len(args) == 0 || args[0] != '{' {
+	if args.Kind() != '{' {
 		return nil, errors.New(`"arguments" must be a JSON object: the tool call's arguments as the model sent them`)
 	}
-	c.Arguments = args
+	c.Arguments = json.RawMessage(args)
 	return c, nil
 }
 
 // stringField reads the string field name of m into dst: absent or null
 // is refused when req says what the field is for, and left empty when req
-// is empty; a value that is not a string, or is empty (when required), too
-// long or not UTF-8, is refused.
-func stringField(m map[string]json.RawMessage, name string, dst *string, req string) error {
+// is empty; a value that is not a string, is not UTF-8 as sent, or is empty
+// (when required) or too long, is refused.
+func stringField(m map[string]jsontext.Value, name string, dst *string, req string) error {
 	raw, ok := m[name]
-	if !ok || string(raw) == "null" {
+	if !ok || raw.Kind() == 'n' {
 		if req != "" {
 			return fmt.Errorf("%q is required: %s", name, req)
 		}
 		return nil
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
+	if raw.Kind() != '"' {
 		return fmt.Errorf("%q must be a string", name)
 	}
-	switch {
-	case req != "" && *dst == "":
-		return fmt.Errorf("%q is empty; it is required: %s", name, req)
-	case len(*dst) > maxIDBytes:
-		return fmt.Errorf("%q is %d bytes long; at most %d are allowed", name, len(*dst), maxIDBytes)
-	case !utf8.ValidString(*dst):
-		return fmt.Errorf("%q is not valid UTF-8", name)
+	// AppendUnquote refuses bytes that are not UTF-8 and escapes that
+	// name no character (\ud800 alone), where the decoder would have put
+	// U+FFFD in their place.
+	v, err := jsontext.AppendUnquote(nil, raw)
+	if err != nil {
+		return fmt.Errorf("%q is not valid UTF-8 (a byte sequence or a \\u escape that is no character); send it as UTF-8", name)
 	}
+	switch {
+	case req != "" && len(v) == 0:
+		return fmt.Errorf("%q is empty; it is required: %s", name, req)
+	case len(v) > maxIDBytes:
+		return fmt.Errorf("%q is %d bytes long; at most %d are allowed", name, len(v), maxIDBytes)
+	}
+	*dst = string(v)
 	return nil
 }
 

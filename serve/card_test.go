@@ -47,9 +47,15 @@ func TestCardKeys(t *testing.T) {
 	if one.access == one.csrf {
 		t.Error("the access and CSRF keys are the same")
 	}
-	c := cardAccess{key: one.access}
-	if !c.check("s", c.token("s")) || c.check("s", c.token("t")) || c.check("s", "") || c.cookie("s") == c.cookie("t") {
+	c := cardAccess{key: one.access, urlLife: time.Hour, cookieLife: time.Hour}
+	now := time.Now()
+	good := func(kind, session, tok string) bool { _, err := c.check(kind, session, tok, now); return err == nil }
+	r := httptest.NewRequest("GET", "http://127.0.0.1:8080/", nil)
+	if !good(urlToken, "s", c.urlTokenAt("s", now)) || good(urlToken, "s", c.urlTokenAt("t", now)) || good(urlToken, "s", "") || c.cookie(r, "s") == c.cookie(r, "t") {
 		t.Error("a session's token or cookie is not the session's own")
+	}
+	if good(cookieToken, "s", c.urlTokenAt("s", now)) {
+		t.Error("a card URL's token stands for a cookie's")
 	}
 
 	// Two cards on one ring agree; a card without one agrees with nobody.
@@ -57,7 +63,7 @@ func TestCardKeys(t *testing.T) {
 	a, _ := NewCard(CardConfig{Keys: ring})
 	b, _ := NewCard(CardConfig{Keys: ring})
 	lone, _ := NewCard(CardConfig{})
-	if a.access.token("s") != b.access.token("s") || a.access.token("s") == lone.access.token("s") {
+	if a.access.urlTokenAt("s", now) != b.access.urlTokenAt("s", now) || a.access.urlTokenAt("s", now) == lone.access.urlTokenAt("s", now) {
 		t.Error("cards on one key ring hand out different tokens, or a card without one the same")
 	}
 	if a.web.CSRFToken("s") != b.web.CSRFToken("s") || a.web.CSRFToken("s") == lone.web.CSRFToken("s") {
@@ -90,7 +96,7 @@ func TestCardAuthorize(t *testing.T) {
 	do := func(method, target, token, person, csrf, body string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, "http://127.0.0.1:8080"+target, strings.NewReader(body))
 		if token != "" {
-			r.AddCookie(&http.Cookie{Name: card.access.cookie("s"), Value: token})
+			r.AddCookie(&http.Cookie{Name: card.access.cookie(r, "s"), Value: token})
 		}
 		if person != "" {
 			r.Header.Set("X-Person", person)
@@ -103,7 +109,7 @@ func TestCardAuthorize(t *testing.T) {
 		card.ServeHTTP(rec, r)
 		return rec
 	}
-	token := card.access.token("s")
+	token := card.access.token(cookieToken, "s", time.Now().Add(time.Hour))
 	for _, tt := range []struct {
 		token, person string
 		code, asked   int

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,9 +56,16 @@ type Config struct {
 	Orchestrator *askuser.Orchestrator
 	// Tokens are the agent's bearer tokens: every request under /v1/ must
 	// carry one of them (Authorization: Bearer <token>), or it is refused
-	// with 401. Give two while rotating. Empty tokens are ignored; with
-	// none, the agent API refuses every request.
+	// with 401. A token here reaches every session. Give two while
+	// rotating. Empty tokens are ignored; with none (and no Tenants), the
+	// agent API refuses every request.
 	Tokens []string
+	// Tenants are bearer tokens scoped to a session prefix each (see
+	// Tenant and ParseTokens), for several agents on one service: a
+	// request naming a session outside its token's prefix is refused with
+	// 403, so that one agent cannot read, wait on, supersede or join
+	// another's asks, nor read its secrets.
+	Tenants []Tenant
 	// Card is the web card, served at every path outside /v1/ (nil: none,
 	// and those paths are 404). The agent API hands out its card URLs.
 	// It should be the Orchestrator's Responder, or among its responders.
@@ -67,7 +73,8 @@ type Config struct {
 	// Secrets, when set, serves a secret's value to the agent's bearer
 	// token: GET /v1/sessions/{session}/secrets/{name}, with the value as
 	// the body (nil: not served, and that path is 404). Whoever holds a
-	// token then reads every session's secrets: set it only where the
+	// token then reads the secrets of every session it reaches (every
+	// session, for a token of Tokens): set it only where the
 	// token is kept from the model (an agent whose model can run a shell
 	// and read the token can print them into its context). It is usually
 	// the Orchestrator's SecretStore.
@@ -135,7 +142,7 @@ type Config struct {
 // what is wrong and what to do.
 type Handler struct {
 	o       *askuser.Orchestrator
-	tokens  [][]byte
+	tenants []*tenant
 	card    *Card
 	secrets secretstore.Store
 	logger  *slog.Logger
@@ -166,11 +173,7 @@ func NewHandler(c Config) *Handler {
 
 		approvals: c.Approvals,
 	}
-	for _, t := range c.Tokens {
-		if t != "" {
-			s.tokens = append(s.tokens, []byte(t))
-		}
-	}
+	s.tenants = tenants(c)
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -194,7 +197,7 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.h.ServeH
 // routes returns the agent API under /v1/ and the card everywhere else.
 func (s *Handler) routes() http.Handler {
 	api := http.NewServeMux()
-	api.HandleFunc("POST /v1/calls", s.call)
+	api.HandleFunc("POST /v1/calls", traced(s.call))
 	api.HandleFunc("GET /v1/sessions/{session}/calls/{tool_call_id}", s.status)
 	api.HandleFunc("POST /v1/sessions/{session}/supersede", s.supersede)
 	routes := "POST /v1/calls, GET /v1/sessions/{session}/calls/{tool_call_id}, POST /v1/sessions/{session}/supersede"
@@ -213,33 +216,21 @@ func (s *Handler) routes() http.Handler {
 	return root
 }
 
-// bearer admits a request that carries one of the agent's tokens.
+// bearer admits a request that carries one of the agent's tokens, with
+// its tenant in its context (see admitSession).
 func (s *Handler) bearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Content-Type-Options", "nosniff")
-		if !s.admits(r.Header.Get("Authorization")) {
+		t := s.authenticate(r.Header.Get("Authorization"))
+		if t == nil {
 			h.Set("WWW-Authenticate", `Bearer realm="askuser"`)
 			apiError(w, http.StatusUnauthorized, "the bearer token is missing or wrong: send Authorization: Bearer <the token in askuser serve's --token-file>")
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, withTenant(r, t))
 	})
-}
-
-// admits reports whether an Authorization header carries one of the
-// tokens, comparing with every token in constant time.
-func (s *Handler) admits(auth string) bool {
-	if len(auth) <= 7 || !strings.EqualFold(auth[:7], "bearer ") {
-		return false
-	}
-	got := []byte(strings.TrimSpace(auth[7:]))
-	ok := 0
-	for _, t := range s.tokens {
-		ok |= subtle.ConstantTimeCompare(got, t)
-	}
-	return ok == 1
 }
 
 // errorJSON is the body of every refusal; Result is the contract's tool
@@ -330,6 +321,9 @@ func (s *Handler) call(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if !s.admitSession(w, r, c.Session) {
+		return
+	}
 	req := askuser.Request{Session: c.Session, ToolCallID: c.ToolCallID, Dialect: c.Dialect, Arguments: c.Arguments}
 	if preferAsync(r.Header) {
 		id, err := s.o.Begin(r.Context(), req)
@@ -412,6 +406,9 @@ func (s *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 // status serves GET /v1/sessions/{session}/calls/{tool_call_id}.
 func (s *Handler) status(w http.ResponseWriter, r *http.Request) {
 	session, call := r.PathValue("session"), r.PathValue("tool_call_id")
+	if !s.admitSession(w, r, session) {
+		return
+	}
 	wait, err := parseWait(r.URL.Query().Get("wait"))
 	if err != nil {
 		apiError(w, http.StatusBadRequest, err.Error())
@@ -455,6 +452,9 @@ func parseWait(v string) (time.Duration, error) {
 
 // supersede serves POST /v1/sessions/{session}/supersede.
 func (s *Handler) supersede(w http.ResponseWriter, r *http.Request) {
+	if !s.admitSession(w, r, r.PathValue("session")) {
+		return
+	}
 	writeAPI(w, http.StatusOK, struct {
 		Superseded int `json:"superseded"`
 	}{s.o.Supersede(r.PathValue("session"))})
@@ -468,6 +468,9 @@ func (s *Handler) supersede(w http.ResponseWriter, r *http.Request) {
 // ring, which the agent need not hold.
 func (s *Handler) secret(w http.ResponseWriter, r *http.Request) {
 	session, name := r.PathValue("session"), r.PathValue("name")
+	if !s.admitSession(w, r, session) {
+		return
+	}
 	v, err := s.secrets.Get(r.Context(), session, name)
 	switch {
 	case errors.Is(err, secretstore.ErrNotFound):
@@ -522,7 +525,7 @@ func (s *Handler) cardURL(r *http.Request, session string) string {
 	if s.card == nil {
 		return ""
 	}
-	return s.base(r) + "/" + web.SessionPath(session) + "?token=" + s.card.access.token(session)
+	return s.base(r) + "/" + web.SessionPath(session) + "?token=" + s.card.access.urlTokenAt(session, time.Now())
 }
 
 // statusURL is where the result of a session's tool call is read.

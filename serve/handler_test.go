@@ -59,7 +59,7 @@ func TestHandler(t *testing.T) {
 			{"another host (DNS rebinding)", "POST", "/v1/calls", callBody("s", "c", "", serveChoice), map[string]string{"Host": "evil.example"}, 421, "answers only for the hosts"},
 			{"another host on the card", "GET", "/sessions/s", "", map[string]string{"Host": "evil.example:80"}, 421, "answers only for the hosts"},
 			{"another origin", "POST", "/v1/calls", callBody("s", "c", "", serveChoice), map[string]string{"Origin": "http://evil.example"}, 403, "another origin"},
-			{"the card without its token", "GET", "/api/sessions/s/asks", "", nil, 403, "you may not answer this session's questions"},
+			{"the card without its token", "GET", "/api/sessions/s/asks", "", nil, 403, "no access token for this session: open the card URL"},
 			{"the card with a wrong token", "GET", "/sessions/s?token=00", "", nil, 403, "the access token is wrong for this session"},
 		}
 		for _, tt := range tests {

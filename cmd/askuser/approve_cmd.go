@@ -12,7 +12,7 @@ import (
 	"github.com/askuser-go/askuser/responders/web"
 )
 
-const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR] [--public-url URL] [--responder slack with serve's --slack-* flags]"
+const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--listen ADDR] [--public-url URL] [--responder slack with serve's --slack-* flags]"
 
 // approve asks a person for permission to act: it reads a request_approval
 // call (docs/request_approval.md), asks it through the responder, and
@@ -39,6 +39,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 	request := fl.String("request", "", "read the call from `FILE`, a regular file (default, or -: standard input)")
 	journalFile := fl.String("journal", "", "append the decision record to the journal `FILE` (JSON lines), a regular file")
 	consentsFile := fl.String("consents", "", "keep the decisions a person makes for the session in `FILE` (JSON lines), a regular file, so that later approves of the session find them (default: none are kept after the command)")
+	keyFile := fl.String("key-file", "", "authenticate the journal and the consents file with the key ring in `FILE`, mode 0600 (default: $ASKUSER_SECRET_KEY, else the default key file in the state directory, made on first use)")
 	ceiling := ceilingFlag(fl)
 	var chats chatFlags
 	chats.register(fl)
@@ -65,7 +66,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
 			return exitFailure
 		}
-		closeJournal, err := e.openJournal(o, *journalFile)
+		closeJournal, err := e.openJournal(o, *journalFile, *keyFile)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
 			return exitFailure
@@ -73,7 +74,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 		defer closeJournal()
 	}
 	if *consentsFile != "" {
-		cs, err := openConsents(*consentsFile)
+		cs, err := e.openConsents(*consentsFile, *keyFile)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
 			return exitFailure
@@ -113,8 +114,10 @@ func (e env) approve(ctx context.Context, args []string) int {
 
 // openConsents opens the consents file, refusing one that exists and is
 // not a regular file (a FIFO, a device, a directory); a file that does not
-// exist yet is made (mode 0600).
-func openConsents(name string) (*journal.Consents, error) {
+// exist yet is made (mode 0600). Its lines are authenticated with the key
+// ring decisionKeys finds (keyFile is --key-file): a line appended by hand
+// is never applied.
+func (e env) openConsents(name, keyFile string) (*journal.Consents, error) {
 	fi, err := os.Stat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -123,5 +126,9 @@ func openConsents(name string) (*journal.Consents, error) {
 	case !fi.Mode().IsRegular():
 		return nil, notRegular("--consents", name, fi.Mode(), "the consents file is a regular file askuser appends to; give its path, or the path of one to create")
 	}
-	return journal.OpenConsents(name)
+	ring, err := decisionKeys(keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--consents %s: %w", name, err)
+	}
+	return journal.OpenConsentsWith(name, &journal.ConsentsOptions{Keys: ring, Logger: e.warnLogger()})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/store"
 )
 
 const approvalCall = `{"action":"Delete the S3 bucket logs-2023","reason":"Its logs were archived to Glacier","risk":"irreversible","details":"aws s3 rb s3://logs-2023 --force","timeout_seconds":60}`
@@ -55,7 +57,6 @@ func TestApproveScript(t *testing.T) {
 		script, status, decidedBy, note, ended, remember string
 	}{
 		{`{"approval":"approve","note":"after 18:00"}`, "approved", "user", "after 18:00", "null", ""},
-		{`{"approval":"approve_session"}`, "approved", "user", "null", "null", "session"},
 		{`{"approval":"deny","note":"not before the audit"}`, "denied", "user", "not before the audit", "null", ""},
 		{`{"end":"decline"}`, "denied", "user", "null", "null", ""},
 		{`{"approval":"approve","end":"cancel"}`, "unresolved", "null", "null", "dismissed", ""},
@@ -73,6 +74,38 @@ func TestApproveScript(t *testing.T) {
 				t.Errorf("result %s", out)
 			}
 		})
+	}
+}
+
+// TestApproveScriptCannotRemember: a script cannot decide for the rest of
+// the session — that is a person's choice, and the consent would decide
+// later requests without asking — so approve_session and deny_session are
+// refused, and nothing is remembered; a script's record names it as its
+// principal.
+func TestApproveScriptCannotRemember(t *testing.T) {
+	dir := t.TempDir()
+	consents := filepath.Join(dir, "consents.jsonl")
+	journalFile := filepath.Join(dir, "j.jsonl")
+	for _, decision := range []string{"approve_session", "deny_session"} {
+		code, out, errs := cli(t, approvalCall, "approve", "--responder", "script="+writeFile(t, "s.json", `{"approval":"`+decision+`"}`), "--consents", consents, "--journal", journalFile)
+		if code != exitUsage || out != "" || !strings.Contains(errs, "a script cannot decide for the rest of the session") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want it refused", decision, code, out, errs)
+		}
+	}
+	if code, _, errs := cli(t, approvalCall, "approve", "--responder", "script="+writeFile(t, "s.json", `{"approval":"approve"}`), "--consents", consents, "--journal", journalFile); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	code, out, _ := cli(t, approvalCall, "approve", "--responder", "auto", "--consents", consents)
+	if r := parseApproval(t, out); code != 0 || r.Status != "unresolved" {
+		t.Errorf("after the scripts, a request is decided without asking: %s", out)
+	}
+	for rec, err := range journal.ReadFile(journalFile) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Principal != "script" {
+			t.Errorf("a script's record has principal %q, want script", rec.Principal)
+		}
 	}
 }
 
@@ -188,24 +221,24 @@ func TestApproveJournal(t *testing.T) {
 func TestApproveConsents(t *testing.T) {
 	dir := t.TempDir()
 	consents := filepath.Join(dir, "consents.jsonl")
-	journalFile := filepath.Join(dir, "j.jsonl")
-	script := writeFile(t, "s.json", `{"approval":"approve_session"}`)
-	code, out, errs := cli(t, approvalCall, "approve", "--responder", "script="+script, "--session", "s1", "--consents", consents, "--journal", journalFile)
-	if code != 0 || errs != "" {
-		t.Fatalf("exit %d, stderr %q", code, errs)
+	// The person's decision for the session, as the command would keep it
+	// (a script cannot make one): in the consents file, under the
+	// command's key ring.
+	ring, err := decisionKeys("")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r := parseApproval(t, out); r.Status != "approved" || r.Remember != "session" {
-		t.Fatalf("first: %s", out)
+	cs, err := journal.OpenConsentsWith(consents, &journal.ConsentsOptions{Keys: ring})
+	if err != nil {
+		t.Fatal(err)
 	}
-	var firstAsk string
-	for rec, err := range journal.ReadFile(journalFile) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		firstAsk = rec.AskID
+	firstAsk := "ask-of-the-person"
+	if err := cs.Remember(context.Background(), store.Consent{Session: "s1", Digest: approvalDigest, Approved: true, Action: "Delete the S3 bucket logs-2023", AskID: firstAsk}); err != nil {
+		t.Fatal(err)
 	}
+	cs.Close()
 
-	code, out, errs = cli(t, approvalCall, "approve", "--responder", "auto", "--session", "s1", "--consents", consents)
+	code, out, errs := cli(t, approvalCall, "approve", "--responder", "auto", "--session", "s1", "--consents", consents)
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}

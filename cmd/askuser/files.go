@@ -171,6 +171,46 @@ func keyFileTooLarge(what, name string) error {
 		what, name, hostcheck.Bytes(maxKeyFileBytes))
 }
 
+// makePrivateDir makes the directory dir, mode 0700, with its parents,
+// and refuses one that exists and is not private: on Unix, one that group
+// or others may read, write or enter, or that another user owns. what
+// names it in messages ("--state").
+//
+// It refuses rather than tightens. The directory may be one the user
+// shares on purpose, or one that is not askuser's at all (--state $HOME,
+// --state /tmp), whose mode is not askuser's to change; and a directory
+// others could write may already hold a file they put there (a token file
+// of their choosing), which a chmod now would not take out. As ssh does
+// with ~/.ssh, it says what is wrong and leaves the fix to the user.
+func makePrivateDir(what, dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fileError(what, dir, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fileError(what, dir, err)
+	}
+	if !fi.IsDir() {
+		return notADir(what, dir)
+	}
+	if !checkKeyMode {
+		return nil
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%s %s has mode %#o: group or others may reach the tokens, keys and asks askuser keeps there; make it private (chmod 700 %s) or give another directory", what, dir, perm, dir)
+	}
+	if ownedByOther(fi) {
+		return fmt.Errorf("%s %s belongs to another user: askuser keeps its tokens, keys and asks only in a directory of its own user's; give another directory", what, dir)
+	}
+	return nil
+}
+
+// notADir is the refusal of a directory's path that names something
+// else.
+func notADir(what, name string) error {
+	return fmt.Errorf("%s %s is not a directory; give the path of a directory, or of one to create", what, name)
+}
+
 // fileError names the file in an error from the os package, once.
 func fileError(what, name string, err error) error {
 	var pe *fs.PathError

@@ -202,3 +202,47 @@ func TestSymlinksAreFollowed(t *testing.T) {
 		t.Errorf("a link to a key file readable by others: exit %d, stderr %q; want 1 and a refusal", code, errs)
 	}
 }
+
+// TestServeStateDirMustBePrivate: serve refuses a --state directory that
+// exists with a mode group or others may use (0755, say), saying how to
+// make it private, and leaves its mode as it was; one it makes is 0700.
+func TestServeStateDirMustBePrivate(t *testing.T) {
+	if !checkKeyMode {
+		t.Skip("file modes do not say who may read a directory here")
+	}
+	t.Setenv("ASKUSER_SECRET_KEY", "")
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// --nats-listen is wrong too, so that a serve that took the directory
+	// stops soon after, with another message.
+	code, out, errs := cli(t, "", "serve", "--listen", "127.0.0.1:0", "--nats-listen", "nowhere", "--state", dir)
+	if want := "askuser serve: --state " + dir + " has mode 0755: group or others may reach the tokens, keys and asks askuser keeps there; make it private (chmod 700 " + dir + ") or give another directory\n"; code != exitFailure || out != "" || errs != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and %q", code, out, errs, want)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("the directory's mode is now %v (%v); want it left at 0755", fi.Mode().Perm(), err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("serve wrote %v into the refused directory", entries)
+	}
+
+	fresh := filepath.Join(t.TempDir(), "a", "state")
+	if err := makePrivateDir("--state", fresh); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(fresh); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("a directory serve made has mode %v (%v); want 0700", fi.Mode().Perm(), err)
+	}
+	file := filepath.Join(fresh, "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := makePrivateDir("--state", file); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a file as the state directory: %v; want it refused as not a directory", err)
+	}
+}

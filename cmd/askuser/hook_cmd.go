@@ -19,7 +19,7 @@ import (
 	"github.com/askuser-go/askuser/serve"
 )
 
-const hookSynopsis = "hook claude [--responder web|auto|stdio|tui|script=FILE] [--listen ADDR] [--server URL [--token-file FILE]] [--session ID] [--approve-tools TOOL,...] [--max-timeout-seconds N] [--journal FILE] [--consents FILE]"
+const hookSynopsis = "hook claude [--responder web|auto|stdio|tui|script=FILE] [--listen ADDR] [--server URL [--token-file FILE]] [--session ID] [--approve-tools TOOL,...] [--max-timeout-seconds N] [--journal FILE] [--consents FILE] [--key-file FILE]"
 
 // hookGrace is how long past the ask's deadline the hook waits for the
 // result (askuser serve's answer on the network) before it gives up and
@@ -54,8 +54,8 @@ func (e env) hook(ctx context.Context, args []string) int {
 
 // hookFlags are the flags of hook claude.
 type hookFlags struct {
-	responder, listen, server, tokenFile, session, approveTools, journal, consents string
-	ceiling                                                                        int
+	responder, listen, server, tokenFile, session, approveTools, journal, consents, keyFile string
+	ceiling                                                                                 int
 }
 
 func (e env) hookClaude(ctx context.Context, args []string) int {
@@ -69,6 +69,7 @@ func (e env) hookClaude(ctx context.Context, args []string) int {
 	fs.StringVar(&f.approveTools, "approve-tools", "", "ask every call of these tools as a request_approval, allowed only if a person approves: `TOOL,...` as Claude Code names them (Bash,Write,Edit,mcp__server__tool)")
 	fs.StringVar(&f.journal, "journal", "", "append the decision record of every ask to the journal `FILE` (JSON lines), a regular file")
 	fs.StringVar(&f.consents, "consents", "", "keep the decisions a person makes for the session in `FILE` (JSON lines), so that later hook runs of the session find them")
+	fs.StringVar(&f.keyFile, "key-file", "", "authenticate --journal and --consents with the key ring in `FILE`, mode 0600 (default: $ASKUSER_SECRET_KEY, else the key file in the state directory, made on first use)")
 	fs.IntVar(&f.ceiling, "max-timeout-seconds", 0, "how long every ask waits for the person: `N` seconds (0: 300); set Claude Code's hook timeout above it")
 	if code, stop := parse(fs, args); stop {
 		if code == exitOK {
@@ -191,14 +192,14 @@ func (e env) hookHere(ctx context.Context, f hookFlags, session, toolCall string
 		if err := checkJournal(f.journal); err != nil {
 			return nil, err
 		}
-		closeJournal, err := e.openJournal(o, f.journal)
+		closeJournal, err := e.openJournal(o, f.journal, f.keyFile)
 		if err != nil {
 			return nil, err
 		}
 		defer closeJournal()
 	}
 	if f.consents != "" {
-		cs, err := openConsents(f.consents)
+		cs, err := e.openConsents(f.consents, f.keyFile)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +17,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 // journal lists the records of a journal file: a table, or one JSON object
@@ -22,17 +27,20 @@ import (
 // after the listing. With --nats it lists askuser serve's journal stream
 // instead (journalNATS).
 func (e env) journal(ctx context.Context, args []string) int {
-	fs := e.flags("journal", "journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]")
-	session := fs.String("session", "", "list only the records of session `ID`")
-	asJSON := fs.Bool("json", false, "print each record as one JSON object a line instead of a table")
-	natsURL := fs.String("nats", "", "list the journal stream of 'askuser serve' in the NATS server or cluster at `URL` instead of a FILE")
-	natsToken := fs.String("nats-token-file", "", "with --nats, present the NATS token in `FILE` (serve's --nats-token-file)")
-	if code, stop := parse(fs, args); stop {
+	if len(args) > 0 && args[0] == "verify" {
+		return e.journalVerify(ctx, args[1:])
+	}
+	fl := e.flags("journal", "journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]")
+	session := fl.String("session", "", "list only the records of session `ID`")
+	asJSON := fl.Bool("json", false, "print each record as one JSON object a line instead of a table")
+	natsURL := fl.String("nats", "", "list the journal stream of 'askuser serve' in the NATS server or cluster at `URL` instead of a FILE")
+	natsToken := fl.String("nats-token-file", "", "with --nats, present the NATS token in `FILE` (serve's --nats-token-file)")
+	if code, stop := parse(fl, args); stop {
 		return code
 	}
 	if *natsURL != "" {
-		if fs.NArg() != 0 {
-			fmt.Fprintf(e.stderr, "askuser journal: --nats lists the journal stream; give no FILE (got %d)\n", fs.NArg())
+		if fl.NArg() != 0 {
+			fmt.Fprintf(e.stderr, "askuser journal: --nats lists the journal stream; give no FILE (got %d)\n", fl.NArg())
 			return exitUsage
 		}
 		return e.journalNATS(ctx, *natsURL, *natsToken, *session, *asJSON)
@@ -41,11 +49,11 @@ func (e env) journal(ctx context.Context, args []string) int {
 		fmt.Fprintln(e.stderr, "askuser journal: --nats-token-file is for --nats URL; give --nats")
 		return exitUsage
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(e.stderr, "askuser journal: give one journal FILE, not %d\n", fs.NArg())
+	if fl.NArg() != 1 {
+		fmt.Fprintf(e.stderr, "askuser journal: give one journal FILE, not %d\n", fl.NArg())
 		return exitUsage
 	}
-	name := fs.Arg(0)
+	name := fl.Arg(0)
 	f, _, err := openRegular("askuser journal:", name, "give the journal file itself")
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%v\n", err)
@@ -141,17 +149,72 @@ func cell(s string) string {
 	return inert.Line(s)
 }
 
-// openJournal opens the journal at path for ask --journal and sets it on o.
-// The returned function closes it, reporting a failure on standard error.
-func (e env) openJournal(o *askuser.Orchestrator, path string) (func(), error) {
-	j, err := journal.Open(path, nil)
+// openJournal opens the journal at path for --journal and sets it on o,
+// authenticated with the key ring decisionKeys finds (keyFile is the
+// command's --key-file). The returned function closes it, reporting a
+// failure on standard error.
+func (e env) openJournal(o *askuser.Orchestrator, path, keyFile string) (func(), error) {
+	ring, err := decisionKeys(keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--journal %s: %w", path, err)
+	}
+	j, err := journal.Open(path, &journal.Options{Keys: ring, Logger: e.warnLogger()})
 	if err != nil {
 		return nil, err
 	}
 	o.Journal = j
 	return func() {
 		if err := j.Close(); err != nil {
-			fmt.Fprintf(e.stderr, "askuser ask: closing the journal: %v\n", err)
+			fmt.Fprintf(e.stderr, "askuser: closing the journal: %v\n", err)
 		}
 	}, nil
+}
+
+// warnLogger logs warnings and errors on standard error, as text.
+func (e env) warnLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// decisionKeys returns the key ring that authenticates journals and
+// consents files: --key-file FILE, else $ASKUSER_SECRET_KEY, else the
+// default key file in the state directory (the default secret store's
+// key, made on first use). A journal or consents file is always
+// authenticated by the command, so that a record appended by hand is never
+// replayed or applied.
+func decisionKeys(keyFile string) (*secretstore.KeyRing, error) {
+	switch {
+	case keyFile != "":
+		return readKeyFile("--key-file", keyFile)
+	case strings.TrimSpace(os.Getenv(secretstore.KeyEnv)) != "":
+		return secretstore.KeysFromEnv()
+	}
+	state, err := stateDir()
+	if err != nil {
+		return nil, fmt.Errorf("no key ring to authenticate decisions with: give --key-file FILE or set $%s (%v)", secretstore.KeyEnv, err)
+	}
+	return defaultKeys(filepath.Join(state, keyFileName), filepath.Join(state, storeDirName), true)
+}
+
+// verifyKeys is decisionKeys for reading: it makes no key file, and
+// returns nil when there is none to be found (the journal is then
+// reported, not checked).
+func verifyKeys(keyFile string) (*secretstore.KeyRing, string, error) {
+	switch {
+	case keyFile != "":
+		r, err := readKeyFile("--key-file", keyFile)
+		return r, keyFile, err
+	case strings.TrimSpace(os.Getenv(secretstore.KeyEnv)) != "":
+		r, err := secretstore.KeysFromEnv()
+		return r, "$" + secretstore.KeyEnv, err
+	}
+	state, err := stateDir()
+	if err != nil {
+		return nil, "", nil
+	}
+	name := filepath.Join(state, keyFileName)
+	r, err := readKeyFile("the key file", name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	return r, name, err
 }

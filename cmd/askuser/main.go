@@ -5,12 +5,14 @@
 // Usage:
 //
 //	askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
+//	askuser validate --routes FILE
 //	askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]
 //	askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
-//	askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
+//	askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--listen ADDR]
 //	askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
-//	askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]]
+//	askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL]
 //	askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
+//	askuser journal verify [--key-file FILE] FILE | --nats URL [--nats-token-file FILE]
 //	askuser secret exec [--store DIR | --nats URL [--nats-token-file FILE] | --server URL [--token-file FILE]] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 //
 // Flags may come before or after a command's arguments (askuser validate
@@ -178,16 +180,20 @@ func main() {
 
 const usage = `usage:
   askuser validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]
+  askuser validate --routes FILE
   askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]
   askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
-  askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--max-timeout-seconds N] [--listen ADDR]
+  askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--listen ADDR]
   askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
   askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api]
   askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
+  askuser journal verify [--key-file FILE] FILE | --nats URL [--nats-token-file FILE]
   askuser secret exec [--store DIR | --nats URL [--nats-token-file FILE] | --server URL [--token-file FILE]] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
 
 Flags may follow a command's arguments; after '--' all are arguments (secret exec: from COMMAND on).
-'ask --journal FILE' appends the decision record to a journal FILE.
+'ask --journal FILE' appends the decision record to a journal FILE, authenticated (a MAC, and its
+place in the file's chain) with the key ring: --key-file, $ASKUSER_SECRET_KEY, else the default key
+file below; only records that verify are replayed. 'journal verify FILE' checks a journal.
 Secrets go to a store that outlives the command: without --store, $XDG_STATE_HOME/askuser/store
 (else ~/.local/state/askuser/store), with its key file askuser/key made on first use (mode 0600).
 '--store DIR' keeps them under DIR; the key then comes from --key-file FILE or $ASKUSER_SECRET_KEY
@@ -229,6 +235,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return e.secretCmd(ctx, args[1:])
 	case "journal":
 		return e.journal(ctx, args[1:])
+	case "stats":
+		return e.stats(ctx, args[1:])
 	case "approve":
 		return e.approve(ctx, args[1:])
 	case "mcp":
@@ -321,15 +329,19 @@ func (e env) checkCeiling(cmd string, n int) bool {
 	return true
 }
 
-const validateSynopsis = "validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE]"
+const validateSynopsis = "validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE] | validate --routes FILE"
 
 func (e env) validate(args []string) int {
 	fs := e.flags("validate", validateSynopsis)
 	nowFlag := fs.String("now", "", "stamp the deadlines from this time instead of the clock: an `RFC3339` time such as 2026-11-30T09:00:00Z")
 	ceiling := ceilingFlag(fs)
 	dialectName := dialectFlag(fs)
+	routesFile := routesFlag(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
+	}
+	if *routesFile != "" {
+		return e.validateRoutes(fs, *routesFile)
 	}
 	d, err := dialectNamed(*dialectName)
 	if err != nil {
@@ -437,7 +449,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 			return exitFailure
 		}
-		closeJournal, err := e.openJournal(o, *journalFile)
+		closeJournal, err := e.openJournal(o, *journalFile, *keyFile)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 			return exitFailure

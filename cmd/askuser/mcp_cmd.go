@@ -145,7 +145,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 			return exitFailure
 		}
-		closeJournal, err := e.openJournal(o, *journalFile)
+		closeJournal, err := e.openJournal(o, *journalFile, *keyFile)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 			return exitFailure
@@ -153,7 +153,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		defer closeJournal()
 	}
 	if *consentsFile != "" {
-		cs, err := openConsents(*consentsFile)
+		cs, err := e.openConsents(*consentsFile, *keyFile)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 			return exitFailure

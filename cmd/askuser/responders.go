@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -57,9 +58,32 @@ func (e env) pickResponder(cmd, name string, o *askuser.Orchestrator, card func(
 		if err != nil {
 			return fail(exitUsage, err)
 		}
+		if err := refuseScriptedConsent(data); err != nil {
+			return fail(exitUsage, err)
+		}
+		// A script is no person: its records name it, and it never
+		// leaves a decision remembered for the session.
+		r.Principal = scripted.ScriptPrincipal
 		r.Supersede = o.Supersede
 		o.Responder = r
 		return nothing, nothing, exitOK, true
 	}
 	return fail(exitUsage, fmt.Errorf("--responder %q is not a responder; allowed: %s", name, responders))
+}
+
+// refuseScriptedConsent refuses a script whose approval is approve_session
+// or deny_session: remembering a decision for the session is a person's
+// choice, and a consent a script made would decide later requests — of
+// people — without asking.
+func refuseScriptedConsent(data []byte) error {
+	var f struct {
+		Approval string `json:"approval"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return nil // ParseFile accepted it; nothing more to say
+	}
+	if f.Approval == askuser.ApproveSession || f.Approval == askuser.DenySession {
+		return fmt.Errorf("a script cannot decide for the rest of the session (approval %q): that is a person's choice, remembered as theirs; a script gives approve or deny", f.Approval)
+	}
+	return nil
 }

@@ -37,7 +37,7 @@ import (
 // with JetStream, its files under --state; with --nats it joins an existing
 // server or cluster. See docs/serve.md.
 
-const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
 
 // Names in serve's state directory.
 const (
@@ -76,6 +76,7 @@ type serveConfig struct {
 	hosts                                             []string
 	secretsAPI                                        bool
 	webhooks                                          webhookFlags
+	otlp                                              string
 	chat                                              chatFlags
 }
 
@@ -89,13 +90,14 @@ func (e env) serve(ctx context.Context, args []string) int {
 	fs.StringVar(&c.natsTokenFile, "nats-token-file", "", "the NATS client token is in `FILE`, mode 0600: the embedded server requires it of every client (default: DIR/nats-token, made on first run); with --nats it is presented to the cluster")
 	fs.IntVar(&c.replicas, "nats-replicas", 1, "how many NATS servers keep each bucket and stream this replica creates: `N` from 1 to 5 (3 on a cluster that must outlive losing a server)")
 	fs.DurationVar(&c.journalRetention, "journal-retention", 0, "keep journal records for `DURATION` (720h, say; at least 1h), and set it on the fleet's journal; without it, the journal's retention stays as it is (for ever on a new journal)")
-	fs.StringVar(&c.tokenFile, "token-file", "", "the agent API's bearer token is in `FILE`, mode 0600 (made, with a random token, when it does not exist; default: DIR/agent-token)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "the agent API's bearer token is in `FILE`, mode 0600 (made, with a random token, when it does not exist; default: DIR/agent-token); or one line per tenant, 'PREFIX TOKEN', a token for the sessions whose ids begin with PREFIX")
 	fs.StringVar(&c.keyFile, "key-file", "", "the fleet's key ring is in `FILE`, mode 0600: <key-id>:<base64 of 32 bytes>, comma-separated, newest first, the same on every replica (default: $"+secretstore.KeyEnv+", else, embedding NATS, DIR/key, made on first run)")
 	ceiling := ceilingFlag(fs)
 	var hosts listFlag
 	fs.Var(&hosts, "allowed-host", "also answer for the host `NAME` (repeatable): a name the card and the API are reached by besides the loopback names")
 	fs.BoolVar(&c.secretsAPI, "secrets-api", false, "serve secrets' values to the agent's bearer token (GET /v1/sessions/{session}/secrets/{name}), for 'askuser secret exec --server': whoever can read the token file can then read every secret")
 	c.webhooks.register(fs)
+	fs.StringVar(&c.otlp, "otlp", "", "export traces and metrics over OTLP/HTTP to the collector at `URL` (http://127.0.0.1:4318, say); the metrics are at GET /metrics in Prometheus text format either way, behind the agent's bearer token")
 	c.chat.register(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
@@ -167,8 +169,8 @@ func (c *serveConfig) files() (serveFiles, error) {
 		}
 		f.state = d
 	}
-	if err := os.MkdirAll(f.state, 0o700); err != nil {
-		return f, fmt.Errorf("making the state directory: %w", err)
+	if err := makePrivateDir("--state", f.state); err != nil {
+		return f, err
 	}
 	if f.tokenFile == "" {
 		f.tokenFile = filepath.Join(f.state, agentTokenFileName)
@@ -275,7 +277,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	if err != nil {
 		return fail(exitFailure, err)
 	}
-	token, made, err := bearerToken("--token-file", files.tokenFile)
+	tenants, made, err := serveTokens(files.tokenFile)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
@@ -301,16 +303,25 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	defer st.close()
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	lim := cardLimits
-	card, err := serve.NewCard(serve.CardConfig{Keys: km.ring, Web: web.Options{AllowedHosts: allowed, BodyTimeout: lim.body, Logger: logger}})
+	// A card URL lasts at least as long as the longest ask: the one
+	// printed when a call begins still opens the card at its end.
+	urlLife := max(time.Hour, time.Duration(c.ceiling)*time.Second)
+	card, err := serve.NewCard(serve.CardConfig{Keys: km.ring, URLLifetime: urlLife, Web: web.Options{AllowedHosts: allowed, BodyTimeout: lim.body, Logger: logger}})
 	if err != nil {
 		return fail(exitFailure, fmt.Errorf("%s: %w", km.source, err))
 	}
+	tel, err := newServeTelemetry(c.otlp)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	defer stopTelemetry(e, tel)
 	chat, err := e.startServeChat(ctx, c, card, km.ring, addr, logger)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
 	defer chat.close()
 	o := &askuser.Orchestrator{
+		Observer:          tel.obs,
 		Responder:         chat.responder(card),
 		MaxTimeoutSeconds: c.ceiling,
 		Logger:            logger,
@@ -340,7 +351,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		return fail(exitFailure, fmt.Errorf("--listen %s: %w", c.listen, err))
 	}
 	urlHost, _ := cardHost(c.listen, ln.Addr().(*net.TCPAddr))
-	api := serve.Config{Orchestrator: o, Tokens: []string{token}, Card: card, AllowedHosts: allowed, Addr: urlHost, WriteTimeout: lim.write, Logger: logger}
+	api := serve.Config{Orchestrator: o, Tenants: tenants, Card: card, AllowedHosts: allowed, Addr: urlHost, WriteTimeout: lim.write, Logger: logger}
 	api.Approvals = chat.approvals()
 	if c.secretsAPI {
 		api.Secrets = st.Secrets()
@@ -348,7 +359,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
-		Handler:           chat.routes(serve.NewHandler(api)),
+		Handler:           chat.routes(tel.withMetrics(serve.NewHandler(api), tenants)),
 		ReadHeaderTimeout: lim.header,
 		ReadTimeout:       lim.read,
 		WriteTimeout:      lim.write,
@@ -362,7 +373,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		fmt.Fprintf(e.stderr, "askuser serve: NATS with JetStream on %s, its files under %s; a replica joins with --nats %s --nats-token-file %s and this key ring\n",
 			st.emb.ClientURL(), files.natsDir, st.emb.ClientURL(), files.natsTokenFile)
 	}
-	fmt.Fprintf(e.stderr, "askuser serve: serving the agent API and the card on http://%s (bearer token in %s; key ring %s)\n", urlHost, files.tokenFile, km.source)
+	fmt.Fprintf(e.stderr, "askuser serve: serving the agent API and the card on http://%s (%s; key ring %s)\n", urlHost, describeTokens(tenants, files.tokenFile), km.source)
 
 	code := exitOK
 	select {

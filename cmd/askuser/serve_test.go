@@ -331,7 +331,7 @@ func TestServeAPI(t *testing.T) {
 			{"no such secret", "GET", "/v1/sessions/s/secrets/NOPE", nil, 404, "no secret of this name is stored for this session"},
 			{"another host (DNS rebinding)", "POST", "/v1/calls", map[string]string{"Host": "evil.example"}, 421, "answers only for the hosts"},
 			{"another host on the card", "GET", "/sessions/s", map[string]string{"Host": "evil.example:80"}, 421, "answers only for the hosts"},
-			{"the card without its token", "GET", "/api/sessions/s/asks", nil, 403, "you may not answer this session's questions"},
+			{"the card without its token", "GET", "/api/sessions/s/asks", nil, 403, "no access token for this session: open the card URL"},
 			{"the card with a wrong token", "GET", "/sessions/s?token=00", nil, 403, "the access token is wrong for this session"},
 		}
 		for _, tt := range tests {

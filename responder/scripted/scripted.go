@@ -101,6 +101,11 @@ type Responder struct {
 	Supersede func(session string) int
 	// Name names the responder in the journal (default "script").
 	Name string
+	// Principal, when set, is recorded with Ask.SetPrincipal on every ask
+	// before the first step (a step's own Principal replaces it), so that
+	// the journal says a script answered, not a person: the command's
+	// script=FILE sets it to ScriptPrincipal.
+	Principal string
 
 	mu      sync.Mutex
 	reports []Report
@@ -155,8 +160,16 @@ func (r *Responder) record(a *askuser.Ask, i int, err error) {
 	r.reports = append(r.reports, Report{AskID: a.ID(), Step: i, Err: err})
 }
 
+// ScriptPrincipal is the principal of a script that stands in for a
+// person: never a person's name, so that no record or consent made by a
+// script reads as one a person made.
+const ScriptPrincipal = "script"
+
 // Respond runs the script for one ask.
 func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
+	if r.Principal != "" {
+		a.SetPrincipal(r.Principal)
+	}
 	for i, s := range r.Steps {
 		if s.Delay > 0 {
 			if r.IgnoreContext {

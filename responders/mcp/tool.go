@@ -194,6 +194,7 @@ func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if closed {
 		return errorResult(t.dialect().Name(), errClosed.Error()), nil
 	}
+	ctx = withTrace(ctx, req.Params.Meta)
 	args := []byte(req.Params.Arguments)
 	if len(args) == 0 {
 		args = []byte("{}")

@@ -8,14 +8,17 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 )
 
 // approval asks the person for permission to act: on a terminal only (the
 // input, when it is one, else Options.Terminal), never through a pipe.
-// What is asked is shown on that terminal; the person's line decides (see
-// parseDecision), and is reported with their note and submitted.
+// What is asked is shown on that terminal, with a code drawn for it; the
+// person's line decides (see parseDecision), and is reported with their
+// note and submitted. A line that is neither the code nor a denial asks
+// again, once, with a new code; a second one denies.
 func (s *asking) approval() error {
 	f := s.r.inTTY
 	if f == nil {
@@ -25,22 +28,41 @@ func (s *asking) approval() error {
 		s.printf("\nThis call asks your permission to act, which is given only on a terminal, never through a pipe; nobody can be asked for it here.\n")
 		return s.settle(s.a.Unreachable())
 	}
-	if s.r.inTTY == nil {
+	switch {
+	case s.r.inTTY == nil:
 		// The input is a pipe: the approval is shown, and answered, on the
 		// terminal, where the person reads what they decide.
 		s.printf("\nYour agent asks your permission to act; answer on the terminal.\n")
 		s.w = s.r.tty
+	case !s.r.outTTY:
+		// The output is not a terminal (a pipe, a file: a program may
+		// read it), so the code is not shown there: the approval is
+		// shown on the terminal it is answered on.
+		s.printf("\nYour agent asks your permission to act; answer on the terminal.\n")
+		s.w = s.r.inTTY
 	}
 	s.onQ = askuser.ApprovalQuestionID
 	s.r.setShown(s.a, s.onQ)
-	irreversible := s.call.Approval.Risk == askuser.RiskIrreversible
-	s.showApproval(irreversible)
+	code := s.r.codes.Code()
+	s.showApproval(code)
+	missed := false
 	for {
-		line, err := s.readDecision(f, irreversible)
+		line, err := s.readDecision(f, code)
 		if err != nil {
 			return s.stop(err)
 		}
-		decision, note := parseDecision(line, irreversible)
+		decision, note, ok := parseDecision(line, code)
+		if !ok {
+			s.r.codes.Missed()
+			if !missed {
+				missed = true
+				code = s.r.codes.Code()
+				s.printf("  Not approved: that is not the code. The new code is %s; type it to approve, or Enter to deny. Another wrong code denies.\n", code)
+				continue
+			}
+			s.printf("  Not approved: the code was wrong again, so this is denied.\n")
+			decision = askuser.DenyOnce
+		}
 		err = s.report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{decision}, Note: note})
 		if errors.Is(err, errRetry) {
 			continue
@@ -66,8 +88,8 @@ func (s *asking) settle(err error) error {
 
 // showApproval prints what is asked: the call's title and intent, the
 // risk, the action, the reason and the details, all made inert, and how to
-// answer.
-func (s *asking) showApproval(irreversible bool) {
+// answer, with the code.
+func (s *asking) showApproval(code string) {
 	ap := s.call.Approval
 	var b strings.Builder
 	b.WriteString("\n")
@@ -87,55 +109,47 @@ func (s *asking) showApproval(irreversible bool) {
 			fmt.Fprintf(&b, "  | %s\n", l)
 		}
 	}
-	if irreversible {
-		b.WriteString("Type \"approve\" in full to approve it this once, or \"approve session\" to approve this same action for the rest of the session;\n" +
-			"\"never\" denies it for the rest of the session; Enter alone or anything else denies it this once.\n")
-	} else {
-		b.WriteString("Type y to approve it this once, or \"session\" to approve this same action for the rest of the session;\n" +
-			"\"never\" denies it for the rest of the session; Enter alone or anything else denies it this once.\n")
+	fmt.Fprintf(&b, "To approve it this once, type the code %s; \"%s session\" approves this same action for the rest of the session.\n", code, code)
+	b.WriteString("\"never\" denies it for the rest of the session; Enter alone denies it this once.\n")
+	fmt.Fprintf(&b, "A note for your agent goes after a colon (\"%s: go ahead\", \": not before Friday\").\n", code)
+	if s.r.codes.Injectable() {
+		b.WriteString("This system lets any program on this terminal type into it, so only the code shown here approves.\n")
 	}
-	b.WriteString("A note for your agent goes after a colon (\"y: go ahead\", \": not before Friday\").\n")
 	s.printf("%s", b.String())
 }
 
 // parseDecision reads the person's line: the answer, then optionally a
-// colon and a note. "y" and "yes" approve once and "session" for the
-// session, except for an irreversible action, which needs "approve" (or
-// "approve session") typed in full; "approve" and "approve session" do for
-// every risk. "never" denies for the session. Anything else, an empty line
-// included, denies once. Words are matched without regard to case and to
-// the spaces around and between them.
-func parseDecision(line string, irreversible bool) (decision, note string) {
+// colon and a note. The code approves once, and the code followed by
+// "session" for the session; "never" denies for the session; an empty
+// answer (Enter alone, or a note alone), "n", "no" and "deny" deny once.
+// The code is matched as challenge.Match does (either case, spaces
+// ignored), the words without regard to case and to the spaces around and
+// between them. Anything else is a wrong code: ok is false.
+func parseDecision(line, code string) (decision, note string, ok bool) {
 	head, note, _ := strings.Cut(line, ":")
 	note = strings.TrimSpace(note)
-	switch strings.ToLower(strings.Join(strings.Fields(head), " ")) {
-	case "approve":
-		return askuser.ApproveOnce, note
-	case "approve session":
-		return askuser.ApproveSession, note
-	case "y", "yes":
-		if !irreversible {
-			return askuser.ApproveOnce, note
-		}
-	case "session":
-		if !irreversible {
-			return askuser.ApproveSession, note
-		}
+	words := strings.Fields(head)
+	switch strings.ToLower(strings.Join(words, " ")) {
+	case "", "n", "no", "deny":
+		return askuser.DenyOnce, note, true
 	case "never":
-		return askuser.DenySession, note
+		return askuser.DenySession, note, true
 	}
-	return askuser.DenyOnce, note
+	if challenge.Match(code, head) {
+		return askuser.ApproveOnce, note, true
+	}
+	if n := len(words); n > 1 && strings.EqualFold(words[n-1], "session") && challenge.Match(code, strings.Join(words[:n-1], "")) {
+		return askuser.ApproveSession, note, true
+	}
+	return askuser.DenyOnce, note, false
 }
 
 // readDecision waits for the person's line on the terminal f. Input typed
 // before the prompt appeared is discarded first (as far as the terminal
 // lets it be), so that a line typed ahead for something else is never
 // taken for a decision.
-func (s *asking) readDecision(f *os.File, irreversible bool) (string, error) {
-	prompt := "Approve? [y/N]: "
-	if irreversible {
-		prompt = "Type approve to approve, Enter to deny: "
-	}
+func (s *asking) readDecision(f *os.File, code string) (string, error) {
+	prompt := "Type " + code + " to approve, Enter to deny: "
 	if fd, ok := fdOf(f); ok {
 		_ = flushInput(fd)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/responders/stdio"
 )
 
@@ -76,63 +77,64 @@ func TestApprovalOverAPipe(t *testing.T) {
 	})
 }
 
+// TestParseDecision: the code approves, in either case and with spaces
+// among its characters; the code then "session" approves for the
+// session; the words that deny deny; anything else, the words that
+// approved before the codes ("y", "yes", "session", "approve") included,
+// is a wrong code.
 func TestParseDecision(t *testing.T) {
+	const code = "K7MXA"
 	tests := []struct {
-		line         string
-		irreversible bool
-		decision     string
-		note         string
+		line     string
+		decision string
+		note     string
+		ok       bool
 	}{
-		{"y", false, askuser.ApproveOnce, ""},
-		{" YES ", false, askuser.ApproveOnce, ""},
-		{"y: go ahead ", false, askuser.ApproveOnce, "go ahead"},
-		{"session", false, askuser.ApproveSession, ""},
-		{"approve", false, askuser.ApproveOnce, ""},
-		{"approve   Session: fine today", false, askuser.ApproveSession, "fine today"},
-		{"never: stop asking", false, askuser.DenySession, "stop asking"},
-		{"", false, askuser.DenyOnce, ""},
-		{": not before Friday", false, askuser.DenyOnce, "not before Friday"},
-		{"n", false, askuser.DenyOnce, ""},
-		{"yy", false, askuser.DenyOnce, ""},
-		{"y y", false, askuser.DenyOnce, ""},
-		{"ok", false, askuser.DenyOnce, ""},
-		{"1", false, askuser.DenyOnce, ""},
-		{"y", true, askuser.DenyOnce, ""},
-		{"yes: sure", true, askuser.DenyOnce, "sure"},
-		{"session", true, askuser.DenyOnce, ""},
-		{"appr", true, askuser.DenyOnce, ""},
-		{"approved", true, askuser.DenyOnce, ""},
-		{"Approve", true, askuser.ApproveOnce, ""},
-		{"approve: I have a backup", true, askuser.ApproveOnce, "I have a backup"},
-		{"approve session", true, askuser.ApproveSession, ""},
-		{"never", true, askuser.DenySession, ""},
+		{"K7MXA", askuser.ApproveOnce, "", true},
+		{" k7mxa ", askuser.ApproveOnce, "", true},
+		{"K7M XA: go ahead ", askuser.ApproveOnce, "go ahead", true},
+		{"K7MXA session", askuser.ApproveSession, "", true},
+		{"k7mxa   Session: fine today", askuser.ApproveSession, "fine today", true},
+		{"never: stop asking", askuser.DenySession, "stop asking", true},
+		{"", askuser.DenyOnce, "", true},
+		{": not before Friday", askuser.DenyOnce, "not before Friday", true},
+		{"n", askuser.DenyOnce, "", true},
+		{"No", askuser.DenyOnce, "", true},
+		{"deny: too risky", askuser.DenyOnce, "too risky", true},
+		{"y", askuser.DenyOnce, "", false},
+		{"yes: sure", askuser.DenyOnce, "sure", false},
+		{"session", askuser.DenyOnce, "", false},
+		{"approve", askuser.DenyOnce, "", false},
+		{"approve session", askuser.DenyOnce, "", false},
+		{"K7MX", askuser.DenyOnce, "", false},
+		{"K7MXAA", askuser.DenyOnce, "", false},
+		{"session K7MXA", askuser.DenyOnce, "", false},
+		{"K7MXA never", askuser.DenyOnce, "", false},
+		{"1", askuser.DenyOnce, "", false},
 	}
 	for _, tt := range tests {
-		d, n := stdio.ParseDecision(tt.line, tt.irreversible)
-		if d != tt.decision || n != tt.note {
-			t.Errorf("ParseDecision(%q, irreversible %v) = %q, %q; want %q, %q", tt.line, tt.irreversible, d, n, tt.decision, tt.note)
+		d, n, ok := stdio.ParseDecision(tt.line, code)
+		if d != tt.decision || n != tt.note || ok != tt.ok {
+			t.Errorf("ParseDecision(%q) = %q, %q, %v; want %q, %q, %v", tt.line, d, n, ok, tt.decision, tt.note, tt.ok)
 		}
 	}
 }
 
 // FuzzParseDecision: whatever a person types, the decision is one of the
-// four options, and it approves only for the words that approve: "approve"
-// or "approve session" for every risk, and "y", "yes" or "session" for a
-// risk that is not irreversible.
+// four options, and it approves only for a line that holds the code
+// before any colon, with "session" after it or not.
 func FuzzParseDecision(f *testing.F) {
-	for _, s := range []string{"y", "yes: ok", "session", "approve", "approve session: x", "never", "", ":", "Y:", "approve\x00", "ａｐｐｒｏｖｅ"} {
-		f.Add(s, false)
-		f.Add(s, true)
+	for _, s := range []string{"K7MXA", "k7mxa: ok", "K7MXA session", "approve", "y", "never", "", ":", "K7MXA\x00", "Ｋ7MXA", "K-7-M-X-A session: x"} {
+		f.Add(s, "K7MXA")
+		f.Add(s, "ACEFHJ")
 	}
-	f.Fuzz(func(t *testing.T, line string, irreversible bool) {
-		d, note := stdio.ParseDecision(line, irreversible)
+	f.Fuzz(func(t *testing.T, line, code string) {
+		d, note, ok := stdio.ParseDecision(line, code)
 		head, _, _ := strings.Cut(line, ":")
-		words := strings.ToLower(strings.Join(strings.Fields(head), " "))
 		switch d {
 		case askuser.ApproveOnce, askuser.ApproveSession:
-			ok := words == "approve" || words == "approve session" || !irreversible && (words == "y" || words == "yes" || words == "session")
-			if !ok {
-				t.Errorf("%q (irreversible %v) approves (%s)", line, irreversible, d)
+			if !ok || code == "" || !strings.Contains(challenge.Normalize(head), code) {
+				t.Errorf("%q approves (%s) without the code %q", line, d, code)
 			}
 		case askuser.DenyOnce, askuser.DenySession:
 		default:

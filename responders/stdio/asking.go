@@ -35,17 +35,20 @@ type asking struct {
 	// w is where the ask is shown, when not on the responder's output: the
 	// terminal an approval is answered on.
 	w io.Writer
+	// writers wrap what is printed on the output and on w.
+	writers []*lineWriter
 }
 
-// printf writes to the output. The responder writes no escape sequence
-// of its own; whatever it prints that came from the call or the person
-// goes through inert.Line or inert.Text first.
+// printf writes to the output, wrapped to its width (see lineWriter).
+// The responder writes no escape sequence of its own; whatever it prints
+// that came from the call or the person goes through inert.Line or
+// inert.Text first.
 func (s *asking) printf(format string, args ...any) {
 	w := s.w
 	if w == nil {
 		w = s.r.out
 	}
-	_, _ = fmt.Fprintf(w, format, args...)
+	s.fprintf(w, format, args...)
 }
 
 func (s *asking) ask(p string) {
@@ -135,7 +138,7 @@ func (s *asking) finish() error {
 	s.printf("%s\n", sum)
 	if s.w != nil {
 		// Shown on the terminal: the output says how it ended too.
-		_, _ = fmt.Fprintf(s.r.out, "%s\n", sum)
+		s.fprintf(s.r.out, "%s\n", sum)
 	}
 	return nil
 }
@@ -247,6 +250,9 @@ func (s *asking) wait(ch <-chan []byte) ([]byte, error) {
 			}
 			s.prompt = ""
 			s.typed = true
+			for _, lw := range s.writers {
+				lw.typed()
+			}
 			return line, nil
 		case <-s.nudge:
 			s.nudge = nil

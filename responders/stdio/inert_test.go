@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/askuser-go/askuser"
@@ -27,10 +28,14 @@ var classes = []struct {
 	{"right-to-left override", "\u202eexe.txt", `\u202eexe.txt`},
 	{"invalid UTF-8", "\xff\xfe", `\xff\xfe`},
 	{"a newline in a one-line field", "a\nb", `a\nb`},
+	{"zero-width space and joiner", "a\u200bb\u200dc", `a\u200bb\u200dc`},
+	{"a text hidden in tags", "\U000e0068\U000e0069", `\U000e0068\U000e0069`},
+	{"a byte order mark", "\ufeffx", `\ufeffx`},
 }
 
-// inertOutput reports what in out could act on a terminal: a control byte
-// other than a newline, DEL, a C1 control, a bidi control, invalid UTF-8.
+// inertOutput reports what in out could act on a terminal or hide text: a
+// control byte other than a newline, DEL, a C1 control, a bidi control or
+// another format character, invalid UTF-8.
 func inertOutput(out string) string {
 	if !utf8.ValidString(out) {
 		return "invalid UTF-8"
@@ -38,7 +43,7 @@ func inertOutput(out string) string {
 	for i, r := range out {
 		switch {
 		case r < 0x20 && r != '\n', r == 0x7f, r >= 0x80 && r <= 0x9f,
-			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+			unicode.Is(unicode.Cf, r), r >= 0x2060 && r <= 0x206f, r >= 0xe0000 && r <= 0xe0fff: // bidi controls and invisible characters
 			return fmt.Sprintf("U+%04X at byte %d", r, i)
 		}
 	}

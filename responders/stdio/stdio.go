@@ -42,8 +42,19 @@
 // shown, set the clipboard or hide text. A question's text keeps its
 // lines, each after the first marked with "| ", and so does a preview,
 // under its option; every other field is one line, a newline in it shown
-// as \n. The responder writes no escape sequence of its own, on a
-// terminal or on a pipe.
+// as \n. Invisible format characters (a zero-width space, a joiner, the
+// tags) are shown as escapes too (\u200b, \U000e0041), and a no-break
+// space as a space. The responder writes no escape sequence of its own, on
+// a terminal or on a pipe.
+//
+// The responder breaks every line it prints that is wider than the
+// terminal itself (Options.Width; by default the terminal's width), at a
+// space where it can, and starts each piece after the first with "↳ ",
+// which no line of its own starts with: the terminal never wraps a line,
+// so a question or a reason padded to the terminal's width cannot push
+// text to the start of a line where it would read as an option ("  1)
+// canary (recommended)") or a block of details of the responder's own.
+// The spaces at a break are dropped.
 //
 // A secret or sensitive question is read without echo (a sensitive choice
 // shows its options, reads the pick hidden and hands it over as
@@ -61,17 +72,26 @@
 // (unresolved). The responder shows the risk (in words: IRREVERSIBLE is
 // the loudest), the action, the reason and the details, all made inert,
 // on that terminal; where the input is a pipe it shows them on
-// Options.Terminal, and prints on out only that an approval is asked
-// there and, at the end, how it ended. The person's line decides: "y" (or
-// "yes") approves once and "session" approves the same action for the
-// rest of the session; an irreversible action needs "approve" (or
-// "approve session") typed in full, and "y" there denies; "never" denies
-// for the rest of the session; Enter alone or anything else denies once.
-// A note for the agent goes after a colon ("y: go ahead", ": not before
-// Friday"). Words are matched without regard to case. What was typed
-// before the prompt appeared is discarded, never taken for a decision. The
-// end of input (Ctrl-D), Interrupt and the deadline leave the approval
-// unresolved.
+// Options.Terminal, and where the output is not a terminal (a program
+// may read it) on the input's terminal, and prints on out only that an
+// approval is asked there and, at the end, how it ended.
+//
+// Each approval shows a code of five characters drawn at random (such as
+// K7MXA), which the person types back to approve: a program that shares
+// the terminal can type into it (TIOCSTI) but cannot read it, so no key
+// sequence it can type approves. The code approves once, and the code
+// then "session" ("K7MXA session") approves the same action for the rest
+// of the session; "never" denies for the rest of the session; Enter alone
+// (or "n", "no", "deny") denies once. Anything else — "y", "approve", a
+// mistyped code — asks again, once, with a new code, and a second wrong
+// line denies once; every wrong code makes the codes after it one
+// character longer. The code is typed in either case. A note for the
+// agent goes after a colon ("K7MXA: go ahead", ": not before Friday").
+// Where the system lets programs type into a terminal (on Linux,
+// /proc/sys/dev/tty/legacy_tiocsti reads 1), the approval says so, once.
+// What was typed before the prompt appeared is discarded, never taken for
+// a decision. The end of input (Ctrl-D), Interrupt and the deadline leave
+// the approval unresolved.
 //
 // At the call's NudgeAt it prints one countdown line saying what the
 // deadline will apply; at the deadline it stops asking and prints what was
@@ -90,6 +110,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 )
 
 // Options configures a Responder. The zero value works: secrets and
@@ -105,6 +126,12 @@ type Options struct {
 	// are read from the input and Terminal is not used. The responder
 	// never closes it.
 	Terminal *os.File
+	// Width is the number of columns the responder wraps what it prints
+	// to (see the package doc). Zero means the width of the terminal it
+	// prints on, or else of the input or Terminal when one is a terminal
+	// (output that is a pipe usually ends on it); with none, lines are
+	// printed as they are.
+	Width int
 }
 
 // A Responder asks on a line-based terminal; see the package doc. Its
@@ -114,7 +141,12 @@ type Responder struct {
 	in    *lineReader
 	inTTY *os.File // in, when it is a terminal
 	tty   *os.File // Options.Terminal, when in is not a terminal
-	turn  chan struct{}
+	width int      // Options.Width
+	// outTTY is set when out is a terminal: an approval's code is shown
+	// only on a terminal.
+	outTTY bool
+	codes  *challenge.Source // draws the approvals' codes
+	turn   chan struct{}
 
 	mu      sync.Mutex
 	closed  bool
@@ -137,7 +169,10 @@ func New(in io.Reader, out io.Writer, opts *Options) *Responder {
 	if opts == nil {
 		opts = &Options{}
 	}
-	r := &Responder{out: out, in: newLineReader(in), turn: make(chan struct{}, 1)}
+	r := &Responder{out: out, in: newLineReader(in), width: opts.Width, turn: make(chan struct{}, 1), codes: challenge.System()}
+	if f, ok := out.(*os.File); ok {
+		r.outTTY = isTerminal(f)
+	}
 	if f, ok := in.(*os.File); ok && isTerminal(f) {
 		r.inTTY = f
 	} else if t := opts.Terminal; isTerminal(t) && t.SetReadDeadline(time.Time{}) == nil {

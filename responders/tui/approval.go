@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 )
@@ -19,10 +20,11 @@ import (
 // the orchestrator before they decide: no draft, no answer; the decision
 // is reported and submitted at once, so that nothing picked and left
 // standing can count.
-
-// confirmWord is what the person types before they approve an action that
-// cannot be undone, as on the web card.
-const confirmWord = "approve"
+//
+// Approve asks for the card's code, drawn at random and shown on the
+// card: a program that shares the terminal can type into it but cannot
+// read it, so no sequence of keys it can type approves. A wrong code
+// draws a new one and asks again, once; a second wrong code denies.
 
 // The rows of an approval's card the cursor can rest on. It starts on
 // none: an approval has no default.
@@ -40,15 +42,34 @@ type apState struct {
 	details bool // the details are shown
 	scroll  int  // the first line of the details shown
 	note    string
+	code    string // what approves: typed in the confirmation field
+	missed  bool   // a wrong code was typed: the next one denies
 }
 
 func (s *apState) irreversible() bool { return s.ap.Risk == askuser.RiskIrreversible }
 
+// drawCode draws the code of an approval that arrives.
+func (m *model) drawCode(av *askView) {
+	if av.ap != nil {
+		av.ap.code = m.codeSource().Code()
+	}
+}
+
+// codeSource is where the codes come from.
+func (m *model) codeSource() *challenge.Source {
+	if m.codes == nil {
+		m.codes = challenge.System()
+	}
+	return m.codes
+}
+
 // CanTakeApprovals reports whether the responder is given approvals: only
 // when its input is a real terminal, where a person types, never a pipe
-// or a reader a program fills, and only until it is closed.
+// or a reader a program fills, and its output a terminal too, where the
+// approval's code is shown to the person and to no program; and only
+// until it is closed.
 func (r *Responder) CanTakeApprovals() bool {
-	if r.inTTY == nil {
+	if r.inTTY == nil || !r.outTTY {
 		return false
 	}
 	r.mu.Lock()
@@ -93,12 +114,8 @@ func (m *model) approvalKey(av *askView, k tea.KeyPressMsg) {
 		case choiceDeny:
 			m.decide(av, false)
 		case choiceApprove:
-			if ap.irreversible() {
-				m.ed = newEditor(m.th, editConfirm, "", "", false, m.editorWidth())
-				av.status = ""
-				return
-			}
-			m.decide(av, true)
+			m.ed = newEditor(m.th, editConfirm, "", "", false, m.editorWidth())
+			av.status = ""
 		}
 	default:
 		if s == "space" || len(s) == 1 && (s[0] >= '0' && s[0] <= '9' || s == "y" || s == "Y") {
@@ -113,12 +130,7 @@ func (m *model) approvalEditorKey(av *askView, k tea.KeyPressMsg) {
 	switch k.String() {
 	case "enter":
 		if m.ed.kind == editConfirm {
-			if !strings.EqualFold(strings.TrimSpace(m.ed.value()), confirmWord) {
-				av.status = "Not approved: type " + confirmWord + " in full, then Enter; Esc closes the field."
-				return
-			}
-			m.ed = nil
-			m.decide(av, true)
+			m.confirmCode(av)
 			return
 		}
 		m.closeApprovalField(av)
@@ -130,6 +142,33 @@ func (m *model) approvalEditorKey(av *askView, k tea.KeyPressMsg) {
 	default:
 		m.ed.update(k)
 		av.status = ""
+	}
+}
+
+// confirmCode takes what is typed in the confirmation field: the code
+// approves; nothing typed says what to type; anything else is a wrong
+// code, which draws a new one and asks again, or, the second time,
+// denies this once.
+func (m *model) confirmCode(av *askView) {
+	ap := av.ap
+	typed := m.ed.value()
+	switch {
+	case challenge.Match(ap.code, typed):
+		m.ed = nil
+		m.decide(av, true)
+	case strings.TrimSpace(typed) == "":
+		av.status = "Type the code " + ap.code + ", then Enter, to approve; Esc closes the field."
+	case !ap.missed:
+		ap.missed = true
+		m.codeSource().Missed()
+		ap.code = m.codeSource().Code()
+		m.ed = newEditor(m.th, editConfirm, "", "", false, m.editorWidth())
+		av.status = "Not approved: that is not the code. The new code is " + ap.code + "; another wrong code denies."
+	default:
+		m.codeSource().Missed()
+		m.ed = nil
+		ap.session = false // the wrong code denies this once, never for the session
+		m.decide(av, false)
 	}
 }
 
@@ -184,13 +223,12 @@ func (m *model) detailRows(av *askView) int {
 }
 
 // detailLines are the details, made inert, each line marked "│ " and
-// wrapped to the card.
+// wrapped to the card, each piece of a line it wraps marked "┆ ", so that
+// a wrapped line reads as one (a command that goes on) and not as two.
 func (m *model) detailLines(ap *apState) []string {
 	var out []string
 	for l := range strings.SplitSeq(inert.Text(strings.TrimRight(ap.ap.Details, "\n")), "\n") {
-		for _, w := range wrap(strings.ReplaceAll(l, "\t", "    "), m.width-4) {
-			out = append(out, "  │ "+w)
-		}
+		out = append(out, termtext.Wrap(strings.ReplaceAll(l, "\t", "    "), max(m.width, 10), "  │ ", "  ┆ ")...)
 	}
 	return out
 }
@@ -225,10 +263,15 @@ func (m *model) approvalBody(av *askView, b *body, rows int) {
 	ap := av.ap
 	a := ap.ap
 	b.add("Your agent asks your permission to:")
-	for _, l := range wrap(inert.Line(a.Action), m.width-2) {
+	for i, l := range wrapped(inert.Line(a.Action), m.width-2, "") {
+		if i > 0 {
+			l = strings.TrimPrefix(l, gutter)
+			b.add("  " + gutter + m.th.paint(m.th.title, l))
+			continue
+		}
 		b.add("  " + m.th.paint(m.th.title, l))
 	}
-	b.add(wrap("Reason: "+inert.Line(a.Reason), m.width)...)
+	b.add(wrapped(inert.Line(a.Reason), m.width, "Reason: ")...)
 	if a.Details != "" {
 		n := strings.Count(strings.TrimRight(a.Details, "\n"), "\n") + 1
 		b.add("")
@@ -270,16 +313,20 @@ func (m *model) approvalBody(av *askView, b *body, rows int) {
 			}
 		}
 	}
-	approve := "Approve " + when
-	if ap.irreversible() {
-		approve += " (then type " + confirmWord + " to confirm)"
-	}
-	row(choiceApprove, approve)
+	row(choiceApprove, "Approve "+when+" (then type the code "+ap.code+")")
 	if m.ed != nil && m.ed.kind == editConfirm {
-		b.add(wrap("      "+m.th.paint(m.th.problem, "This cannot be undone. Type "+confirmWord+", then Enter, to approve it:"), m.width)...)
+		ask := "Type " + ap.code + ", then Enter, to approve:"
+		if ap.irreversible() {
+			ask = "This cannot be undone. Type " + ap.code + ", then Enter, to approve it:"
+		}
+		b.add(wrap("      "+m.th.paint(m.th.problem, ask), m.width)...)
 		m.editorLines(b, 6)
 	}
 	row(choiceDeny, "Deny "+when)
+	if m.codeSource().Injectable() {
+		b.add("")
+		b.add(wrap(m.th.paint(m.th.dim, "This system lets any program on this terminal type into it: only the code shown here approves."), m.width)...)
+	}
 	switch {
 	case m.ed != nil && m.ed.kind == editNote:
 		b.add("", m.th.paint(m.th.dim, "Your note for your agent:"))

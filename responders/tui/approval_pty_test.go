@@ -5,22 +5,26 @@ package tui_test
 import (
 	"context"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
+	"github.com/askuser-go/askuser/internal/ptytest"
 	"github.com/askuser-go/askuser/responders/tui"
 )
 
 // TestApprovalOnATerminal: on a real terminal the responder takes
-// approvals. An irreversible action is approved only once "approve" is
-// typed in the confirmation field, with the note and "for this session"
-// the person set; a second request is denied with Up and Enter. The
-// screen shows each verdict, and prints them once it is given back.
+// approvals. An irreversible action is approved once the person types
+// the code they read on the screen (drawn from crypto/rand) in the
+// confirmation field, with the note and "for this session" they set; a
+// second request is denied with Up and Enter. The screen shows each
+// verdict, and prints them once it is given back.
 func TestApprovalOnATerminal(t *testing.T) {
-	term := openTerminal(t)
-	defer term.close()
+	g := openGlass(t)
+	term := g.terminal
 	r := tui.New(term.tty, term.tty, nil)
 	defer r.Close()
 	if !r.CanTakeApprovals() {
@@ -55,8 +59,11 @@ func TestApprovalOnATerminal(t *testing.T) {
 	// confirmation field. (The screen is redrawn by its changes, so only a
 	// line that is new as a whole can be waited for.)
 	term.typeIn(t, "nI have a backup\rs\x1b[B\r")
-	term.waitFor(t, "Type approve, then Enter")
-	term.typeIn(t, "approve\r")
+	code := g.code(t)
+	if challenge.TypingAllowed() {
+		g.waitRow(t, "This system lets any program on this terminal type into it: only the code shown here approves.")
+	}
+	term.typeIn(t, strings.ToLower(code)+"\r")
 	want := askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser, Note: "I have a backup", Remember: true}
 	if got := verdict(ch); got != want {
 		t.Errorf("verdict %+v, want %+v", got, want)
@@ -93,7 +100,7 @@ func TestApprovalOnATerminal(t *testing.T) {
 func TestApprovalKeysOnATerminal(t *testing.T) {
 	term := openTerminal(t)
 	defer term.close()
-	r := tui.New(term.tty, io.Discard, nil)
+	r := tui.New(term.tty, term.tty, nil)
 	defer r.Close()
 	o := &askuser.Orchestrator{Responder: r}
 	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: askuser.RiskLow}, 1)
@@ -154,5 +161,122 @@ func TestApprovalTypedAheadOnATerminal(t *testing.T) {
 	v, _ := askuser.ApprovalVerdict(<-ch)
 	if v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDismissed {
 		t.Errorf("verdict %+v, want unresolved, dismissed: the keys typed ahead decided it", v)
+	}
+}
+
+// code waits for the confirmation field and reads the code it asks for
+// off the screen, as the person does.
+func (g *glass) code(t *testing.T) string {
+	t.Helper()
+	re := regexp.MustCompile(`Type ([` + challenge.Alphabet + `]{5,}), then Enter, to approve`)
+	for limit := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if m := re.FindStringSubmatch(strings.Join(g.rows(), "\n")); m != nil {
+			return m[1]
+		}
+		if time.Now().After(limit) {
+			t.Fatalf("the screen never asked for a code:\n%s", strings.Join(g.rows(), "\n"))
+		}
+	}
+}
+
+// waitRow waits until a row of the screen holds want.
+func (g *glass) waitRow(t *testing.T, want string) {
+	t.Helper()
+	for limit := time.Now().Add(20 * time.Second); !strings.Contains(strings.Join(strings.Fields(strings.Join(g.rows(), " ")), " "), want); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(limit) {
+			t.Fatalf("the screen never showed %q:\n%s", want, strings.Join(g.rows(), "\n"))
+		}
+	}
+}
+
+// waitRowUnlessEnded waits until the screen shows want, and reports
+// true, or until the ask ends first, and reports false; *ch then holds
+// its outcome still.
+func (g *glass) waitRowUnlessEnded(t *testing.T, want string, ch *chan *askuser.Outcome) bool {
+	t.Helper()
+	for limit := time.Now().Add(20 * time.Second); !strings.Contains(strings.Join(strings.Fields(strings.Join(g.rows(), " ")), " "), want); time.Sleep(5 * time.Millisecond) {
+		select {
+		case out := <-*ch:
+			*ch <- out
+			return false
+		default:
+		}
+		if time.Now().After(limit) {
+			t.Fatalf("the screen never showed %q:\n%s", want, strings.Join(g.rows(), "\n"))
+		}
+	}
+	return true
+}
+
+// TestApprovalTypedByAnotherProgramOnATerminal is the attack: a program
+// that shares the person's terminal, and cannot read it, types what
+// approved before the codes (Down, Enter, "approve", Enter) with TIOCSTI
+// once the card is up, and again. Nothing it types approves: the first
+// "approve" is a wrong code, the second denies.
+func TestApprovalTypedByAnotherProgramOnATerminal(t *testing.T) {
+	ioctl := false
+	for _, risk := range []askuser.Risk{askuser.RiskLow, askuser.RiskHigh, askuser.RiskIrreversible} {
+		t.Run(string(risk), func(t *testing.T) {
+			g := openGlass(t)
+			r := tui.New(g.tty, g.tty, nil)
+			defer r.Close()
+			o := &askuser.Orchestrator{Responder: r}
+			f, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: risk}, 60)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := make(chan *askuser.Outcome, 1)
+			go func() {
+				out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: f})
+				if err != nil {
+					t.Error(err)
+				}
+				ch <- out
+			}()
+			g.waitRow(t, "Deny this once")
+			inject := func(keys string) {
+				t.Helper()
+				used, err := ptytest.Inject(g.tty, g.master, keys)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ioctl = ioctl || used
+			}
+			// Down and Enter, then "approve" and Enter, twice, each once
+			// the card has taken the keys before (unless they decided).
+			for _, step := range []struct{ keys, then string }{
+				{"\x1b[B\r", "then Enter, to approve"},
+				{"approve\r", "Not approved: that is not the code."},
+				{"approve\r", ""},
+			} {
+				inject(step.keys)
+				if step.then != "" && !g.waitRowUnlessEnded(t, step.then, &ch) {
+					break
+				}
+			}
+			var out *askuser.Outcome
+			select {
+			case out = <-ch:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("the approval did not end; the screen shows:\n%s", strings.Join(g.rows(), "\n"))
+			}
+			if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Denied {
+				t.Errorf("verdict %+v; want denied, by the second wrong code", v)
+			}
+		})
+	}
+	t.Logf("typed with TIOCSTI: %v", ioctl)
+}
+
+// TestApprovalNeedsTheOutputATerminal: with the output not a terminal (a
+// pipe, a buffer: a program may read it), the responder takes no
+// approval, for its code would be drawn there.
+func TestApprovalNeedsTheOutputATerminal(t *testing.T) {
+	term := openTerminal(t)
+	defer term.close()
+	r := tui.New(term.tty, io.Discard, nil)
+	defer r.Close()
+	if r.CanTakeApprovals() {
+		t.Error("CanTakeApprovals is true with the output not a terminal")
 	}
 }

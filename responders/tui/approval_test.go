@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 )
 
 // approvalForm is an approval as the request_approval contract makes it,
@@ -68,9 +69,29 @@ func checkVerdict(t *testing.T, want, got askuser.Verdict) {
 	}
 }
 
+// cycle reads 0, 1, 2, … 19, 0, 1, …: the codes a harness draws are
+// known. The first approval's is firstCode, the next one's secondCode; a
+// wrong code typed draws the longer wrongCode.
+type cycle struct{ n byte }
+
+func (c *cycle) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = c.n
+		c.n = (c.n + 1) % byte(len(challenge.Alphabet))
+	}
+	return len(b), nil
+}
+
+const (
+	firstCode  = "ACEFH"
+	secondCode = "JKMNP"
+)
+
 // TestFramesApprovalLow: an approval comes with nothing chosen; Enter on
-// nothing, a number, y and Space decide nothing and say so; Down moves to Approve
-// and Enter approves it, this once, at once; the verdict is shown.
+// nothing, a number, y and Space decide nothing and say so; Down moves to
+// Approve, which shows the code, and Enter opens the field for it; the
+// code typed (in either case) and Enter approve it, this once, at once;
+// the verdict is shown.
 func TestFramesApprovalLow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 80, 20, approvalForm(t, lowApproval, ""))
@@ -82,6 +103,8 @@ func TestFramesApprovalLow(t *testing.T) {
 		h.press("down")
 		h.open(0, "Down")
 		h.press("enter")
+		h.open(0, "Enter on Approve")
+		h.press("type:acefh", "enter")
 		checkVerdict(t, askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser}, h.verdict(0))
 		h.golden("approval-low")
 	})
@@ -115,15 +138,18 @@ func TestFramesApprovalHighSession(t *testing.T) {
 		h.press("s")
 		h.press("s", "down")
 		h.press("enter")
+		h.press("type:" + firstCode)
+		h.press("enter")
 		checkVerdict(t, askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
 		h.golden("approval-high-session")
 	})
 }
 
 // TestFramesApprovalIrreversible: the risk is the loudest line; Enter on
-// Approve only opens the confirmation field; Esc closes it; anything but
-// "approve" typed there approves nothing; "approve" and Enter approve,
-// with the note the person wrote (n).
+// Approve only opens the confirmation field, which says the action cannot
+// be undone; Esc closes it; Enter with nothing typed says what to type;
+// "yes" typed there approves nothing and draws a new, longer code, and
+// the new code and Enter approve, with the note the person wrote (n).
 func TestFramesApprovalIrreversible(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 80, 24, approvalForm(t, irrApproval, "Cleaning up old storage"))
@@ -135,25 +161,25 @@ func TestFramesApprovalIrreversible(t *testing.T) {
 		h.open(0, "Enter on Approve")
 		h.press("esc")
 		h.press("enter")
+		h.press("enter")
+		h.open(0, "Enter on the empty field")
 		h.press("type:yes")
 		h.press("enter")
 		h.open(0, "yes in the confirmation field")
-		h.press("ctrl+u", "type:approv", "enter")
-		h.open(0, "approv in the confirmation field")
-		h.press("type:e")
+		h.press("type:jkm npr")
 		h.press("enter")
 		checkVerdict(t, askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser, Note: "after the backup"}, h.verdict(0))
 		h.golden("approval-irreversible")
 	})
 }
 
-// TestFramesApprovalIrreversibleSession: "approve" in the field approves
-// an irreversible action for the session where the box is ticked, and
-// Deny needs no confirmation.
+// TestFramesApprovalIrreversibleSession: the code in the field approves
+// an irreversible action for the session where the box is ticked; the
+// next approval has a code of its own; Deny needs no code.
 func TestFramesApprovalIrreversibleSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 80, 24, approvalForm(t, irrApproval, ""), approvalForm(t, irrApproval, ""))
-		h.press("s", "down", "enter", "type:APPROVE ", "enter")
+		h.press("s", "down", "enter", "type:"+firstCode+" ", "enter")
 		checkVerdict(t, askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
 		h.press("up", "enter")
 		checkVerdict(t, askuser.Verdict{Status: askuser.Denied, DecidedBy: askuser.ByUser}, h.verdict(1))
@@ -170,6 +196,42 @@ func longDetails() string {
 	}
 	b.WriteString("echo done with every part of the bucket, which is now empty and will be removed next")
 	return b.String()
+}
+
+// TestApprovalWrongCodes: a wrong code draws a new one; a second wrong
+// one denies, this once though the box is ticked, and the first code no
+// longer approves. Closing the field does not forget the first wrong
+// code. Every wrong code makes the codes after it longer.
+func TestApprovalWrongCodes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, 80, 24, approvalForm(t, highApproval, ""))
+		h.press("s", "down", "enter", "type:approve", "enter")
+		h.open(0, "a wrong code")
+		if got := h.m.asks[0].ap.code; got != "JKMNPR" {
+			t.Errorf("the new code is %q, want JKMNPR, one character longer", got)
+		}
+		h.press("esc", "enter", "type:"+firstCode, "enter")
+		checkVerdict(t, askuser.Verdict{Status: askuser.Denied, DecidedBy: askuser.ByUser}, h.verdict(0))
+		if got := h.m.codes.Code(); len(got) != challenge.Base+2 {
+			t.Errorf("after two wrong codes the code is %q, want %d characters", got, challenge.Base+2)
+		}
+	})
+}
+
+// TestApprovalSaysProgramsCanType: where the system lets programs type
+// into a terminal, the card says so; where it does not, it says nothing
+// of it.
+func TestApprovalSaysProgramsCanType(t *testing.T) {
+	const warning = "This system lets any program on this terminal type into it: only the code shown here approves."
+	for _, injectable := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			h := newHarness(t, 120, 24, approvalForm(t, lowApproval, ""))
+			h.m.codes = challenge.New(&cycle{}, injectable)
+			if got := strings.Contains(h.m.frame().text, warning); got != injectable {
+				t.Errorf("injectable %v: the card shows the warning %v:\n%s", injectable, got, h.m.frame().text)
+			}
+		})
+	}
 }
 
 // TestFramesApprovalNarrow: on a narrow terminal the action, the reason
@@ -237,16 +299,16 @@ func TestFramesApprovalSeveralPending(t *testing.T) {
 }
 
 // TestApprovalCtrlC: Ctrl+C dismisses an approval at once, even with the
-// confirmation field holding "approve": nothing is approved, and the note
+// confirmation field holding the code: nothing is approved, and the note
 // being written is not passed on.
 func TestApprovalCtrlC(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 80, 24, approvalForm(t, irrApproval, ""), approvalForm(t, lowApproval, ""))
-		h.press("down", "enter", "type:approve", "ctrl+c")
+		h.press("down", "enter", "type:"+firstCode, "ctrl+c")
 		checkVerdict(t, askuser.Verdict{Status: askuser.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(0))
 		h.press("down", "n", "type:do it", "ctrl+c")
 		checkVerdict(t, askuser.Verdict{Status: askuser.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
-		if got := h.m.frame().text; !strings.Contains(strings.Join(strings.Fields(got), " "), "Dismissed: nothing was decided, and your agent has no permission for: Read the file config/prod.yaml") {
+		if got := h.m.frame().text; !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(got, "\n│ ", "\n")), " "), "Dismissed: nothing was decided, and your agent has no permission for: Read the file config/prod.yaml") {
 			t.Errorf("the last frame does not say what the approval came to:\n%s", got)
 		}
 	})
@@ -254,7 +316,7 @@ func TestApprovalCtrlC(t *testing.T) {
 
 // TestApprovalDeadline: what the person chose and did not decide counts
 // for nothing: at the deadline the approval is unresolved, with no answer
-// and no note, Approve under the cursor, the box ticked and "approve"
+// and no note, Approve under the cursor, the box ticked and the code
 // typed in the field notwithstanding. From the nudge, the countdown says
 // so.
 func TestApprovalDeadline(t *testing.T) {
@@ -264,8 +326,8 @@ func TestApprovalDeadline(t *testing.T) {
 		h := newHarness(t, 80, 24, f)
 		h.press("s", "n", "type:fine by me", "enter", "down")
 		h.wait(49 * time.Second)
-		h.press("enter", "type:approve")
-		h.open(0, "approve typed, without Enter")
+		h.press("enter", "type:"+firstCode)
+		h.open(0, "the code typed, without Enter")
 		h.wait(12 * time.Second)
 		out := h.outcome(0)
 		if len(out.Answers) != 0 {

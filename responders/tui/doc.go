@@ -79,15 +79,23 @@
 // Shift+Up, scroll long ones); a "for this session" box (s); Approve and
 // Deny; and a note (n). Nothing is chosen when the card comes on screen,
 // every time it does: Up and Down choose, Enter does what is chosen, and
-// Enter on nothing, a number or y decide nothing. Approving an
-// irreversible action opens a field in which the person types "approve"
-// before Enter approves. Esc and Ctrl+C dismiss the approval, which
-// leaves it unresolved. The decision is reported and submitted at once,
-// with the note; nothing is drafted, so that an Approve chosen and not
-// done never counts. The verdict (askuser.ApprovalVerdict) is shown when
-// the approval ends. The responder takes approvals only when its input is
-// a real terminal (CanTakeApprovals, askuser.ApprovalCapable); keys typed
-// on it before the screen came up are discarded.
+// Enter on nothing, a number or y decide nothing. Approve shows a code of
+// five characters drawn at random for the card (such as "Approve this
+// once (then type the code K7MXA)"), and Enter on it opens a field in
+// which the person types the code, in either case, before Enter
+// approves: a program that shares the terminal can type into it (TIOCSTI)
+// but cannot read it, so no sequence of keys it can type approves. A
+// wrong code draws a new one and asks again, once; a second one denies
+// this once, and every wrong code makes the codes after it one character
+// longer. Where the system lets programs type into a terminal (on Linux,
+// /proc/sys/dev/tty/legacy_tiocsti reads 1), the card says so. Esc and
+// Ctrl+C dismiss the approval, which leaves it unresolved. The decision
+// is reported and submitted at once, with the note; nothing is drafted,
+// so that an Approve chosen and not done never counts. The verdict
+// (askuser.ApprovalVerdict) is shown when the approval ends. The
+// responder takes approvals only when its input and its output are real
+// terminals (CanTakeApprovals, askuser.ApprovalCapable); keys typed on it
+// before the screen came up are discarded.
 //
 // # Several asks
 //
@@ -104,12 +112,17 @@
 // prefills, a secret's purpose and name, an approval's action, reason and
 // details, the orchestrator's reasons — is
 // made inert first (see internal/inert, shared with responders/stdio):
-// control characters, escape sequences, C1 and bidi controls and invalid
-// UTF-8 are shown as visible escapes, so that a call cannot move the
-// cursor, redraw the card or set the clipboard. A question's text keeps
-// its lines, each after the first marked "│ ", so that none can pose as a
-// row of the card. What the person types or pastes is made inert as it is
-// typed.
+// control characters, escape sequences, C1 and bidi controls, invisible
+// format characters and invalid UTF-8 are shown as visible escapes, so
+// that a call cannot move the cursor, redraw the card, set the clipboard
+// or hide text; a no-break space is drawn as a space. A question's text
+// keeps its lines, and every line of model text after its first — a later
+// line, or a piece of a line the card wraps (a question's first line, the
+// action, the reason, a summary) — starts with "│ ", which none of the
+// card's own rows starts with, so that text padded to the card's width
+// cannot pose as a row of the card (the rest of a wrapped line of the
+// details starts with "┆ "). What the person types or pastes is made
+// inert as it is typed.
 //
 // # Compatibility
 //

@@ -18,7 +18,7 @@ const (
 	editText                    // a text question's answer
 	editNote                    // the question's note
 	editOptNote                 // the note on one option
-	editConfirm                 // the word that confirms an irreversible approval
+	editConfirm                 // the code that confirms an approval
 )
 
 // An editor is the inline text editor, open under the row it edits: a

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden frames in testdata/frames")
@@ -41,6 +42,7 @@ func newHarness(t *testing.T, width, height int, forms ...*askuser.Form) *harnes
 	t.Helper()
 	got := make(chan *askuser.Ask)
 	h := &harness{t: t, m: newModel(plainTheme(), time.Now(), width, height)}
+	h.m.codes = challenge.New(&cycle{}, false) // the codes are known: see cycle
 	h.o = &askuser.Orchestrator{Responder: takesApprovals{askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
 		got <- a
 		<-ctx.Done()

@@ -198,7 +198,9 @@ func (f *feeder) close() {
 	f.stopOnce.Do(func() { close(f.stop) })
 }
 
-// makeRaw puts the terminal into raw mode and returns what restores it.
+// makeRaw puts the terminal into raw mode for its input, keeping its
+// output processing (see withOutputProcessing), and returns what restores
+// it as it was.
 func makeRaw(tty *os.File) (restore func(), err error) {
 	rc, err := tty.SyscallConn()
 	if err != nil {
@@ -206,7 +208,14 @@ func makeRaw(tty *os.File) (restore func(), err error) {
 	}
 	var old *term.State
 	var rawErr error
-	if err := rc.Control(func(fd uintptr) { old, rawErr = term.MakeRaw(int(fd)) }); err != nil {
+	if err := rc.Control(func(fd uintptr) {
+		old, rawErr = term.MakeRaw(int(fd))
+		if rawErr == nil {
+			if rawErr = keepOutputProcessing(int(fd)); rawErr != nil {
+				_ = term.Restore(int(fd), old)
+			}
+		}
+	}); err != nil {
 		return nil, err
 	}
 	if rawErr != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 	"github.com/askuser-go/askuser/secret"
@@ -59,6 +60,9 @@ type model struct {
 	drained chan struct{}
 	ed      *editor // the open editor, or nil
 	mask    *masked // the open masked field, or nil
+	// codes draws the codes that approve approvals (see drawCode); nil
+	// draws from crypto/rand.
+	codes *challenge.Source
 }
 
 // A askView is one pending ask, as the model shows it.
@@ -181,6 +185,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *model) arrive(a *askuser.Ask) {
 	av := newAskView(a)
+	m.drawCode(av)
 	m.asks = append(m.asks, av)
 	if m.closing {
 		m.cancel(av)
@@ -380,9 +385,9 @@ func (m *model) questionKey(av *askView, k tea.KeyPressMsg) {
 			m.openOther(qs)
 			return
 		}
-		if q.MultiSelect && len(qs.picked) == 0 && !qs.otherOn {
-			m.toggle(av, qs, qs.row, false)
-		}
+		// Enter confirms what the tab shows: on a multi-select it never
+		// checks the row under the cursor, so that a row the person
+		// unchecked (or never checked) is never sent.
 		if !q.MultiSelect {
 			m.pick(av, qs, qs.row)
 		}
@@ -519,6 +524,10 @@ func emptyHint(q *askuser.Question) string {
 	switch {
 	case q.Kind == askuser.KindText:
 		return "type an answer"
+	case q.MultiSelect && q.FreeText():
+		return "check an option (Space or its number) or type your own answer"
+	case q.MultiSelect:
+		return "check an option (Space or its number)"
 	case q.FreeText():
 		return "pick an option or type your own answer"
 	}

@@ -104,7 +104,7 @@ func (term *terminal) echoes(t *testing.T) bool {
 func TestConformanceOnATerminal(t *testing.T) {
 	respondertest.Run(t, func(t *testing.T) askuser.Responder {
 		term := openTerminal(t)
-		r := tui.New(term.tty, io.Discard, nil)
+		r := tui.New(term.tty, term.tty, nil)
 		stop := make(chan struct{})
 		typed := make(chan struct{})
 		go func() {

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/challenge"
 )
 
 // Options configures a Responder. The zero value works: colour, and a
@@ -39,7 +40,11 @@ type Responder struct {
 	inTTY *os.File // the input, when it is a terminal
 	feed  *feeder  // the input, when it is not
 	out   io.Writer
-	opts  Options
+	// outTTY is set when out is a terminal: an approval's code is drawn
+	// only where a person reads it.
+	outTTY bool
+	codes  *challenge.Source // draws the approvals' codes
+	opts   Options
 	// traced is set when Bubble Tea writes a trace log (TEA_TRACE), which
 	// holds every key typed: no secret is asked then.
 	traced bool
@@ -76,7 +81,7 @@ func New(in io.Reader, out io.Writer, opts *Options) *Responder {
 	if out == nil {
 		out = io.Discard
 	}
-	r := &Responder{out: out, traced: os.Getenv("TEA_TRACE") != ""}
+	r := &Responder{out: out, traced: os.Getenv("TEA_TRACE") != "", codes: challenge.System()}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -84,6 +89,9 @@ func New(in io.Reader, out io.Writer, opts *Options) *Responder {
 		r.inTTY = f
 	} else {
 		r.feed = newFeeder(in)
+	}
+	if f, ok := out.(*os.File); ok {
+		r.outTTY = isTerminal(f)
 	}
 	return r
 }
@@ -241,6 +249,7 @@ func (r *Responder) start() *run {
 	}
 	m := newModel(th, time.Now(), w, h)
 	m.drained = ru.drained
+	m.codes = r.codes
 	opts := []tea.ProgramOption{
 		tea.WithOutput(r.out),
 		tea.WithoutSignalHandler(), // the embedding program handles signals

@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/internal/termtext"
 )
 
 // wideAt is the width from which a preview is drawn beside the options
@@ -85,7 +87,7 @@ func (m *model) frame() frame {
 			if t := titleLine(o.Form); t != "" {
 				head = append(head, m.th.paint(m.th.title, t))
 			}
-			b.add(wrap(summary(o), m.width)...)
+			b.add(wrapped(summary(o), m.width, "")...)
 		default:
 			b.add("Waiting for a question…")
 		}
@@ -118,7 +120,7 @@ func (m *model) headLines(av *askView) []string {
 		head = append(head, fmt.Sprintf("Ask %d of %d waiting · PgUp/PgDn switches between them", m.cur+1, len(m.asks)))
 	}
 	if m.banner != "" {
-		head = append(head, wrap("An ask ended. "+m.banner, m.width)...)
+		head = append(head, wrapped(m.banner, m.width, "An ask ended. ")...)
 	}
 	if av.ap != nil {
 		head = append(head, m.approvalHead(av)...)
@@ -133,10 +135,10 @@ func (m *model) headLines(av *askView) []string {
 func (m *model) footLines(av *askView) []string {
 	var foot []string
 	if av.status != "" {
-		foot = append(foot, wrap(m.th.paint(m.th.problem, av.status), m.width)...)
+		foot = append(foot, m.paintAll(m.th.problem, wrapped(av.status, m.width, ""))...)
 	}
 	if !av.f.NudgeAt.IsZero() && !m.now.Before(av.f.NudgeAt) && !av.ending {
-		foot = append(foot, wrap(m.th.paint(m.th.warn, countdown(av, m.now)), m.width)...)
+		foot = append(foot, m.paintAll(m.th.warn, wrapped(countdown(av, m.now), m.width, ""))...)
 	}
 	return append(foot, m.helpLines(av)...)
 }
@@ -224,17 +226,14 @@ func tabMark(qs *qstate) string {
 }
 
 // questionText writes a question's text: its first line as it is and
-// every later line marked with "│ ", so that no line of it can pose as a
-// row of the card's own.
+// every later line, and every piece of a line it wraps, marked with the
+// gutter, so that no line of it can pose as a row of the card's own.
 func (m *model) questionText(b *body, text string, width int) {
-	for i, l := range strings.Split(inert.Text(strings.TrimSpace(text)), "\n") {
+	for i, l := range wrapped(inert.Text(strings.TrimSpace(text)), width, "") {
 		if i == 0 {
-			b.add(wrap(m.th.paint(m.th.title, l), width)...)
-			continue
+			l = m.th.paint(m.th.title, l)
 		}
-		for _, w := range wrap(l, width-2) {
-			b.add("│ " + w)
-		}
+		b.add(l)
 	}
 }
 
@@ -413,7 +412,7 @@ func (m *model) sealedBody(qs *qstate, b *body) {
 	if q.Purpose != "" {
 		b.add("For: " + inert.Line(q.Purpose))
 	}
-	b.add(wrap(m.th.paint(m.th.dim, "The answer is sealed as session:"+inert.Line(q.SealName())+"; the agent sees only that name, never the value. What you type is never shown."), m.width)...)
+	b.add(m.paintAll(m.th.dim, wrapped("The answer is sealed as session:"+inert.Line(q.SealName())+"; the agent sees only that name, never the value. What you type is never shown.", m.width, ""))...)
 	b.add("")
 	prompt := "Secret"
 	if q.Kind == askuser.KindChoice {
@@ -439,13 +438,13 @@ func (m *model) sealedBody(qs *qstate, b *body) {
 	b.focus = len(b.lines)
 	switch {
 	case qs.held:
-		b.add(wrap(prompt+": handed over, sealed.", m.width)...)
+		b.add(wrapped(prompt+": handed over, sealed.", m.width, "")...)
 	case m.mask == nil:
-		b.add(wrap(prompt+": press Enter to type it.", m.width)...)
+		b.add(wrapped(prompt+": press Enter to type it.", m.width, "")...)
 	case len(m.mask.b) == 0:
-		b.add(wrap(prompt+": "+m.th.paint(m.th.dim, "nothing typed yet; typing is hidden"), m.width)...)
+		b.add(wrapped(prompt+": nothing typed yet; typing is hidden", m.width, "")...)
 	default:
-		b.add(wrap(prompt+": •••• "+m.th.paint(m.th.dim, "(typing is hidden)"), m.width)...)
+		b.add(wrapped(prompt+": •••• (typing is hidden)", m.width, "")...)
 	}
 }
 
@@ -584,7 +583,31 @@ func (m *model) helpLines(av *askView) []string {
 	return append(lines, line)
 }
 
-// wrap wraps s to width, breaking words only where they do not fit.
+// wrap wraps s, the card's own words (which may be styled), to width,
+// breaking words only where they do not fit. Text that holds anything a
+// model wrote is wrapped by wrapped instead.
 func wrap(s string, width int) []string {
 	return strings.Split(ansi.Wrap(s, max(width, 10), ""), "\n")
+}
+
+// gutter starts every line of model text after its first on the card:
+// the later lines of a text, and the pieces of a line the card wraps. No
+// row of the card's own starts with it, and the model cannot put it at
+// the start of a line, so no line of model text can pose as one of the
+// card's rows (a fake option, a fake block of details).
+const gutter = "│ "
+
+// wrapped wraps text made inert, which holds what a model wrote (and may
+// start with first, the card's own label), to width: every line after the
+// first starts with the gutter (termtext.Wrap).
+func wrapped(text string, width int, first string) []string {
+	return termtext.Wrap(text, max(width, 10), first, gutter)
+}
+
+// paintAll paints each line in st.
+func (m *model) paintAll(st lipgloss.Style, lines []string) []string {
+	for i, l := range lines {
+		lines[i] = m.th.paint(st, l)
+	}
+	return lines
 }

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -446,39 +448,77 @@ func TestBrowserDecline(t *testing.T) {
 	}
 }
 
-// TestBrowserCountdownAndTimeout: the countdown appears at nudge_at and
-// says what will be applied; at the deadline the card shows what was
-// applied, and the answer given before it is kept.
+// pageClock is run in the page before its own script: the page's clock
+// (Date.now, which is all the card reads of time) stands still where the
+// page loaded, and moves only when the test moves it, so that what the
+// card shows of its countdown depends on the test's steps, not on how
+// fast a loaded machine gets through them.
+const pageClock = `(function () {
+  var now = Date.now();
+  Date.now = function () { return now; };
+  window.advanceClock = function (ms) { now += ms; return now; };
+})();`
+
+// TestBrowserCountdownAndTimeout: the countdown is hidden until nudge_at
+// and then says what will be applied; at the deadline the card shows what
+// was applied, and the answer given before it is kept.
+//
+// It once failed under load: it read the countdown on the wall clock, so a
+// page that took more than the 4 seconds to nudge_at to load and take a
+// click saw the countdown already shown. Now the countdown is read on the
+// page's own clock, which the test moves (pageClock), on an ask whose
+// server-side nudge and deadline are minutes away (240 and 300 seconds);
+// the deadline is met on a second ask, whose page is open on the session
+// before it begins, so that its outcome reaches a stream already there
+// however slowly the browser goes, and whose answer is one loopback PUT
+// made at once against its 3 seconds. Each step waits for the state it
+// needs (an answer held, a stream open), never for a time.
 func TestBrowserCountdownAndTimeout(t *testing.T) {
 	ctx, _ := browser(t)
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageClock}); err != nil {
+		t.Fatal(err)
+	}
 	cs := newCardServer(t)
-	call := `{"questions":[
+	questions := `"questions":[
 		{"id":"env","header":"Env","question":"Where first?","options":[{"label":"staging","description":"s","default":true},{"label":"production","description":"p"}]},
-		{"id":"size","header":"Size","question":"How big?","options":[{"label":"small","description":"1 CPU","default":true},{"label":"large","description":"8 CPUs"}]}],
-		"timeout_seconds":6}`
-	done := cs.ask("s1", call, nil)
+		{"id":"size","header":"Size","question":"How big?","options":[{"label":"small","description":"1 CPU","default":true},{"label":"large","description":"8 CPUs"}]}]`
+
+	// The countdown, on the page's clock.
+	long := cs.ask("s1", `{`+questions+`,"timeout_seconds":300}`, nil)
 	a := cs.waitPending("s1", 1)[0]
-	nudgeAt, expiresAt := a.Form.NudgeAt, a.Form.ExpiresAt
 	run(t, ctx,
 		chromedp.Navigate(cs.pageURL("s1")),
 		chromedp.WaitVisible(chromedp.CSS(`#a0-q0-o1`)),
 		chromedp.Click(chromedp.CSS(`#a0-q0-o1`)),
 	)
-	hidden := eval[bool](t, ctx, `document.getElementById("a0-countdown").hidden`)
-	if !hidden || !time.Now().Before(nudgeAt) {
-		t.Fatalf("the countdown is shown (%v) before nudge_at, or the page took until after it", !hidden)
+	cs.waitAnswered("s1", "env")
+	if !eval[bool](t, ctx, `document.getElementById("a0-countdown").hidden`) {
+		t.Fatal("the countdown is shown before nudge_at on the page's clock")
 	}
+	// Past nudge_at on the page's clock (the server's is minutes off).
+	eval[float64](t, ctx, fmt.Sprintf("advanceClock(%d)", a.Form.NudgeAt.Sub(a.Form.AskedAt).Milliseconds()))
 	run(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#a0-countdown`)))
-	if shown := time.Now(); shown.Before(nudgeAt.Add(-500 * time.Millisecond)) {
-		t.Errorf("the countdown appeared %v before nudge_at", nudgeAt.Sub(shown))
-	}
 	cd := text(t, ctx, `#a0-countdown`)
-	if !strings.Contains(cd, "Closes in 0:0") || !strings.Contains(cd, "Size → small") || strings.Contains(cd, "Env →") {
+	if !strings.Contains(cd, "Closes in ") || !strings.Contains(cd, "Size → small") || strings.Contains(cd, "Env →") {
 		t.Errorf("the countdown reads %q; want the time left and the default applied to the unanswered Size only", cd)
 	}
-	run(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#a0-final`)))
-	if time.Now().Before(expiresAt) {
-		t.Error("the card showed a final state before the deadline")
+	cs.o.Supersede("s1")
+	if out := wait(t, long); out.Status != askuser.StatusCancelled {
+		t.Errorf("the hour-long ask, superseded: %s; want cancelled", out.Status)
+	}
+
+	// The deadline, met with the page open on the session before the ask
+	// begins.
+	streams := cs.emptySnapshots()
+	run(t, ctx,
+		chromedp.Navigate(cs.pageURL("s2")),
+		chromedp.WaitReady(chromedp.CSS(`body`)),
+	)
+	cs.waitStream("s2", streams)
+	done := cs.ask("s2", `{`+questions+`,"timeout_seconds":3}`, nil)
+	b := cs.waitPending("s2", 1)[0]
+	if code, body := cs.put(b.AskID, "s2", "env", `{"selected":["production"]}`); code != http.StatusOK {
+		t.Fatalf("answering env before the 3-second deadline: %d %s", code, body)
 	}
 	out := wait(t, done)
 	if out.Status != askuser.StatusTimedOut || out.AnsweredBy != askuser.ByTimeout {
@@ -490,12 +530,67 @@ func TestBrowserCountdownAndTimeout(t *testing.T) {
 	if a := out.Answer("size"); a == nil || strings.Join(a.Selected, ",") != "small" || a.By != askuser.ByTimeout {
 		t.Errorf("size is %+v; want the default small, by timeout", a)
 	}
+	run(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#a0-final`)))
 	final := text(t, ctx, `#a0-final`)
 	for _, want := range []string{"Time ran out", "Env: production (your answer)", "Size: small (recommended, applied)"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("the final state %q does not say %q", final, want)
 		}
 	}
+}
+
+// waitAnswered waits until the session's one pending ask holds an answer
+// to the question id.
+func (cs *cardServer) waitAnswered(session, id string) {
+	cs.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if as := cs.o.Pending(session); len(as) == 1 && slices.Contains(as[0].Answered, id) {
+			return
+		}
+		if time.Now().After(deadline) {
+			cs.t.Fatalf("the session's ask has no answer to %s", id)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// emptySnapshots counts the event streams that began on a session with
+// no ask pending: the snapshots of no ask the server wrote.
+func (cs *cardServer) emptySnapshots() int {
+	return strings.Count(cs.rec.String(), "event: snapshot\ndata: {\"asks\":[]}")
+}
+
+// waitStream waits until a page follows the session's event stream, which
+// has no ask yet: the server has written more empty snapshots than before.
+func (cs *cardServer) waitStream(session string, before int) {
+	cs.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for cs.emptySnapshots() <= before {
+		if time.Now().After(deadline) {
+			cs.t.Fatalf("no page follows session %s", session)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// put answers a question of an ask as the page does, and returns the
+// status and body.
+func (cs *cardServer) put(askID, session, question, body string) (int, string) {
+	cs.t.Helper()
+	req, err := http.NewRequest("PUT", cs.srv.URL+"/askuser/api/asks/"+askID+"/answers/"+question, strings.NewReader(body))
+	if err != nil {
+		cs.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-CSRF-Token", cs.r.CSRFToken(session))
+	res, err := cs.srv.Client().Do(req)
+	if err != nil {
+		cs.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
 }
 
 // injecting is ask_user with a script-injection payload in every string a

@@ -1,0 +1,165 @@
+package askuser_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
+)
+
+// traceKey stands for a trace context: a value the caller's context
+// carries, which the Observer must see at the beginning and at the end.
+type traceKey struct{}
+
+// observed is what a test Observer saw: one line per event.
+type observed struct {
+	mu  sync.Mutex
+	evs []string
+}
+
+func (s *observed) Observe(ctx context.Context, ev askuser.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	line := map[askuser.EventKind]string{askuser.EventBegan: "began", askuser.EventEnded: "ended", askuser.EventJournaled: "journaled"}[ev.Kind]
+	line += " " + ev.Session + "/" + ev.ToolCallID
+	if v, _ := ctx.Value(traceKey{}).(string); v != "" {
+		line += " trace=" + v
+	}
+	switch ev.Kind {
+	case askuser.EventEnded:
+		line += " " + string(ev.Outcome.Status) + "/" + string(ev.Outcome.AnsweredBy)
+		if ev.Form != ev.Outcome.Form || ev.AskID != ev.Outcome.AskID {
+			line += " (Form or AskID differ from the Outcome's)"
+		}
+	case askuser.EventJournaled:
+		if ev.Retry {
+			line += " retry"
+		}
+		if ev.Err != nil {
+			line += " failed"
+		}
+	case askuser.EventBegan:
+		if ev.Form == nil || ev.AskID == "" || ev.Form.AskedAt.IsZero() {
+			line += " (no stamped form or ask id)"
+		}
+	}
+	s.evs = append(s.evs, line)
+}
+
+func (s *observed) lines() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.evs...)
+}
+
+// TestObserverInMemory: an ask answered in this process's memory is
+// reported as began, journaled (a failed try, then the outbox's retry) and
+// ended, with the caller's context values at each step; a replay of its
+// tool call is reported as nothing.
+func TestObserverInMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		obs := &observed{}
+		r := newEvents()
+		o := &askuser.Orchestrator{Responder: r, Journal: &downJournal{fails: 1}, Observer: obs, Logger: newDiscardLogger()}
+		defer o.Close()
+		ctx := context.WithValue(context.Background(), traceKey{}, "t1")
+		res := make(chan *askuser.Outcome, 1)
+		go func() {
+			out, _ := o.Handle(ctx, askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(choiceCall)})
+			res <- out
+		}()
+		answerChoice(t, <-r.asked)
+		<-res
+		time.Sleep(time.Second) // the outbox tries again
+		synctest.Wait()
+		if _, err := o.Handle(ctx, askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(choiceCall)}); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{
+			"began s1/c1 trace=t1",
+			"journaled s1/c1 trace=t1 failed",
+			"ended s1/c1 trace=t1 answered/user",
+			"journaled s1/c1 trace=t1 retry",
+		}
+		if diff := cmp.Diff(want, obs.lines()); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestObserverUnattended: an ask decided at once (nobody to ask) is
+// reported as began and ended, without a journal.
+func TestObserverUnattended(t *testing.T) {
+	obs := &observed{}
+	o := &askuser.Orchestrator{Observer: obs}
+	if _, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Arguments: []byte(choiceCall)}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"began s1/", "ended s1/ answered/unattended"}
+	if diff := cmp.Diff(want, obs.lines()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestObserverSharedStore: with a shared store, the ask is reported as
+// began on the replica the call came to and as ended once, by the replica
+// that finalized it, with the caller's context values when that is the
+// replica the call came to.
+func TestObserverSharedStore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := store.NewMemory(0)
+		var orch []*askuser.Orchestrator
+		var cards []*events
+		var obs []*observed
+		for range 2 {
+			r, ob := newEvents(), &observed{}
+			o := &askuser.Orchestrator{Responder: r, Asks: st, Observer: ob, Logger: newDiscardLogger()}
+			defer func() { o.Close(); o.Wait() }()
+			if err := o.Ready(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			follow(t, r, "s1")
+			orch, cards, obs = append(orch, o), append(cards, r), append(obs, ob)
+		}
+		ctx := context.WithValue(context.Background(), traceKey{}, "t2")
+		res := make(chan *askuser.Outcome, 1)
+		go func() {
+			out, _ := orch[0].Handle(ctx, askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(choiceCall)})
+			res <- out
+		}()
+		answerChoice(t, <-cards[0].asked)
+		<-res
+		synctest.Wait()
+		want := [][]string{{"began s1/c1 trace=t2", "ended s1/c1 trace=t2 answered/user"}, nil}
+		for i := range obs {
+			if diff := cmp.Diff(want[i], obs[i].lines()); diff != "" {
+				t.Errorf("replica %d's events (-want +got):\n%s", i, diff)
+			}
+		}
+	})
+}
+
+// TestObserverPanics: an Observer that panics is logged, and the ask goes
+// on to its outcome.
+func TestObserverPanics(t *testing.T) {
+	var logs bytes.Buffer
+	o := &askuser.Orchestrator{
+		Observer: askuser.ObserverFunc(func(context.Context, askuser.Event) { panic("observer bug") }),
+		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
+	}
+	out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Arguments: []byte(choiceCall)})
+	if err != nil || out.Status != askuser.StatusAnswered {
+		t.Fatalf("Handle: %v, %+v; want the unattended defaults", err, out)
+	}
+	if !bytes.Contains(logs.Bytes(), []byte("the Observer panicked")) {
+		t.Errorf("the panic was not logged:\n%s", logs.String())
+	}
+}

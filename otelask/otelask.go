@@ -1,0 +1,417 @@
+// Package otelask reports an orchestrator's asks to OpenTelemetry: a span
+// per ask, following the GenAI semantic conventions for a tool's
+// execution, and metrics on how asks end and how long people take. It
+// plugs into the orchestrator's Observer hook, so the root package, and a
+// program that does not import this one, depend on no telemetry library;
+// this package depends only on the OpenTelemetry API (the program chooses
+// the SDK and the exporters).
+//
+//	obs, err := otelask.New(otelask.Options{TracerProvider: tp, MeterProvider: mp})
+//	o := &askuser.Orchestrator{Responder: r, Observer: obs}
+//
+// # Spans
+//
+// Each finalized ask is one span named "execute_tool {tool}" (the tool is
+// the contract the call came in: ask_user, request_approval, pi-ask, pi;
+// "go" for a form built in Go), of kind INTERNAL, from the ask's start
+// (Form.AskedAt) to its finalization, with the attributes
+// gen_ai.operation.name ("execute_tool"), gen_ai.tool.name,
+// gen_ai.tool.call.id and gen_ai.conversation.id (the session), and the
+// askuser.* attributes below. Its parent is the span context in the
+// caller's context — put there by serve from a request's traceparent
+// header, or by the MCP tool from a call's params._meta — kept from the
+// ask's beginning, so that an ask finalized after its caller has gone
+// (begun with Begin, or ended through a shared store) keeps it. With a
+// shared store another replica may finalize the ask: its span then starts
+// a trace of its own, with the same gen_ai.tool.call.id. A span whose ask
+// ended by a responder's fault has status Error and error.type
+// "responder_fault".
+//
+//	askuser.status                 answered, declined, cancelled, timed_out
+//	askuser.answered_by            user, timeout, unattended, policy, remembered
+//	askuser.reason                 submitted, declined, dismissed, superseded, deadline, unattended, responder_fault, caller, policy, remembered
+//	askuser.responder              the responder's name
+//	askuser.question.count         how many questions the form asked
+//	askuser.question.recommended   how many questions that recommend an option were answered with it
+//	askuser.approval.decision      approved, denied, unresolved (approvals only)
+//	askuser.votes                  how many people voted (reserved: set once asks can be voted on)
+//
+// Span events: "askuser.nudge" at the form's NudgeAt, when the ask was
+// still pending then (the moment a responder shows its countdown). An
+// escalation step ("askuser.escalation") and a vote ("askuser.vote") are
+// reserved names, for when the orchestrator reports them.
+//
+// A span never carries an answer's text, a question's or option's text, a
+// note, a secret or its reference, the principal, or the ask's id.
+//
+// # Metrics
+//
+//	askuser.asks                      counter        finalized asks, by askuser.status, askuser.answered_by, askuser.reason, askuser.responder, gen_ai.tool.name
+//	askuser.ask.duration              histogram (s)  from the ask's start to its finalization, by the same attributes
+//	askuser.asks.pending              up-down        asks begun here less asks finalized here, by gen_ai.tool.name
+//	askuser.questions.recommended     counter        answered questions that recommend an option, by askuser.answered_by (of the answer) and askuser.recommended.taken (true, false)
+//	askuser.approvals                 counter        finalized approvals, by askuser.approval.decision and askuser.answered_by
+//	askuser.journal.append.failures   counter        journal writes that failed, by askuser.journal.retry (true, false)
+//	askuser.journal.append.retries    counter        journal writes of a record an earlier write failed to keep
+//
+// With a shared store (a fleet), an ask may begin on one replica and be
+// finalized on another: askuser.asks.pending is then right summed over
+// the replicas, and each replica's own figure is what it began less what
+// it finalized.
+package otelask
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/recommend"
+)
+
+// ScopeName is the instrumentation scope of the spans and metrics.
+const ScopeName = "github.com/askuser-go/askuser/otelask"
+
+// The askuser.* attribute keys.
+const (
+	StatusKey           = attribute.Key("askuser.status")
+	AnsweredByKey       = attribute.Key("askuser.answered_by")
+	ReasonKey           = attribute.Key("askuser.reason")
+	ResponderKey        = attribute.Key("askuser.responder")
+	QuestionCountKey    = attribute.Key("askuser.question.count")
+	RecommendedKey      = attribute.Key("askuser.question.recommended")
+	RecommendedTakenKey = attribute.Key("askuser.recommended.taken")
+	DecisionKey         = attribute.Key("askuser.approval.decision")
+	VotesKey            = attribute.Key("askuser.votes")
+	JournalRetryKey     = attribute.Key("askuser.journal.retry")
+)
+
+// The span event names.
+const (
+	NudgeEvent      = "askuser.nudge"
+	EscalationEvent = "askuser.escalation"
+	VoteEvent       = "askuser.vote"
+)
+
+// durationBuckets are the histogram's bounds, in seconds: a person takes
+// from a second to an hour.
+var durationBuckets = []float64{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600}
+
+// Options configures an Observer. The zero value uses the global providers.
+type Options struct {
+	// TracerProvider makes the spans (nil: otel.GetTracerProvider()).
+	TracerProvider trace.TracerProvider
+	// MeterProvider makes the metrics (nil: otel.GetMeterProvider()).
+	MeterProvider metric.MeterProvider
+}
+
+// An Observer turns an orchestrator's events into spans and metrics: set
+// it as the Orchestrator's Observer. It is safe for concurrent use.
+type Observer struct {
+	tracer      trace.Tracer
+	asks        metric.Int64Counter
+	duration    metric.Float64Histogram
+	pending     metric.Int64UpDownCounter
+	recommended metric.Int64Counter
+	approvals   metric.Int64Counter
+	jfailures   metric.Int64Counter
+	jretries    metric.Int64Counter
+
+	// Attribute sets, made once for each combination seen (their number
+	// is small: a few statuses, responders and tools), so that an ask
+	// costs the SDK's work and not the building of its sets.
+	sets sync.Map // setKey → metric.MeasurementOption
+	size atomic.Int32
+
+	// The span contexts of the asks begun here whose caller carried one,
+	// for their end: an ask finalized after its caller has gone (begun
+	// with Begin, or ended through a shared store) is told of without the
+	// caller's context. An ask finalized on another replica is forgotten
+	// once its deadline is well past.
+	mu       sync.Mutex
+	parents  map[string]parent // by ask id
+	pruneLen int               // prune when parents grows past this
+}
+
+type parent struct {
+	sc       trace.SpanContext
+	forgetAt time.Time
+}
+
+// forgetAfter is how long past an ask's deadline its caller's span context
+// is kept, for a finalization that comes late.
+const forgetAfter = 10 * time.Minute
+
+// remember keeps the span context of the ask ev began, if its caller's
+// context carries one.
+func (t *Observer) remember(ctx context.Context, ev *askuser.Event) {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() || ev.AskID == "" || ev.Form == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.parents == nil {
+		t.parents, t.pruneLen = map[string]parent{}, 1024
+	}
+	t.parents[ev.AskID] = parent{sc, ev.Form.ExpiresAt.Add(forgetAfter)}
+	if len(t.parents) > t.pruneLen {
+		now := time.Now()
+		for id, p := range t.parents {
+			if now.After(p.forgetAt) {
+				delete(t.parents, id)
+			}
+		}
+		t.pruneLen = max(1024, 2*len(t.parents))
+	}
+}
+
+// parentOf returns ctx with the span context the ask's caller carried,
+// when ctx carries none, and forgets it.
+func (t *Observer) parentOf(ctx context.Context, askID string) context.Context {
+	t.mu.Lock()
+	p, ok := t.parents[askID]
+	if ok {
+		delete(t.parents, askID)
+	}
+	t.mu.Unlock()
+	if ok && !trace.SpanContextFromContext(ctx).IsValid() {
+		return trace.ContextWithSpanContext(ctx, p.sc)
+	}
+	return ctx
+}
+
+// setKey names one attribute set: kind says which instrument's it is.
+type setKey struct {
+	kind                                uint8
+	status, by, reason, responder, tool string
+}
+
+// maxSets bounds the cache of attribute sets; past it, sets are made for
+// each measurement.
+const maxSets = 1024
+
+// The kinds of attribute sets.
+const (
+	setEnded uint8 = iota
+	setPending
+	setRecommended
+	setApproval
+)
+
+// option returns the measurement option of k's attribute set.
+func (t *Observer) option(k setKey) metric.MeasurementOption {
+	if o, ok := t.sets.Load(k); ok {
+		return o.(metric.MeasurementOption)
+	}
+	var kvs []attribute.KeyValue
+	switch k.kind {
+	case setEnded:
+		kvs = []attribute.KeyValue{StatusKey.String(k.status), AnsweredByKey.String(k.by), ReasonKey.String(k.reason), ResponderKey.String(k.responder), semconv.GenAIToolName(k.tool)}
+	case setPending:
+		kvs = []attribute.KeyValue{semconv.GenAIToolName(k.tool)}
+	case setRecommended:
+		kvs = []attribute.KeyValue{AnsweredByKey.String(k.by), RecommendedTakenKey.Bool(k.status == "true")}
+	case setApproval:
+		kvs = []attribute.KeyValue{DecisionKey.String(k.status), AnsweredByKey.String(k.by)}
+	}
+	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
+	if t.size.Load() < maxSets {
+		if _, loaded := t.sets.LoadOrStore(k, o); !loaded {
+			t.size.Add(1)
+		}
+	}
+	return o
+}
+
+var _ askuser.Observer = (*Observer)(nil)
+
+// New returns an Observer on the providers opts names. It fails only when
+// the meter provider refuses an instrument.
+func New(opts Options) (*Observer, error) {
+	tp, mp := opts.TracerProvider, opts.MeterProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	m := mp.Meter(ScopeName)
+	t := &Observer{tracer: tp.Tracer(ScopeName)}
+	var err error
+	if t.asks, err = m.Int64Counter("askuser.asks", metric.WithUnit("{ask}"),
+		metric.WithDescription("Finalized asks, by how they ended.")); err != nil {
+		return nil, err
+	}
+	if t.duration, err = m.Float64Histogram("askuser.ask.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time from an ask's start to its finalization."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...)); err != nil {
+		return nil, err
+	}
+	if t.pending, err = m.Int64UpDownCounter("askuser.asks.pending", metric.WithUnit("{ask}"),
+		metric.WithDescription("Asks begun in this process less asks finalized in it: summed over a fleet, the asks pending.")); err != nil {
+		return nil, err
+	}
+	if t.recommended, err = m.Int64Counter("askuser.questions.recommended", metric.WithUnit("{question}"),
+		metric.WithDescription("Answered questions that recommend an option, by whether the answer took it.")); err != nil {
+		return nil, err
+	}
+	if t.approvals, err = m.Int64Counter("askuser.approvals", metric.WithUnit("{approval}"),
+		metric.WithDescription("Finalized approvals, by decision.")); err != nil {
+		return nil, err
+	}
+	if t.jfailures, err = m.Int64Counter("askuser.journal.append.failures", metric.WithUnit("{write}"),
+		metric.WithDescription("Journal writes that failed.")); err != nil {
+		return nil, err
+	}
+	if t.jretries, err = m.Int64Counter("askuser.journal.append.retries", metric.WithUnit("{write}"),
+		metric.WithDescription("Journal writes of a record an earlier write failed to keep.")); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Observe records ev; see the package doc. It ignores kinds it does not
+// know.
+func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
+	switch ev.Kind {
+	case askuser.EventBegan:
+		t.pending.Add(ctx, 1, t.option(setKey{kind: setPending, tool: toolName(ev.Form)}))
+		t.remember(ctx, &ev)
+	case askuser.EventEnded:
+		if ev.Outcome != nil {
+			t.ended(t.parentOf(ctx, ev.AskID), ev.Outcome)
+		}
+	case askuser.EventJournaled:
+		if ev.Err != nil {
+			t.jfailures.Add(ctx, 1, metric.WithAttributes(JournalRetryKey.Bool(ev.Retry)))
+		}
+		if ev.Retry {
+			t.jretries.Add(ctx, 1)
+		}
+	}
+}
+
+// ended records a finalized ask: its span and its metrics.
+func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
+	tool := toolName(out.Form)
+	set := t.option(setKey{kind: setEnded, status: string(out.Status), by: string(out.AnsweredBy), reason: string(out.Reason), responder: out.Responder, tool: tool})
+	t.asks.Add(ctx, 1, set)
+	var started time.Time
+	if out.Form != nil {
+		started = out.Form.AskedAt
+	}
+	if !started.IsZero() {
+		t.duration.Record(ctx, out.FinalizedAt.Sub(started).Seconds(), set)
+	}
+	t.pending.Add(ctx, -1, t.option(setKey{kind: setPending, tool: tool}))
+
+	var took, questions int
+	if f := out.Form; f != nil {
+		questions = len(f.Questions)
+		for i := range out.Answers {
+			a := &out.Answers[i]
+			q := f.Question(a.QuestionID)
+			if q == nil {
+				continue
+			}
+			if rec, ok := recommend.Took(f, q, a); rec {
+				if ok {
+					took++
+				}
+				t.recommended.Add(ctx, 1, t.option(setKey{kind: setRecommended, by: string(a.By), status: strconv.FormatBool(ok)}))
+			}
+		}
+	}
+	v, isApproval := askuser.ApprovalVerdict(out)
+	if isApproval {
+		t.approvals.Add(ctx, 1, t.option(setKey{kind: setApproval, status: v.Status, by: string(out.AnsweredBy)}))
+	}
+	t.span(ctx, out, tool, questions, took, isApproval, v.Status)
+}
+
+// span records the ask's span, from its start to its finalization.
+func (t *Observer) span(ctx context.Context, out *askuser.Outcome, tool string, questions, took int, isApproval bool, decision string) {
+	ap := attrPool.Get().(*[]attribute.KeyValue)
+	attrs := append((*ap)[:0],
+		semconv.GenAIOperationNameExecuteTool,
+		semconv.GenAIToolName(tool),
+		semconv.GenAIConversationID(out.Session),
+	)
+	if out.ToolCallID != "" {
+		attrs = append(attrs, semconv.GenAIToolCallID(out.ToolCallID))
+	}
+	attrs = append(attrs,
+		StatusKey.String(string(out.Status)),
+		AnsweredByKey.String(string(out.AnsweredBy)),
+		ReasonKey.String(string(out.Reason)),
+		ResponderKey.String(out.Responder),
+		QuestionCountKey.Int(questions),
+		RecommendedKey.Int(took),
+	)
+	if isApproval {
+		attrs = append(attrs, DecisionKey.String(decision))
+	}
+	if out.Reason == askuser.ReasonFault {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(string(askuser.ReasonFault)))
+	}
+	var started, nudge time.Time
+	if f := out.Form; f != nil {
+		started, nudge = f.AskedAt, f.NudgeAt
+	}
+	opts := [3]trace.SpanStartOption{internalKind, trace.WithAttributes(attrs...)}
+	n := 2
+	if !started.IsZero() {
+		opts[2], n = trace.WithTimestamp(started), 3
+	}
+	_, span := t.tracer.Start(ctx, spanName(tool), opts[:n]...)
+	*ap = attrs[:0]
+	attrPool.Put(ap) // the span has copied them
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
+	if !nudge.IsZero() && nudge.Before(out.FinalizedAt) && out.Reason != askuser.ReasonUnattended && out.Reason != askuser.ReasonPolicy && out.Reason != askuser.ReasonRemembered {
+		span.AddEvent(NudgeEvent, trace.WithTimestamp(nudge))
+	}
+	if out.Reason == askuser.ReasonFault {
+		span.SetStatus(codes.Error, "the responder failed")
+	}
+	span.End(trace.WithTimestamp(out.FinalizedAt))
+}
+
+var (
+	internalKind = trace.WithSpanKind(trace.SpanKindInternal)
+	attrPool     = sync.Pool{New: func() any { s := make([]attribute.KeyValue, 0, 16); return &s }}
+)
+
+// spanName is the span's name for tool, made once for the contracts
+// askuser knows.
+func spanName(tool string) string {
+	switch tool {
+	case "ask_user":
+		return "execute_tool ask_user"
+	case "request_approval":
+		return "execute_tool request_approval"
+	case "go":
+		return "execute_tool go"
+	}
+	return "execute_tool " + tool
+}
+
+// toolName is the tool the ask came in: its form's contract.
+func toolName(f *askuser.Form) string {
+	if f == nil || f.Contract == "" {
+		return "go"
+	}
+	return f.Contract
+}
