@@ -32,7 +32,11 @@ type callRequest struct {
 // dialect's to check. The string fields are checked as the bytes came: one
 // that is not UTF-8 (raw bytes or a lone surrogate escape) is refused, not
 // mended.
-func parseCall(body []byte) (*callRequest, error) {
+func parseCall(body []byte) (*callRequest, error) { return parseCallFor(body, false) }
+
+// parseCallFor is parseCall, taking request_approval when approvals is
+// true (Config.Approvals).
+func parseCallFor(body []byte, approvals bool) (*callRequest, error) {
 	notObject := fmt.Errorf("the body must be one JSON object with %s", callFields)
 	// Duplicates and invalid UTF-8 are found here, with messages of our
 	// own: the arguments are the dialect's to read, as it reads them
@@ -83,7 +87,7 @@ func parseCall(body []byte) (*callRequest, error) {
 			return nil, err
 		}
 	}
-	d, err := apiDialect(dialect)
+	d, err := apiDialect(dialect, approvals)
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +138,8 @@ func stringField(m map[string]jsontext.Value, name string, dst *string, req stri
 // apiDialect returns the contract the API's "dialect" names.
 // request_approval is not served: an approval is decided only by a person
 // admitted apart from the agent, and the card URL the API hands the agent
-// admits whoever holds it.
-func apiDialect(name string) (askuser.Dialect, error) {
+// admits whoever holds it — unless approvals is true (Config.Approvals).
+func apiDialect(name string, approvals bool) (askuser.Dialect, error) {
 	switch name {
 	case "", askuser.AskUser().Name():
 		return askuser.AskUser(), nil
@@ -144,6 +148,9 @@ func apiDialect(name string) (askuser.Dialect, error) {
 	case pi.Name:
 		return pi.Dialect(), nil
 	case approvaltool.ToolName:
+		if approvals {
+			return askuser.RequestApproval(), nil
+		}
 		return nil, fmt.Errorf(`"dialect" %q is not served by the agent API (an approval needs a person the agent cannot stand in for); allowed: ask_user, pi-ask, pi`, name)
 	}
 	return nil, fmt.Errorf(`"dialect" %q is not a contract; allowed: ask_user, pi-ask, pi`, name)

@@ -137,6 +137,13 @@ func (c *Card) Unwrap() askuser.Responder { return c.web }
 // turning a card URL's token into the session's cookie.
 func (c *Card) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.handler.ServeHTTP(w, r) }
 
+// URL is the card URL of a session, with its access token, under base
+// (scheme://host[:port], as Config.BaseURL): what the agent API hands out,
+// for the messages and mails of other responders.
+func (c *Card) URL(base, session string) string {
+	return strings.TrimRight(base, "/") + "/" + web.SessionPath(session) + "?token=" + c.access.urlTokenAt(session, time.Now())
+}
+
 // Close ends the card's event streams (see web.Responder.Close); asks in
 // the shared store stay pending, for another replica's card or this one's
 // when it comes back. Call it when the server stops.

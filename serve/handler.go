@@ -109,6 +109,12 @@ type Config struct {
 	// server's read and write deadlines while it waits; set this to the
 	// server's WriteTimeout.
 	WriteTimeout time.Duration
+	// Approvals serves request_approval on POST /v1/calls. Set it only when
+	// the Orchestrator's responder takes approvals from people the agent
+	// cannot stand in for (Slack's allowed users, say): the card URL the
+	// API hands out never decides an approval (see Card), but the
+	// responder that does must admit the person apart from the agent.
+	Approvals bool
 	// Logger receives what goes wrong in the handler: a store that
 	// fails (nil: slog.Default()). No answer and no secret is ever logged.
 	Logger *slog.Logger
@@ -145,6 +151,8 @@ type Handler struct {
 	maxBody int64
 	write   time.Duration
 	h       http.Handler
+
+	approvals bool
 }
 
 // NewHandler returns the service as c configures it. It panics if
@@ -162,6 +170,8 @@ func NewHandler(c Config) *Handler {
 		addr:    c.Addr,
 		maxBody: c.MaxBodyBytes,
 		write:   c.WriteTimeout,
+
+		approvals: c.Approvals,
 	}
 	s.tenants = tenants(c)
 	if s.logger == nil {
@@ -306,7 +316,7 @@ func (s *Handler) call(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := parseCall(body)
+	c, err := parseCallFor(body, s.approvals)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, err.Error())
 		return

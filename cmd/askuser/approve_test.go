@@ -153,7 +153,7 @@ func TestApproveInvalid(t *testing.T) {
 			"invalid request_approval arguments: questions: unknown field; allowed fields: action, reason, risk, details, timeout_seconds, human_intent\n"},
 		{`{"action":"a","reason":"r","risk":"low","timeout_seconds":120}`, []string{"--max-timeout-seconds", "60"},
 			"invalid request_approval arguments: timeout_seconds must be between 1 and 60\n"},
-		{"", []string{"--responder", "carrier-pigeon"}, "askuser approve: --responder \"carrier-pigeon\" is not a responder; allowed: tui, stdio, auto, web, script=FILE\n"},
+		{"", []string{"--responder", "carrier-pigeon"}, "askuser approve: --responder \"carrier-pigeon\" is not a responder; allowed: tui, stdio, auto, web, slack, email, script=FILE\n"},
 		{"", []string{"extra"}, "askuser approve: unexpected argument \"extra\"; the call comes from --request FILE or standard input\n"},
 		{"", []string{"--max-timeout-seconds", "-1"}, "askuser approve: --max-timeout-seconds -1 is negative; give a number of seconds, or 0 for the default\n"},
 		{"", []string{"--responder", "script=" + filepath.Join("testdata", "no-such-dir", "s.json")}, ""},

@@ -384,7 +384,7 @@ func (e env) validate(args []string) int {
 	return exitOK
 }
 
-const askSynopsis = "ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]"
+const askSynopsis = "ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]] [--public-url URL] [--responder slack|email with serve's --slack-* or --smtp flags]"
 
 func (e env) ask(ctx context.Context, args []string) int {
 	fs := e.flags("ask", askSynopsis)
@@ -400,6 +400,8 @@ func (e env) ask(ctx context.Context, args []string) int {
 	server := fs.String("server", "", "send the call to a running 'askuser serve' at `URL` (http://host:port) instead of asking here; the card's URL is printed on standard error")
 	tokenFile := fs.String("token-file", "", "with --server, the agent's bearer token is in `FILE` (serve's --token-file; default: $XDG_STATE_HOME/askuser/agent-token, else ~/.local/state/askuser/agent-token)")
 	dialectName := dialectFlag(fs)
+	var chats chatFlags
+	chats.register(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -424,7 +426,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
-	closeResponder, giveBack, code, ok := e.pickResponder("ask", *responder, o, func() (*web.Responder, func(), error) {
+	closeResponder, giveBack, code, ok := chats.pickChat(ctx, e, "ask", *responder, *listen, o, func() (*web.Responder, func(), error) {
 		return e.webResponder(*listen, *session)
 	})
 	if !ok {

@@ -12,7 +12,7 @@ import (
 )
 
 // responders is what --responder may name, for the messages.
-const responders = "tui, stdio, auto, web, script=FILE"
+const responders = "tui, stdio, auto, web, slack, email, script=FILE"
 
 // pickResponder gives o the responder that --responder names (name), for
 // the command cmd ("ask", "approve"); card serves that command's web card.

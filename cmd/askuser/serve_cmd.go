@@ -37,7 +37,7 @@ import (
 // with JetStream, its files under --state; with --nats it joins an existing
 // server or cluster. See docs/serve.md.
 
-const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL]"
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
 
 // Names in serve's state directory.
 const (
@@ -77,6 +77,7 @@ type serveConfig struct {
 	secretsAPI                                        bool
 	webhooks                                          webhookFlags
 	otlp                                              string
+	chat                                              chatFlags
 }
 
 func (e env) serve(ctx context.Context, args []string) int {
@@ -97,6 +98,7 @@ func (e env) serve(ctx context.Context, args []string) int {
 	fs.BoolVar(&c.secretsAPI, "secrets-api", false, "serve secrets' values to the agent's bearer token (GET /v1/sessions/{session}/secrets/{name}), for 'askuser secret exec --server': whoever can read the token file can then read every secret")
 	c.webhooks.register(fs)
 	fs.StringVar(&c.otlp, "otlp", "", "export traces and metrics over OTLP/HTTP to the collector at `URL` (http://127.0.0.1:4318, say); the metrics are at GET /metrics in Prometheus text format either way, behind the agent's bearer token")
+	c.chat.register(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -131,6 +133,9 @@ func (c *serveConfig) check(set map[string]bool, nargs int) error {
 		return fmt.Errorf("--journal-retention %v: at least %v, the window in which a second record of one ask is dropped (or leave it out to keep the journal's retention as it is)", c.journalRetention, natsstore.DuplicateWindow)
 	}
 	if err := c.webhooks.check(); err != nil {
+		return err
+	}
+	if err := c.chat.check("serve", ""); err != nil {
 		return err
 	}
 	for _, h := range c.hosts {
@@ -310,9 +315,14 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		return fail(exitUsage, err)
 	}
 	defer stopTelemetry(e, tel)
+	chat, err := e.startServeChat(ctx, c, card, km.ring, addr, logger)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	defer chat.close()
 	o := &askuser.Orchestrator{
 		Observer:          tel.obs,
-		Responder:         card,
+		Responder:         chat.responder(card),
 		MaxTimeoutSeconds: c.ceiling,
 		Logger:            logger,
 		Secrets:           st.Secrets(),
@@ -342,13 +352,14 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	}
 	urlHost, _ := cardHost(c.listen, ln.Addr().(*net.TCPAddr))
 	api := serve.Config{Orchestrator: o, Tenants: tenants, Card: card, AllowedHosts: allowed, Addr: urlHost, WriteTimeout: lim.write, Logger: logger}
+	api.Approvals = chat.approvals()
 	if c.secretsAPI {
 		api.Secrets = st.Secrets()
 	}
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
-		Handler:           tel.withMetrics(serve.NewHandler(api), tenants),
+		Handler:           chat.routes(tel.withMetrics(serve.NewHandler(api), tenants)),
 		ReadHeaderTimeout: lim.header,
 		ReadTimeout:       lim.read,
 		WriteTimeout:      lim.write,

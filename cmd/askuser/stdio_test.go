@@ -59,9 +59,9 @@ func TestAskHelpNamesStdio(t *testing.T) {
 
 func TestAskUnknownResponder(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"ask", "--responder", "slack"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), []string{"ask", "--responder", "carrier-pigeon"}, strings.NewReader(""), &stdout, &stderr)
 	got := []any{code, stdout.String(), stderr.String()}
-	want := []any{exitUsage, "", `askuser ask: --responder "slack" is not a responder; allowed: tui, stdio, auto, web, script=FILE` + "\n"}
+	want := []any{exitUsage, "", `askuser ask: --responder "carrier-pigeon" is not a responder; allowed: tui, stdio, auto, web, slack, email, script=FILE` + "\n"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(exit code, stdout, stderr) (-want +got):\n%s", diff)
 	}

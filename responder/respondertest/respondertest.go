@@ -7,10 +7,14 @@
 // and without a fault, returns promptly once its context ends, lets several
 // asks be pending at once, leaves the form as it was given, and puts no
 // secret value in its errors. Each case is one rule of one sentence (see
-// [Cases]). The kit cannot play the person, so a case that needs something
-// the responder never did (reach Respond at all, end an ask itself, hand
-// over a secret) is skipped with the reason, and [Run] and [Check] fail when
-// no case reached Respond.
+// [Cases]). The kit cannot play the person by itself, so a case that needs
+// something the responder never did (reach Respond at all, end an ask
+// itself, hand over a secret) is skipped with the reason, and [Run] and
+// [Check] fail when no case reached Respond. A responder driven by a person
+// through a channel of its own (a chat, a mail) can give the kit a way to
+// act as that person (Options.Person: signed clicks, followed links): the
+// person cases then check what the responder does with a person's answer,
+// approval and denial.
 //
 // Approvals (askuser.ApprovalForm) get cases of their own. A responder that
 // does not declare it can take them (askuser.ApprovalCapable) must never be
@@ -80,6 +84,12 @@ type Options struct {
 	// a time (one terminal). The asks within a case are always pending at
 	// the same time.
 	Serial bool
+
+	// Person, when set, gives the kit a way to act as the person through
+	// the responder's own channel, for the responder newResponder made
+	// (see Person): the cases that need a person's answer then run against
+	// it, instead of being skipped.
+	Person func(r askuser.Responder) Person
 }
 
 func (o *Options) resolve() Options {

@@ -1,0 +1,37 @@
+// Package email is askuser's email responder: it mails each ask to a
+// mailbox, with a plain-text and an HTML part, and takes the answer through
+// signed, single-use, expiring links.
+//
+// A link never decides by being fetched: mail scanners fetch every link in a
+// message, and some run its JavaScript. A link opens a confirm page that
+// shows the question and the option (or the action, with its digest), with
+// one button that POSTs; only the POST decides. A link that was used, or has
+// expired, or whose ask has ended, says so and changes nothing. A choice
+// question alone in its ask, with at most four options, gets one link per
+// option; anything else links to the web card (Options.CardURL).
+//
+// An email address is a mailbox, not a person: whoever reads the mail (a
+// shared inbox, a forwarding rule) holds the links. So an approval is taken
+// here only when the program says how the confirm page verifies the person
+// (Options.Authorize: the web card's sign-in, say), and the answer's
+// principal is the mailbox ("mailto:ADDRESS") unless Authorize names
+// someone.
+//
+// A program makes one with New (which connects to the SMTP server once, so
+// that a misconfiguration is reported at start), mounts it at
+// Options.PublicURL + "/email/", and puts it in front of the orchestrator:
+//
+//	r, err := email.New(ctx, email.Options{SMTPAddr: "smtp.example:587", From: "askuser@example", To: "oncall@example",
+//		PublicURL: "https://askuser.example", Key: linkKey})
+//	mux.Handle("/email/", r)
+//	o := &askuser.Orchestrator{Responder: r}
+//
+// The mail holds no model-written HTML: every text a model wrote is escaped
+// and made inert (controls, bidi and invisible characters visible), and
+// there are no remote images. It holds no secret either: a secret question
+// links to the web card.
+//
+// The links are signed with Options.Key and their single use is kept in
+// this process's memory: on a fleet, a link must come back to the replica
+// that mailed it (a sticky route on the link's path).
+package email

@@ -1,0 +1,144 @@
+package email
+
+import (
+	"errors"
+	"html"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/internal/termtext"
+)
+
+const linkPath = "/email/l/"
+
+// ServeHTTP serves the links: GET /email/l/TOKEN shows the confirm page
+// and decides nothing; POST /email/l/TOKEN decides, once.
+func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "no-referrer") // the token is in the URL
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	i := strings.Index(req.URL.Path, linkPath)
+	if i < 0 {
+		page(w, http.StatusNotFound, "Not found", "This is not a link askuser sent.")
+		return
+	}
+	token := req.URL.Path[i+len(linkPath):]
+	l, err := verify(r.opts.Key, token, time.Now())
+	switch {
+	case errors.Is(err, errLinkExpired):
+		page(w, http.StatusGone, "This link has expired", "The ask it answered is over; nothing was changed.")
+		return
+	case err != nil:
+		page(w, http.StatusNotFound, "Not a valid link", "This link is not one askuser sent, or it was changed; nothing was changed.")
+		return
+	}
+	r.mu.Lock()
+	_, used := r.used[l.Nonce]
+	a := r.asks[l.Ask]
+	r.mu.Unlock()
+	if used {
+		page(w, http.StatusConflict, "This link was used", "It decided once already; nothing was changed.")
+		return
+	}
+	if a == nil {
+		page(w, http.StatusGone, "This ask has ended", "It was answered, or its time ran out; nothing was changed.")
+		return
+	}
+	f := a.Form()
+	opts := choices(f)
+	if l.Question != 0 || l.Option >= len(opts) {
+		page(w, http.StatusNotFound, "Not a valid link", "This link names no option of its ask; nothing was changed.")
+		return
+	}
+	opt := opts[l.Option]
+	switch req.Method {
+	case http.MethodGet, http.MethodHead:
+		r.confirm(w, f, opt, req.URL.Path)
+	case http.MethodPost:
+		principal := "mailto:" + r.addr(r.opts.To)
+		if f.Approval != nil {
+			p, ok := r.opts.Authorize(req)
+			if !ok {
+				page(w, http.StatusForbidden, "Sign in first", "An approval needs you, not only your mailbox: sign in where the program says, then open the link again. Nothing was changed.")
+				return
+			}
+			principal = p
+		}
+		r.mu.Lock()
+		if _, used := r.used[l.Nonce]; used {
+			r.mu.Unlock()
+			page(w, http.StatusConflict, "This link was used", "It decided once already; nothing was changed.")
+			return
+		}
+		now := time.Now().Unix()
+		for n, exp := range r.used {
+			if exp <= now {
+				delete(r.used, n)
+			}
+		}
+		r.used[l.Nonce] = l.Expires
+		r.mu.Unlock()
+		a.SetPrincipal(principal)
+		err := a.Report(askuser.Answer{QuestionID: f.Questions[0].ID, Selected: []string{opt.Value}})
+		if err == nil {
+			err = a.Submit()
+		}
+		switch {
+		case errors.Is(err, askuser.ErrClosed):
+			page(w, http.StatusGone, "This ask has ended", "It was answered, or its time ran out; nothing was changed.")
+		case err != nil:
+			page(w, http.StatusConflict, "Not taken", inert.Line(err.Error()))
+		default:
+			page(w, http.StatusOK, "Thank you", "Your answer was taken: "+inert.Line(opt.Label)+".")
+		}
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		page(w, http.StatusMethodNotAllowed, "Not allowed", "Open the link, then press the button.")
+	}
+}
+
+// confirm is the page a link opens: what it decides, and the button that
+// does.
+func (r *Responder) confirm(w http.ResponseWriter, f *askuser.Form, opt askuser.Option, path string) {
+	var b strings.Builder
+	esc := func(s string) string { return strings.ReplaceAll(html.EscapeString(inert.Text(s)), "\n", "<br>") }
+	if f.HumanIntent != "" {
+		b.WriteString("<p>Agent: " + esc(f.HumanIntent) + "</p>")
+	}
+	if ap := f.Approval; ap != nil {
+		b.WriteString("<p><b>Action:</b> " + esc(ap.Action) + "</p><p><b>Why:</b> " + esc(ap.Reason) + "</p><p>" + esc(termtext.Risk(ap.Risk)) + "</p><p><b>Digest:</b> <code>" + esc(ap.Digest) + "</code></p>")
+		if ap.Details != "" {
+			b.WriteString("<pre>" + html.EscapeString(inert.Text(ap.Details)) + "</pre>")
+		}
+	} else {
+		q := &f.Questions[0]
+		b.WriteString("<p><b>" + esc(q.Header) + "</b></p><p>" + esc(q.Text) + "</p>")
+	}
+	b.WriteString("<p>Your answer: <b>" + esc(opt.Label) + "</b>")
+	if opt.Description != "" {
+		b.WriteString(" — " + esc(opt.Description))
+	}
+	b.WriteString("</p>")
+	if !f.ExpiresAt.IsZero() {
+		b.WriteString("<p>Answer by " + f.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC") + ".</p>")
+	}
+	b.WriteString(`<form method="post" action="` + html.EscapeString(path) + `"><button type="submit">Confirm: ` + esc(opt.Label) + `</button></form>`)
+	writePage(w, http.StatusOK, "Confirm your answer", b.String())
+}
+
+func page(w http.ResponseWriter, code int, title, msg string) {
+	writePage(w, code, title, "<p>"+html.EscapeString(msg)+"</p>")
+}
+
+func writePage(w http.ResponseWriter, code int, title, body string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = w.Write([]byte(`<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>` +
+		html.EscapeString(title) + `</title></head><body style="font-family:sans-serif;max-width:40em;margin:2em auto"><h1>` +
+		html.EscapeString(title) + `</h1>` + body + `</body></html>`))
+}

@@ -1,0 +1,461 @@
+package slack
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/inert"
+)
+
+// Options configure a Responder. BotToken, SigningSecret, Channel and who
+// may answer (AllowedUsers or AllowedUserGroup) are required.
+type Options struct {
+	// BotToken is the app's bot token (xoxb-…), with the scopes chat:write
+	// and (for AllowedUserGroup) usergroups:read.
+	BotToken string
+	// SigningSecret verifies every request Slack sends to the endpoint.
+	// It is not needed with AppToken.
+	SigningSecret string
+	// AppToken, when set, is an app-level token (xapp-…, with the scope
+	// connections:write): the responder then takes the interactions over
+	// Socket Mode, a websocket it opens to Slack, and needs no public URL;
+	// it is not served as the endpoint.
+	AppToken string
+	// Channel is the id of the channel the asks are posted to (C…); the
+	// bot must be a member.
+	Channel string
+	// AllowedUsers are the Slack user ids (U…) who may answer.
+	AllowedUsers []string
+	// AllowedUserGroup is a user group id (S…) whose members may answer,
+	// read at New and again every GroupRefresh.
+	AllowedUserGroup string
+	// Principal maps a verified Slack identity to the program's own name
+	// for the person, journaled as the answer's principal (nil, or an
+	// empty result: "slack:<team>/<user>").
+	Principal func(team, user string) string
+	// CardURL is the web card's URL for an ask, put in the message for the
+	// questions Slack must not carry (secrets); nil: none.
+	CardURL func(session, askID string) string
+	// APIURL is where Slack's Web API is (for tests, and Slack-compatible
+	// servers), ending in a slash; empty: Slack's.
+	APIURL string
+	// HTTPClient sends the Web API's requests (nil: one with a 10-second
+	// timeout).
+	HTTPClient *http.Client
+	// Logger receives what goes wrong with Slack (nil: slog.Default()).
+	// No answer and no token is ever logged.
+	Logger *slog.Logger
+	// Rand makes the codes an irreversible approval asks for (nil:
+	// crypto/rand).
+	Rand io.Reader
+}
+
+// GroupRefresh is how often AllowedUserGroup's members are read again.
+const GroupRefresh = 5 * time.Minute
+
+// apiTimeout bounds one Web API request.
+const apiTimeout = 10 * time.Second
+
+// A Responder puts asks in a Slack channel. It is an askuser.EventDriven
+// responder and the app's interactivity endpoint (an http.Handler). It is
+// safe for concurrent use.
+type Responder struct {
+	opts    Options
+	api     *slack.Client
+	team    string // the workspace, from auth.test
+	log     *slog.Logger
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // work: posts, edits, clicks
+	loops   sync.WaitGroup // Socket Mode's, until the context ends
+	allowed map[string]bool
+
+	mu       sync.Mutex
+	asks     map[string]*entry
+	group    map[string]bool
+	groupAt  time.Time
+	seen     map[string]time.Time // signed requests already taken
+	closed   bool
+	rand     io.Reader
+	verifier func(http.Header, []byte) error
+}
+
+// entry is an ask this responder posted.
+type entry struct {
+	a         *askuser.Ask
+	posted    chan struct{} // closed once the message was posted, or failed to be
+	channel   string
+	ts        string // the message's; empty when posting failed
+	challenge string // what an irreversible approval asks to be typed
+	nudge     *time.Timer
+}
+
+var (
+	_ askuser.EventDriven     = (*Responder)(nil)
+	_ askuser.ApprovalCapable = (*Responder)(nil)
+	_ askuser.Named           = (*Responder)(nil)
+	_ http.Handler            = (*Responder)(nil)
+)
+
+// New checks the options against Slack (auth.test for the token and its
+// workspace, conversations.info for the channel, the user group's
+// members) and returns the responder, or an error saying what to fix.
+func New(ctx context.Context, opts Options) (*Responder, error) {
+	switch {
+	case opts.BotToken == "":
+		return nil, errors.New("slack: a bot token (xoxb-…) is required")
+	case opts.SigningSecret == "" && opts.AppToken == "":
+		return nil, errors.New("slack: the app's signing secret is required, to verify what Slack sends (or an app-level token, AppToken, for Socket Mode)")
+	case opts.Channel == "":
+		return nil, errors.New("slack: a channel id (C…) is required")
+	case len(opts.AllowedUsers) == 0 && opts.AllowedUserGroup == "":
+		return nil, errors.New("slack: say who may answer: AllowedUsers (U…) or AllowedUserGroup (S…); anyone in a channel can click")
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: apiTimeout}
+	}
+	sopts := []slack.Option{slack.OptionHTTPClient(hc)}
+	if opts.APIURL != "" {
+		sopts = append(sopts, slack.OptionAPIURL(opts.APIURL))
+	}
+	if opts.AppToken != "" {
+		sopts = append(sopts, slack.OptionAppLevelToken(opts.AppToken))
+	}
+	r := &Responder{
+		opts:    opts,
+		api:     slack.New(opts.BotToken, sopts...),
+		log:     opts.Logger,
+		allowed: map[string]bool{},
+		asks:    map[string]*entry{},
+		seen:    map[string]time.Time{},
+		rand:    opts.Rand,
+	}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	if r.rand == nil {
+		r.rand = rand.Reader
+	}
+	secret := opts.SigningSecret
+	r.verifier = func(h http.Header, body []byte) error {
+		if secret == "" {
+			return errors.New("no signing secret: this responder takes Slack's interactions over Socket Mode")
+		}
+		v, err := slack.NewSecretsVerifier(h, secret)
+		if err != nil {
+			return err
+		}
+		_, _ = v.Write(body)
+		return v.Ensure()
+	}
+	for _, u := range opts.AllowedUsers {
+		r.allowed[u] = true
+	}
+	cctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	auth, err := r.api.AuthTestContext(cctx)
+	if err != nil {
+		return nil, fmt.Errorf("slack: auth.test refused the bot token: %v (check the token, and that the app is installed in the workspace)", err)
+	}
+	r.team = auth.TeamID
+	if _, err := r.api.GetConversationInfoContext(cctx, &slack.GetConversationInfoInput{ChannelID: opts.Channel}); err != nil {
+		return nil, fmt.Errorf("slack: channel %s: %v (give the channel's id, C…, and invite the bot to it)", inert.Line(opts.Channel), err)
+	}
+	if opts.AllowedUserGroup != "" {
+		if err := r.readGroup(cctx); err != nil {
+			return nil, err
+		}
+	}
+	if opts.AppToken != "" {
+		if err := r.checkSocket(cctx); err != nil {
+			return nil, err
+		}
+	}
+	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if opts.AppToken != "" {
+		r.runSocket()
+	}
+	return r, nil
+}
+
+func (r *Responder) readGroup(ctx context.Context) error {
+	members, err := r.api.GetUserGroupMembersContext(ctx, r.opts.AllowedUserGroup)
+	if err != nil {
+		return fmt.Errorf("slack: user group %s: %v (give its id, S…; the token needs usergroups:read)", inert.Line(r.opts.AllowedUserGroup), err)
+	}
+	m := map[string]bool{}
+	for _, u := range members {
+		m[u] = true
+	}
+	r.mu.Lock()
+	r.group, r.groupAt = m, time.Now()
+	r.mu.Unlock()
+	return nil
+}
+
+// ResponderName is the responder's name in the journal: "slack".
+func (r *Responder) ResponderName() string { return "slack" }
+
+// CanTakeApprovals reports true: only the people the program allows, by
+// their verified Slack identity, can answer.
+func (r *Responder) CanTakeApprovals() bool { return true }
+
+// may reports whether the Slack user may answer.
+func (r *Responder) may(ctx context.Context, team, user string) bool {
+	if team != r.team || user == "" {
+		return false
+	}
+	if r.allowed[user] {
+		return true
+	}
+	if r.opts.AllowedUserGroup == "" {
+		return false
+	}
+	r.mu.Lock()
+	stale := time.Since(r.groupAt) > GroupRefresh
+	r.mu.Unlock()
+	if stale {
+		if err := r.readGroup(ctx); err != nil {
+			r.log.Warn("askuser slack: reading the user group again failed; using its last members", "err", err)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.group[user]
+}
+
+func (r *Responder) principal(team, user string) string {
+	if r.opts.Principal != nil {
+		if p := r.opts.Principal(team, user); p != "" {
+			return p
+		}
+	}
+	return "slack:" + team + "/" + user
+}
+
+// Asked posts the ask to the channel. It does not block: the message is
+// posted by a short-lived goroutine.
+func (r *Responder) Asked(a *askuser.Ask) {
+	e := &entry{a: a, posted: make(chan struct{}), channel: r.opts.Channel}
+	f := a.Form()
+	if f.Approval != nil && f.Approval.Risk == askuser.RiskIrreversible {
+		e.challenge = r.code()
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		_ = a.Unreachable()
+		return
+	}
+	r.asks[a.ID()] = e
+	r.wg.Add(1)
+	r.mu.Unlock()
+	a.AfterEnd(func() { r.ended(e) })
+	go func() {
+		defer r.wg.Done()
+		r.post(e)
+	}()
+}
+
+// Respond is for a responder chosen by askuser.FirstReachable, which calls
+// Respond instead of Asked: it posts the ask and waits for its end.
+func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
+	r.Asked(a)
+	<-ctx.Done()
+	return nil
+}
+
+func (r *Responder) post(e *entry) {
+	defer close(e.posted)
+	a := e.a
+	var card string
+	if r.opts.CardURL != nil {
+		card = r.opts.CardURL(a.Session(), a.ID())
+	}
+	blocks, fb := render(a.ID(), a.Form(), renderOptions{cardURL: card, challenge: e.challenge})
+	ctx, cancel := context.WithTimeout(r.ctx, apiTimeout)
+	defer cancel()
+	ch, ts, err := r.api.PostMessageContext(ctx, e.channel, slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(fb, false),
+		slack.MsgOptionDisableMarkdown(), slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
+	if err != nil {
+		r.log.Error("askuser slack: posting an ask failed: nobody can see it here", "ask", a.ID(), "channel", e.channel, "err", err)
+		_ = a.Unreachable()
+		return
+	}
+	r.mu.Lock()
+	e.channel, e.ts = ch, ts
+	if f := a.Form(); !f.NudgeAt.IsZero() && f.NudgeAt.Before(f.ExpiresAt) {
+		e.nudge = time.AfterFunc(time.Until(f.NudgeAt), func() { r.nudge(e) })
+	}
+	r.mu.Unlock()
+}
+
+// nudge replies in the ask's thread that time is running out.
+func (r *Responder) nudge(e *entry) {
+	select {
+	case <-e.a.Done():
+		return
+	default:
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	defer r.wg.Done()
+	ctx, cancel := context.WithTimeout(r.ctx, apiTimeout)
+	defer cancel()
+	if _, _, err := r.api.PostMessageContext(ctx, e.channel, slack.MsgOptionTS(e.ts), slack.MsgOptionText("Time is running out: "+deadlineLine(e.a.Form()), false)); err != nil {
+		r.log.Warn("askuser slack: the nudge could not be posted", "ask", e.a.ID(), "err", err)
+	}
+}
+
+// ended edits the message to say how the ask ended, with no buttons.
+func (r *Responder) ended(e *entry) {
+	r.mu.Lock()
+	delete(r.asks, e.a.ID())
+	if e.nudge != nil {
+		e.nudge.Stop()
+	}
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		select {
+		case <-e.posted:
+		case <-r.ctx.Done():
+			return
+		}
+		if e.ts == "" {
+			return
+		}
+		out := e.a.Outcome()
+		blocks, fb := renderEnded(e.a.Form(), out, who(out))
+		ctx, cancel := context.WithTimeout(r.ctx, apiTimeout)
+		defer cancel()
+		if _, _, _, err := r.api.UpdateMessageContext(ctx, e.channel, e.ts, slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(fb, false)); err != nil {
+			r.log.Warn("askuser slack: the message of an ended ask could not be edited; its buttons stay, and answer that the ask has ended", "ask", e.a.ID(), "err", err)
+		}
+	}()
+}
+
+// who says, in mrkdwn of the responder's own, who decided.
+func who(out *askuser.Outcome) string {
+	if out == nil {
+		return ""
+	}
+	switch out.AnsweredBy {
+	case askuser.ByUser:
+		if _, u, ok := strings.Cut(strings.TrimPrefix(out.Principal, "slack:"), "/"); ok && strings.HasPrefix(out.Principal, "slack:") && plainID(u) {
+			return "Answered by <@" + u + "> in Slack"
+		}
+		if out.Principal != "" {
+			return "Answered by " + escapeAmp(inert.Line(out.Principal)) + " (" + escapeAmp(inert.Line(out.Responder)) + ")"
+		}
+		return "Answered on " + escapeAmp(inert.Line(out.Responder))
+	case askuser.ByTimeout:
+		return "Decided by the deadline"
+	case askuser.ByUnattended:
+		return "Nobody answered"
+	case askuser.ByPolicy:
+		return "Decided by the program's policy"
+	case askuser.ByRemembered:
+		return "Decided by an earlier decision for this session"
+	}
+	return ""
+}
+
+// plainID reports whether s is a Slack id (letters and digits), safe in
+// a mention.
+func plainID(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// code is a short random code from an alphabet without look-alikes.
+func (r *Responder) code() string {
+	const alphabet = "ACDEFGHJKMNPQRTUVWXY34679"
+	var b [4]byte
+	if _, err := io.ReadFull(r.rand, b[:]); err != nil {
+		panic("askuser slack: no randomness for a confirmation code: " + err.Error())
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b[:])
+}
+
+// Close stops the responder: it posts nothing more, lets the edits and
+// clicks under way finish (for up to 5 seconds), and returns once what it
+// was doing has stopped. The asks it posted stay pending.
+func (r *Responder) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	for _, e := range r.asks {
+		if e.nudge != nil {
+			e.nudge.Stop()
+		}
+	}
+	r.mu.Unlock()
+	// What is under way (an ended ask's edit, a click's work) is given
+	// closeGrace to finish, so that a program that stops once its ask is
+	// answered still edits the message; then it is cancelled.
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	t := time.NewTimer(closeGrace)
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	t.Stop()
+	r.cancel()
+	<-done
+	r.loops.Wait()
+	return nil
+}
+
+// closeGrace is how long Close lets the work under way finish.
+const closeGrace = 5 * time.Second
+
+func (r *Responder) lookup(askID string) *entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.asks[askID]
+}
+
+// ephemeral tells one user something only they see.
+func (r *Responder) ephemeral(channel, user, msg string) {
+	if channel == "" {
+		channel = r.opts.Channel
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, apiTimeout)
+	defer cancel()
+	if _, err := r.api.PostEphemeralContext(ctx, channel, user, slack.MsgOptionText(msg, false)); err != nil {
+		r.log.Warn("askuser slack: an ephemeral reply could not be posted", "err", err)
+	}
+}
