@@ -23,6 +23,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/internal/buildinfo"
 	"github.com/askuser-go/askuser/internal/hostcheck"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 	"github.com/askuser-go/askuser/responders/web"
@@ -176,7 +177,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	}
 	o.Responder = mcpresponder.New(ropts)
 	sess := *session
-	server := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: "v0"}, &mcp.ServerOptions{Logger: logger})
+	server := mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: buildinfo.Version()}, &mcp.ServerOptions{Logger: logger})
 	defer o.Wait()
 	for _, d := range dialects {
 		tool := &mcpresponder.Tool{
