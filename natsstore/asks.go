@@ -66,10 +66,10 @@ type asks struct {
 }
 
 // Keys and prefixes as the bucket takes them: tokens joined by dots, a
-// prefix ending with one.
+// prefix ending with one, or empty for every key.
 var (
 	validKey        = regexp.MustCompile(`^[-/_=a-zA-Z0-9]+(\.[-/_=a-zA-Z0-9]+)*$`)
-	validListPrefix = regexp.MustCompile(`^([-/_=a-zA-Z0-9]+\.)+$`)
+	validListPrefix = regexp.MustCompile(`^([-/_=a-zA-Z0-9]+\.)*$`)
 )
 
 func (a *asks) Create(ctx context.Context, key string, data []byte) (uint64, error) {
@@ -141,7 +141,7 @@ func (a *asks) Update(ctx context.Context, key string, data []byte, rev uint64) 
 // serve it from a replica that is behind.)
 func (a *asks) List(ctx context.Context, prefix string) ([]store.Entry, error) {
 	if !validListPrefix.MatchString(prefix) {
-		return nil, fmt.Errorf("natsstore: listing pending asks under %q: a prefix is keys' first tokens, each followed by a dot", prefix)
+		return nil, fmt.Errorf("natsstore: listing pending asks under %q: a prefix is keys' first tokens, each followed by a dot (or empty, for every key)", prefix)
 	}
 	subject := "$KV." + a.kv.Bucket() + "."
 	info, err := a.stream.Info(ctx, jetstream.WithSubjectFilter(subject+prefix+">"))

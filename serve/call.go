@@ -92,15 +92,64 @@ func parseCallFor(body []byte, approvals bool) (*callRequest, error) {
 		return nil, err
 	}
 	c.Dialect = d
-	args, ok := raw["arguments"]
-	if !ok || args.Kind() == 'n' {
-		return nil, errors.New(`"arguments" is required: the tool call's arguments, the JSON object the model sent`)
-	}
-	if args.Kind() != '{' {
-		return nil, errors.New(`"arguments" must be a JSON object: the tool call's arguments as the model sent them`)
+	args, err := callArguments(json.RawMessage(raw["arguments"]))
+	if err != nil {
+		return nil, err
 	}
 	c.Arguments = json.RawMessage(args)
 	return c, nil
+}
+
+// callArguments reads the "arguments" of a POST /v1/calls body: the tool
+// call's arguments as a JSON object, or as a string holding one (OpenAI's
+// tool calls carry them so). It returns the object; its errors say which
+// of the two it was given.
+func callArguments(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return nil, errors.New(`"arguments" is required: the tool call's arguments, the JSON object the model sent (or a string holding it, as OpenAI's tool calls carry it)`)
+	case raw[0] == '{':
+		return raw, nil
+	case raw[0] != '"':
+		return nil, fmt.Errorf(`"arguments" is a JSON %s; give the tool call's arguments as a JSON object, or as a string holding one (as OpenAI's tool calls carry them)`, jsonKind(raw))
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, errors.New(`"arguments" is a string that is not valid JSON text`)
+	}
+	inner := bytes.TrimSpace([]byte(s))
+	if len(inner) == 0 {
+		return nil, errors.New(`"arguments" is an empty string; it must hold the tool call's arguments, a JSON object`)
+	}
+	if err := json.Unmarshal(inner, new(json.RawMessage)); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf(`"arguments" is a string but does not hold a JSON object: %v (at byte %d of the string)`, se, se.Offset)
+		}
+		return nil, fmt.Errorf(`"arguments" is a string but does not hold a JSON object: %v`, err)
+	}
+	if inner[0] != '{' {
+		return nil, fmt.Errorf(`"arguments" is a string holding a JSON %s; it must hold a JSON object, the tool call's arguments`, jsonKind(inner))
+	}
+	return inner, nil
+}
+
+// jsonKind names the kind of a JSON value by its first byte.
+func jsonKind(v []byte) string {
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // stringField reads the string field name of m into dst: absent or null

@@ -66,6 +66,11 @@ type Config struct {
 	// 403, so that one agent cannot read, wait on, supersede or join
 	// another's asks, nor read its secrets.
 	Tenants []Tenant
+	// AdminTokens are the operators' bearer tokens: GET /v1/asks, the
+	// asks across the fleet, requires one of them, and no agent token
+	// opens it. None may be one of Tokens or Tenants'. Empty: the admin
+	// API is not served (404).
+	AdminTokens []string
 	// Card is the web card, served at every path outside /v1/ (nil: none,
 	// and those paths are 404). The agent API hands out its card URLs.
 	// It should be the Orchestrator's Responder, or among its responders.
@@ -131,6 +136,9 @@ type Config struct {
 //	     ?wait=SECONDS                               long-poll up to SECONDS (at most 60)
 //	POST /v1/sessions/{session}/supersede            200 {"superseded": n}
 //	GET  /v1/sessions/{session}/secrets/{name}       a secret's value (only with Config.Secrets)
+//	GET  /v1/asks?session=&status=&limit=&cursor=    the asks across the fleet, a page at a time (behind Config.AdminTokens)
+//	GET  /v1/openapi.json                            the API's OpenAPI 3.1 description (no token)
+//	GET  /healthz, GET /readyz                       alive; ready (following the store, the store and journal answering), whatever the Host
 //
 // The body of POST /v1/calls is one JSON object: "session", "tool_call_id",
 // "dialect" (optional: ask_user, the default, pi-ask or pi) and
@@ -143,6 +151,7 @@ type Config struct {
 type Handler struct {
 	o       *askuser.Orchestrator
 	tenants []*tenant
+	admins  [][]byte // Config.AdminTokens
 	card    *Card
 	secrets secretstore.Store
 	logger  *slog.Logger
@@ -174,6 +183,7 @@ func NewHandler(c Config) *Handler {
 		approvals: c.Approvals,
 	}
 	s.tenants = tenants(c)
+	s.admins = adminTokens(c)
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -187,7 +197,7 @@ func NewHandler(c Config) *Handler {
 	if len(allowed) == 0 && c.Card != nil {
 		allowed = c.Card.hosts
 	}
-	s.h = hostcheck.New(allowed).Wrap(s.routes())
+	s.h = s.probes(hostcheck.New(allowed).Wrap(s.routes()))
 	return s
 }
 
@@ -210,6 +220,10 @@ func (s *Handler) routes() http.Handler {
 	})
 	root := http.NewServeMux()
 	root.Handle("/v1/", s.bearer(api))
+	root.HandleFunc("GET /v1/openapi.json", s.openAPI)
+	if len(s.admins) > 0 {
+		root.Handle("/v1/asks", s.admin(s.listAsks))
+	}
 	if s.card != nil {
 		root.Handle("/", s.card)
 	}

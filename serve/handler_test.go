@@ -47,7 +47,7 @@ func TestHandler(t *testing.T) {
 			{"approval dialect", "POST", "/v1/calls", callBody("s", "c", "request_approval", `{}`), nil, 400, `"dialect" "request_approval" is not served by the agent API`},
 			{"unknown dialect", "POST", "/v1/calls", callBody("s", "c", "smoke-signals", `{}`), nil, 400, `"dialect" "smoke-signals" is not a contract; allowed: ask_user, pi-ask, pi`},
 			{"no arguments", "POST", "/v1/calls", `{"session":"s","tool_call_id":"c"}`, nil, 400, `"arguments" is required`},
-			{"arguments not an object", "POST", "/v1/calls", `{"session":"s","tool_call_id":"c","arguments":"ask me"}`, nil, 400, `"arguments" must be a JSON object`},
+			{"arguments a string without an object", "POST", "/v1/calls", `{"session":"s","tool_call_id":"c","arguments":"ask me"}`, nil, 400, `"arguments" is a string but does not hold a JSON object: invalid character 'a'`},
 			{"invalid ask_user call", "POST", "/v1/calls", callBody("s", "c-bad", "", `{"questions":[]}`), nil, 400, "invalid ask_user arguments"},
 			{"invalid pi call: the message and the contract's result", "POST", "/v1/calls", callBody("s", "c-bad-pi", "pi", pi), nil, 400,
 				`{"error":"Validation failed:\n- /questions: Expected array length to be greater or equal to 1","result":{"content":[{"type":"text","text":"Validation failed:\n- /questions: Expected array length to be greater or equal to 1"}],"details":{"errors":[{"path":"/questions","message":"Expected array length to be greater or equal to 1"}]},"isError":true}}` + "\n"},

@@ -84,7 +84,7 @@ func newReplica(t *testing.T, asks store.Pending, setup func(*Config)) *replica 
 	if setup != nil {
 		setup(&c)
 	}
-	srv := httptest.NewServer(NewHandler(c))
+	srv := httptest.NewServer(validated(t, NewHandler(c)))
 	t.Cleanup(srv.Close)
 	return &replica{o: o, card: card, srv: srv, base: srv.URL}
 }

@@ -31,7 +31,8 @@ import (
 // Changes starts from now.
 //
 // Keys are tokens of letters, digits, '-' and '_' joined by dots; a prefix
-// given to List ends with a dot. Implementations are safe for concurrent
+// given to List ends with a dot, or is empty: every key (an operator's view
+// across the fleet, which reads the whole store). Implementations are safe for concurrent
 // use. Revisions are positive and increase with every write to a key.
 type Pending interface {
 	// Create stores data under key when the key holds nothing, and

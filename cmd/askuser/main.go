@@ -10,10 +10,13 @@
 //	askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
 //	askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--listen ADDR]
 //	askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
-//	askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL]
+//	askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--public-url URL] [--slack-* ...] [--smtp HOST:PORT ...]
 //	askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
 //	askuser journal verify [--key-file FILE] FILE | --nats URL [--nats-token-file FILE]
 //	askuser secret exec [--store DIR | --nats URL [--nats-token-file FILE] | --server URL [--token-file FILE]] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
+//	askuser version
+//
+// Every command's --help ends with two examples of it.
 //
 // Flags may come before or after a command's arguments (askuser validate
 // FILE --now T); after "--" every argument is an argument. secret exec is
@@ -88,7 +91,10 @@
 // (--key-file or $ASKUSER_SECRET_KEY; embedding, the key file in the state
 // directory made on first run), which seals the secrets before they reach
 // NATS and from which the card's access and CSRF tokens derive, so that
-// they work on every replica and across restarts. SIGTERM or Ctrl-C stops
+// they work on every replica and across restarts. --admin-token-file FILE
+// serves the operators GET /v1/asks, the asks across the fleet, behind a
+// token of their own; GET /healthz and GET /readyz answer probes, and GET
+// /v1/openapi.json describes the API. SIGTERM or Ctrl-C stops
 // a replica and leaves its pending asks pending for the others, or for it
 // when it comes back.
 //
@@ -96,6 +102,10 @@
 // here (with the agent's bearer token from --token-file, by default the
 // one serve makes in the state directory), prints the card's URL on
 // standard error, and prints the result as ask does.
+//
+// version prints askuser's version (the module's, as go install stamps
+// it, else the commit it was built from), the Go toolchain and the
+// platform, on one line; the MCP server announces the same version.
 //
 // journal lists the records of a journal file as a table, or with --json
 // one JSON object a line; --session ID keeps one session's records.
@@ -168,6 +178,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/buildinfo"
 	"github.com/askuser-go/askuser/internal/deadline"
 	"github.com/askuser-go/askuser/responders/web"
 )
@@ -185,10 +196,11 @@ const usage = `usage:
   askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
   askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--listen ADDR]
   askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
-  askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api]
+  askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE]
   askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
   askuser journal verify [--key-file FILE] FILE | --nats URL [--nats-token-file FILE]
   askuser secret exec [--store DIR | --nats URL [--nats-token-file FILE] | --server URL [--token-file FILE]] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
+  askuser version
 
 Flags may follow a command's arguments; after '--' all are arguments (secret exec: from COMMAND on).
 'ask --journal FILE' appends the decision record to a journal FILE, authenticated (a MAC, and its
@@ -245,6 +257,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return e.serve(ctx, args[1:])
 	case "hook":
 		return e.hook(ctx, args[1:])
+	case "version", "--version":
+		return e.version(args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -259,8 +273,32 @@ func (e env) flags(name, synopsis string) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: askuser %s\n\nflags:\n", synopsis)
 		fs.PrintDefaults()
+		fmt.Fprint(e.stderr, examplesOf(name))
 	}
 	return fs
+}
+
+// examples are two command lines of each command, which its --help ends
+// with: the everyday use first, then one that shows its other side.
+var examples = map[string][2]string{
+	"validate":    {"askuser validate --now 2026-11-30T09:00:00Z call.json", "askuser validate --dialect pi-ask --max-timeout-seconds 900 pi-call.json"},
+	"ask":         {"askuser ask --responder stdio --session run-42 --tool-call call_7 --request call.json", "askuser ask --server http://127.0.0.1:8080 --session run-42 --tool-call call_7 --request call.json"},
+	"schema":      {"askuser schema --format openai", "askuser schema --tool request_approval --format anthropic"},
+	"approve":     {"askuser approve --responder stdio --request approval.json", "askuser approve --responder web --session run-42 --consents consents.json --request approval.json"},
+	"mcp":         {"askuser mcp --journal decisions.jsonl", "askuser mcp --listen 127.0.0.1:8765 --token-file mcp-token --card 127.0.0.1:8766"},
+	"serve":       {"askuser serve --listen 127.0.0.1:8080", "askuser serve --listen 0.0.0.0:8080 --allowed-host askuser.internal --nats nats://nats-1:4222 --key-file /etc/askuser/key --admin-token-file /etc/askuser/admin-token"},
+	"journal":     {"askuser journal --session run-42 decisions.jsonl", "askuser journal --json --nats nats://127.0.0.1:" + defaultNATSPort + " --nats-token-file nats-token"},
+	"secret exec": {"askuser secret exec --session run-42 --env DEPLOY_TOKEN=session:DEPLOY_TOKEN -- ./deploy.sh", "askuser secret exec --server http://127.0.0.1:8080 --session run-42 --env DEPLOY_TOKEN=session:DEPLOY_TOKEN -- ./deploy.sh"},
+	"version":     {"askuser version", "go version -m $(command -v askuser)"},
+}
+
+// examplesOf is the end of a command's --help: its two examples.
+func examplesOf(name string) string {
+	ex, ok := examples[name]
+	if !ok {
+		return ""
+	}
+	return "\nexamples:\n  " + ex[0] + "\n  " + ex[1] + "\n"
 }
 
 // parse parses a command's flags, which may come before, between and after
@@ -327,6 +365,20 @@ func (e env) checkCeiling(cmd string, n int) bool {
 		return false
 	}
 	return true
+}
+
+// version prints the binary's version on one line.
+func (e env) version(args []string) int {
+	fs := e.flags("version", "version")
+	if code, stop := parse(fs, args); stop {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "askuser version: unexpected argument %q; version takes none\n", fs.Arg(0))
+		return exitUsage
+	}
+	fmt.Fprintln(e.stdout, buildinfo.Describe())
+	return exitOK
 }
 
 const validateSynopsis = "validate [--dialect ask_user|pi-ask|pi|request_approval] [--now RFC3339] [--max-timeout-seconds N] [FILE] | validate --routes FILE"

@@ -25,6 +25,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/internal/buildinfo"
 	"github.com/askuser-go/askuser/internal/hostcheck"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 	"github.com/askuser-go/askuser/responders/web"
@@ -189,7 +190,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	o.Responder = mcpresponder.New(ropts)
 	sess := *session
 	newServer := func() *mcp.Server {
-		return mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: "v0"}, &mcp.ServerOptions{Logger: logger})
+		return mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: buildinfo.Version()}, &mcp.ServerOptions{Logger: logger})
 	}
 	// Over HTTP, two servers on the one orchestrator: every caller with the
 	// bearer token gets the question tool; request_approval is served only

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +38,7 @@ import (
 // with JetStream, its files under --state; with --nats it joins an existing
 // server or cluster. See docs/serve.md.
 
-const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
 
 // Names in serve's state directory.
 const (
@@ -46,9 +47,18 @@ const (
 	natsTokenFileName  = "nats-token"  // the embedded server's client token
 )
 
-// defaultNATSListen is where the embedded NATS server listens: NATS's own
-// port, on loopback.
-const defaultNATSListen = "127.0.0.1:4222"
+// defaultNATSPort is the embedded NATS server's port: not NATS's own 4222,
+// so that askuser serve starts beside a NATS server already running on this
+// machine (a developer's, a test's) instead of failing to listen or, worse,
+// being taken for it by the clients of that one. 14222 is NATS's port with a
+// 1 before it: easy to tell apart, assigned to no service by IANA, and
+// below the ephemeral range (32768 on Linux, 49152 elsewhere), so that the
+// kernel does not hand it to an outgoing connection.
+const defaultNATSPort = "14222"
+
+// defaultNATSListen is where the embedded NATS server listens: its port,
+// on loopback.
+const defaultNATSListen = "127.0.0.1:" + defaultNATSPort
 
 // serveMaxConns is how many connections the service serves at once: every
 // blocking call and long poll holds one.
@@ -70,7 +80,7 @@ func (f *listFlag) Set(v string) error { *f = append(*f, v); return nil }
 // serveConfig is what serve's flags say.
 type serveConfig struct {
 	listen, state, natsURL, natsListen, natsTokenFile string
-	tokenFile, keyFile                                string
+	tokenFile, keyFile, adminTokenFile                string
 	replicas, ceiling                                 int
 	journalRetention                                  time.Duration
 	hosts                                             []string
@@ -92,6 +102,7 @@ func (e env) serve(ctx context.Context, args []string) int {
 	fs.DurationVar(&c.journalRetention, "journal-retention", 0, "keep journal records for `DURATION` (720h, say; at least 1h), and set it on the fleet's journal; without it, the journal's retention stays as it is (for ever on a new journal)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "the agent API's bearer token is in `FILE`, mode 0600 (made, with a random token, when it does not exist; default: DIR/agent-token); or one line per tenant, 'PREFIX TOKEN', a token for the sessions whose ids begin with PREFIX")
 	fs.StringVar(&c.keyFile, "key-file", "", "the fleet's key ring is in `FILE`, mode 0600: <key-id>:<base64 of 32 bytes>, comma-separated, newest first, the same on every replica (default: $"+secretstore.KeyEnv+", else, embedding NATS, DIR/key, made on first run)")
+	fs.StringVar(&c.adminTokenFile, "admin-token-file", "", "serve the admin API (GET /v1/asks: the asks across the fleet) to the operators' bearer token in `FILE`, mode 0600 (made, with a random token, when it does not exist; it must differ from the agent's); without it the admin API is not served")
 	ceiling := ceilingFlag(fs)
 	var hosts listFlag
 	fs.Var(&hosts, "allowed-host", "also answer for the host `NAME` (repeatable): a name the card and the API are reached by besides the loopback names")
@@ -218,7 +229,7 @@ func (e env) openStore(ctx context.Context, c serveConfig, f serveFiles, ring *s
 		host, port, err := net.SplitHostPort(c.natsListen)
 		p, perr := strconv.Atoi(port)
 		if err != nil || perr != nil || p < 0 || p > 65535 {
-			return nil, fmt.Errorf("--nats-listen %q is not host:port (127.0.0.1:4222, say)", c.natsListen)
+			return nil, fmt.Errorf("--nats-listen %q is not host:port (127.0.0.1:"+defaultNATSPort+", say)", c.natsListen)
 		}
 		token, made, err := bearerToken("--nats-token-file", f.natsTokenFile)
 		if err != nil {
@@ -283,6 +294,20 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	}
 	if made {
 		fmt.Fprintf(e.stderr, "askuser serve: made the agent's bearer token file %s (mode 0600)\n", files.tokenFile)
+	}
+	var admins []string
+	if c.adminTokenFile != "" {
+		admin, made, err := bearerToken("--admin-token-file", c.adminTokenFile)
+		if err != nil {
+			return fail(exitFailure, err)
+		}
+		if slices.ContainsFunc(tenants, func(t serve.Tenant) bool { return t.Token == admin }) {
+			return fail(exitUsage, fmt.Errorf("--admin-token-file %s holds the agent's bearer token: the admin API must not open to the agent; give the operators a token of their own", c.adminTokenFile))
+		}
+		if made {
+			fmt.Fprintf(e.stderr, "askuser serve: made the admin token file %s (mode 0600)\n", c.adminTokenFile)
+		}
+		admins = []string{admin}
 	}
 	addr, err := net.ResolveTCPAddr("tcp", c.listen)
 	if err != nil {
@@ -351,7 +376,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		return fail(exitFailure, fmt.Errorf("--listen %s: %w", c.listen, err))
 	}
 	urlHost, _ := cardHost(c.listen, ln.Addr().(*net.TCPAddr))
-	api := serve.Config{Orchestrator: o, Tenants: tenants, Card: card, AllowedHosts: allowed, Addr: urlHost, WriteTimeout: lim.write, Logger: logger}
+	api := serve.Config{Orchestrator: o, Tenants: tenants, AdminTokens: admins, Card: card, AllowedHosts: allowed, Addr: urlHost, WriteTimeout: lim.write, Logger: logger}
 	api.Approvals = chat.approvals()
 	if c.secretsAPI {
 		api.Secrets = st.Secrets()

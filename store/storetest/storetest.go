@@ -297,15 +297,16 @@ func testNotAliased(ctx context.Context, t *testing.T, s store.Pending) {
 
 // testList: List reads the entries under one prefix, as they are now, in
 // revision order, and nothing else: not a prefix that only begins the
-// same, nor another session's.
+// same, nor another session's; the empty prefix lists every key.
 func testList(ctx context.Context, t *testing.T, s store.Pending) {
 	session, other := newToken("s"), newToken("s")
 	longer := session + "0" // a session whose name begins with the first's
 	a, b, c := session+"."+newToken("c"), session+"."+newToken("a"), session+"."+newToken("c")
 	revA := mustCreate(ctx, t, s, a, []byte(`a1`))
 	revB := mustCreate(ctx, t, s, b, []byte(`b1`))
-	mustCreate(ctx, t, s, other+"."+newToken("c"), []byte(`other`))
-	mustCreate(ctx, t, s, longer+"."+newToken("c"), []byte(`longer`))
+	kOther, kLonger := other+"."+newToken("c"), longer+"."+newToken("c")
+	mustCreate(ctx, t, s, kOther, []byte(`other`))
+	mustCreate(ctx, t, s, kLonger, []byte(`longer`))
 	revC := mustCreate(ctx, t, s, c, []byte(`c1`))
 	revA = mustUpdate(ctx, t, s, a, []byte(`a2`), revA) // now the newest
 	if _, err := s.Update(ctx, b, []byte(`lost`), revB+1000); !errors.Is(err, store.ErrChanged) {
@@ -323,6 +324,23 @@ func testList(ctx context.Context, t *testing.T, s store.Pending) {
 	for _, prefix := range []string{newToken("s") + ".", a + "."} {
 		if got, err := s.List(ctx, prefix); err != nil || len(got) != 0 {
 			t.Errorf("List(%s) of a prefix no key has = %s, %v; want nothing", prefix, show(got...), err)
+		}
+	}
+	// The empty prefix lists every key: an operator's view of every session.
+	all, err := s.List(ctx, "")
+	if err != nil {
+		t.Fatalf(`List(""): %v`, err)
+	}
+	keys := map[string]bool{}
+	for i, e := range all {
+		keys[e.Key] = true
+		if i > 0 && e.Revision <= all[i-1].Revision {
+			t.Errorf(`List("") is not in revision order: %s`, show(all...))
+		}
+	}
+	for _, k := range []string{a, b, c, kOther, kLonger} {
+		if !keys[k] {
+			t.Errorf(`List("") = %s; want every key, %s among them`, show(all...), k)
 		}
 	}
 }
