@@ -223,6 +223,7 @@ func (s *Handler) routes() http.Handler {
 	root.HandleFunc("GET /v1/openapi.json", s.openAPI)
 	if len(s.admins) > 0 {
 		root.Handle("/v1/asks", s.admin(s.listAsks))
+		root.HandleFunc("GET /operators", s.operators)
 	}
 	if s.card != nil {
 		root.Handle("/", s.card)
