@@ -14,6 +14,8 @@
 //	askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
 //	askuser journal verify [--key-file FILE] FILE | --nats URL [--nats-token-file FILE]
 //	askuser secret exec [--store DIR | --nats URL [--nats-token-file FILE] | --server URL [--token-file FILE]] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
+//	askuser stats [--since DURATION] [--by tool|header|responder|principal] [--html FILE] JOURNAL | --nats URL [--nats-token-file FILE]
+//	askuser hook claude [--responder web|auto|stdio|tui|script=FILE] [--server URL [--token-file FILE]] [--approve-tools TOOL,...] [--max-timeout-seconds N] [--journal FILE] [--consents FILE] [--key-file FILE]
 //	askuser version
 //
 // Every command's --help ends with two examples of it.
@@ -196,10 +198,12 @@ const usage = `usage:
   askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
   askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--listen ADDR]
   askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
-  askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE]
+  askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--public-url URL] [--slack-* ...] [--smtp HOST:PORT ...]
   askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
   askuser journal verify [--key-file FILE] FILE | --nats URL [--nats-token-file FILE]
   askuser secret exec [--store DIR | --nats URL [--nats-token-file FILE] | --server URL [--token-file FILE]] [--key-file FILE] --session ID --env NAME=session:SECRET [--env ...] -- COMMAND [ARG...]
+  askuser stats [--since DURATION] [--by tool|header|responder|principal] [--html FILE] JOURNAL | --nats URL [--nats-token-file FILE]
+  askuser hook claude [--responder web|auto|stdio|tui|script=FILE] [--server URL [--token-file FILE]] [--approve-tools TOOL,...] [--max-timeout-seconds N] [--journal FILE] [--consents FILE] [--key-file FILE]
   askuser version
 
 Flags may follow a command's arguments; after '--' all are arguments (secret exec: from COMMAND on).
