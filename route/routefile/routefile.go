@@ -95,6 +95,7 @@ type Error struct {
 	Msg    string // what is wrong and what is allowed
 }
 
+// Error says where the file is wrong, what is wrong and what is allowed.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
