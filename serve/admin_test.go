@@ -196,7 +196,7 @@ func TestAdminRefusals(t *testing.T) {
 // refused when the Handler is made.
 func TestAdminTokensApart(t *testing.T) {
 	defer func() {
-		if p := recover(); p == nil || !strings.Contains(p.(string), "AdminTokens is also in Config.Tokens") {
+		if p := recover(); p == nil || !strings.Contains(p.(string), "AdminTokens is also an agent's token") {
 			t.Errorf("recovered %v; want a panic naming the shared token", p)
 		}
 	}()
@@ -302,4 +302,15 @@ func FuzzListQuery(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAdminTokensApartFromTenants: a tenant's token cannot be an admin
+// token either.
+func TestAdminTokensApartFromTenants(t *testing.T) {
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(p.(string), "AdminTokens is also an agent's token") {
+			t.Errorf("recovered %v; want a panic naming the shared token", p)
+		}
+	}()
+	NewHandler(Config{Orchestrator: &askuser.Orchestrator{}, Tenants: []Tenant{{Prefix: "a-", Token: testToken}}, AdminTokens: []string{testToken}})
 }
