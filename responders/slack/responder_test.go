@@ -21,13 +21,14 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responder/respondertest"
+	"github.com/askuser-go/askuser/responders/slack/slacktest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func newResponder(t *testing.T, f *fakeSlack, opts Options) *Responder {
+func newResponder(t *testing.T, f *slacktest.Fake, opts Options) *Responder {
 	t.Helper()
 	opts.BotToken, opts.SigningSecret, opts.APIURL = "xoxb-test", signingSecret, "http://slack.test/api/"
 	if opts.Channel == "" {
@@ -56,7 +57,7 @@ const deployCall = `{"questions":[{"id":"env","header":"Env","question":"Which e
 // TestNewChecksAtStart: a token auth.test refuses, an unknown channel and
 // missing options are reported by New, saying what to fix.
 func TestNewChecksAtStart(t *testing.T) {
-	f := newFakeSlack()
+	f := slacktest.NewHandler()
 	base := Options{BotToken: "xoxb-test", SigningSecret: "s", Channel: "C1", AllowedUsers: []string{"U1"}, APIURL: "http://slack.test/api/", HTTPClient: &http.Client{Transport: roundTrip{f}}}
 	for _, tt := range []struct {
 		name string
@@ -73,9 +74,11 @@ func TestNewChecksAtStart(t *testing.T) {
 		{"unknown group", func(o *Options) { o.AllowedUserGroup = "S1" }, "usergroups.users.list=no_such_subteam", "user group S1: no_such_subteam"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			clear(f.fail)
+			for _, m := range []string{"conversations.info", "usergroups.users.list"} {
+				f.Fail(m, "")
+			}
 			if m, e, ok := strings.Cut(tt.fail, "="); ok {
-				f.fail[m] = e
+				f.Fail(m, e)
 			}
 			o := base
 			tt.edit(&o)
@@ -193,7 +196,7 @@ func TestModelTextIsInert(t *testing.T) {
 
 // asking runs one ask through an orchestrator with the responder, and
 // returns once its message is posted.
-func asking(t *testing.T, f *fakeSlack, r *Responder, call string) (<-chan *askuser.Outcome, apiCall) {
+func asking(t *testing.T, f *slacktest.Fake, r *Responder, call string) (<-chan *askuser.Outcome, slacktest.Call) {
 	t.Helper()
 	o := &askuser.Orchestrator{Responder: r}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -214,10 +217,10 @@ func asking(t *testing.T, f *fakeSlack, r *Responder, call string) (<-chan *asku
 		<-done
 		_ = o.Close()
 	})
-	return out, <-f.posted
+	return out, <-f.Posted
 }
 
-func askIDOf(t *testing.T, posted apiCall) string {
+func askIDOf(t *testing.T, posted slacktest.Call) string {
 	t.Helper()
 	var blocks []map[string]any
 	_ = json.Unmarshal([]byte(posted.Form.Get("blocks")), &blocks)
@@ -244,7 +247,7 @@ func serve(r *Responder, req *http.Request) *httptest.ResponseRecorder {
 // nothing more; the message is edited to say who decided, with no buttons.
 func TestClicks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFakeSlack()
+		f := slacktest.NewHandler()
 		r := newResponder(t, f, Options{})
 		out, posted := asking(t, f, r, deployCall)
 		id := askIDOf(t, posted)
@@ -271,7 +274,7 @@ func TestClicks(t *testing.T) {
 			t.Fatalf("a stranger's click ended the ask: %+v", o)
 		default:
 		}
-		got := f.ephemerals()
+		got := f.Ephemerals()
 		slices.Sort(got)
 		if want := []string{"U1: This ask isn't yours: only the people the program names can answer it.", "U666: This ask isn't yours: only the people the program names can answer it."}; !slices.Equal(got, want) {
 			t.Errorf("ephemerals %q; want both strangers (U1 of another workspace, U666) told the ask isn't theirs", got)
@@ -285,11 +288,11 @@ func TestClicks(t *testing.T) {
 		if o.Status != askuser.StatusAnswered || o.AnsweredBy != askuser.ByUser || o.Principal != "slack:T1/U1" || o.Answers[0].Selected[0] != "production" {
 			t.Fatalf("outcome %+v; want production answered by user, principal slack:T1/U1", o)
 		}
-		up := <-f.updated
+		up := <-f.Updated
 		if up.Form.Get("ts") != "1700000000.000003" || !strings.Contains(up.Form.Get("blocks"), "Answered by \\u003c@U1\\u003e in Slack") || strings.Contains(up.Form.Get("blocks"), `"actions"`) {
 			t.Errorf("the edited message %v; want the original, who decided, and no buttons", up.Form)
 		}
-		n := len(f.methods())
+		n := len(f.Methods())
 		// A second click of the same button, a second later: nothing
 		// more is claimed.
 		time.Sleep(time.Second)
@@ -297,10 +300,10 @@ func TestClicks(t *testing.T) {
 			t.Errorf("a second click: %d", rec.Code)
 		}
 		synctest.Wait()
-		if got := f.ephemerals(); !strings.Contains(got[len(got)-1], "U1: This ask has already ended.") {
+		if got := f.Ephemerals(); !strings.Contains(got[len(got)-1], "U1: This ask has already ended.") {
 			t.Errorf("a second click was told %q; want that the ask has ended", got)
 		}
-		if got := f.methods()[n:]; len(got) != 1 || got[0] != "chat.postEphemeral" {
+		if got := f.Methods()[n:]; len(got) != 1 || got[0] != "chat.postEphemeral" {
 			t.Errorf("after the ask ended, a click made %v; want one ephemeral reply", got)
 		}
 	})
@@ -309,7 +312,7 @@ func TestClicks(t *testing.T) {
 // TestReplay: one signed request taken twice is acted on once.
 func TestReplay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFakeSlack()
+		f := slacktest.NewHandler()
 		r := newResponder(t, f, Options{})
 		_, posted := asking(t, f, r, `{"questions":[{"id":"a","header":"A","question":"A?","options":[{"label":"x","description":"x"},{"label":"y","description":"y"}]},{"id":"b","header":"B","question":"B?","options":[{"label":"x","description":"x"},{"label":"y","description":"y"}]}]}`)
 		id := askIDOf(t, posted)
@@ -320,7 +323,7 @@ func TestReplay(t *testing.T) {
 		if first.Code != 200 || again.Code != 200 {
 			t.Fatalf("codes %d %d", first.Code, again.Code)
 		}
-		if got := f.ephemerals(); len(got) != 1 || !strings.Contains(got[0], "Still to answer: B") {
+		if got := f.Ephemerals(); len(got) != 1 || !strings.Contains(got[0], "Still to answer: B") {
 			t.Errorf("ephemerals %q; want one (the replay is not acted on)", got)
 		}
 	})
@@ -330,22 +333,22 @@ func TestReplay(t *testing.T) {
 // with the recommended option, and its message says so.
 func TestDeadlineEditsMessage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFakeSlack()
+		f := slacktest.NewHandler()
 		r := newResponder(t, f, Options{})
 		out, _ := asking(t, f, r, deployCall)
 		o := <-out
 		if o.AnsweredBy != askuser.ByTimeout {
 			t.Fatalf("outcome %+v; want decided by the deadline", o)
 		}
-		up := <-f.updated
+		up := <-f.Updated
 		if !strings.Contains(up.Form.Get("blocks"), "Decided by the deadline") {
 			t.Errorf("the edited message %s; want it to say the deadline decided", up.Form.Get("blocks"))
 		}
 		// The nudge was a reply in the ask's thread, before the deadline.
 		var nudged bool
-		for p := range len(f.posted) {
+		for p := range len(f.Posted) {
 			_ = p
-			c := <-f.posted
+			c := <-f.Posted
 			nudged = nudged || c.Form.Get("thread_ts") != "" && strings.Contains(c.Form.Get("text"), "Time is running out")
 		}
 		if !nudged {
@@ -358,12 +361,12 @@ func TestDeadlineEditsMessage(t *testing.T) {
 // button opens; a submission by a stranger is refused in the modal.
 func TestModal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFakeSlack()
+		f := slacktest.NewHandler()
 		r := newResponder(t, f, Options{})
 		out, posted := asking(t, f, r, `{"questions":[{"id":"checks","header":"Checks","question":"Which?","multi_select":true,"options":[{"label":"unit","description":"u","default":true},{"label":"load","description":"l"}]}]}`)
 		id := askIDOf(t, posted)
 		serve(r, signed(click("T1", "U1", actionModal, id), time.Now(), signingSecret))
-		op := <-f.opened
+		op := <-f.Opened
 		if op.JSON["trigger_id"] != "trig-U1" {
 			t.Errorf("views.open %v; want the click's trigger id", op.JSON)
 		}
@@ -387,7 +390,7 @@ func TestModal(t *testing.T) {
 // code the message shows; a wrong code approves nothing.
 func TestIrreversibleApproval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFakeSlack()
+		f := slacktest.NewHandler()
 		r := newResponder(t, f, Options{Rand: strings.NewReader("\x00\x01\x02\x03")})
 		o := &askuser.Orchestrator{Responder: r}
 		defer o.Close()
@@ -402,13 +405,13 @@ func TestIrreversibleApproval(t *testing.T) {
 			v, _ := askuser.ApprovalVerdict(out)
 			got <- v
 		}()
-		posted := <-f.posted
+		posted := <-f.Posted
 		if !strings.Contains(posted.Form.Get("blocks"), "type the code *ACDE*") {
 			t.Fatalf("the message does not show the code: %s", posted.Form.Get("blocks"))
 		}
 		id := askIDOf(t, posted)
 		serve(r, signed(click("T1", "U1", actionApprove, id+"|"+askuser.ApproveOnce), time.Now(), signingSecret))
-		<-f.opened
+		<-f.Opened
 		code := func(c string) map[string]map[string]any {
 			return map[string]map[string]any{"code": {"v": map[string]any{"type": "plain_text_input", "value": c}}}
 		}
@@ -434,7 +437,7 @@ func TestIrreversibleApproval(t *testing.T) {
 
 func TestConformance(t *testing.T) {
 	respondertest.Run(t, func(t *testing.T) askuser.Responder {
-		return newResponder(t, newFakeSlackQuiet(), Options{})
+		return newResponder(t, slacktest.NewHandler(), Options{})
 	}, &respondertest.Options{Synctest: true, Person: func(r askuser.Responder) respondertest.Person { return clicker{r.(*Responder)} }})
 }
 
@@ -456,14 +459,6 @@ func (c clicker) Choose(a *askuser.Ask, question, option int) error {
 
 func (c clicker) Decide(a *askuser.Ask, choice string) error {
 	return c.click(actionApprove, a.ID()+sep+choice)
-}
-
-// newFakeSlackQuiet is a fake whose channels never fill: for tests that do
-// not read them.
-func newFakeSlackQuiet() *fakeSlack {
-	f := newFakeSlack()
-	f.posted, f.updated, f.opened = make(chan apiCall, 1<<12), make(chan apiCall, 1<<12), make(chan apiCall, 1<<12)
-	return f
 }
 
 func FuzzParseInteraction(f *testing.F) {

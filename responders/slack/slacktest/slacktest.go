@@ -64,19 +64,35 @@ type Fake struct {
 
 // New starts a fake on loopback, with the channel C1; Close stops it.
 func New() *Fake {
-	f := &Fake{
-		Posted: make(chan Call, 1024), Updated: make(chan Call, 1024), Opened: make(chan Call, 1024),
-		Sockets: make(chan *Socket, 16), fail: map[string]string{}, channels: map[string]bool{"C1": true},
-	}
+	f := NewHandler()
 	f.srv = httptest.NewServer(f)
 	return f
 }
 
+// NewHandler returns a fake that listens nowhere: its ServeHTTP is the Web
+// API, for a client whose transport hands it requests in process (a test
+// in a synctest bubble, where no listener may run). Its APIURL is
+// http://slack.test/api/; Socket Mode needs New.
+func NewHandler() *Fake {
+	return &Fake{
+		Posted: make(chan Call, 1024), Updated: make(chan Call, 1024), Opened: make(chan Call, 1024),
+		Sockets: make(chan *Socket, 16), fail: map[string]string{}, channels: map[string]bool{"C1": true},
+	}
+}
+
 // APIURL is the fake's Web API URL, for the responder's Options.APIURL.
-func (f *Fake) APIURL() string { return f.srv.URL + "/api/" }
+func (f *Fake) APIURL() string {
+	if f.srv == nil {
+		return "http://slack.test/api/"
+	}
+	return f.srv.URL + "/api/"
+}
 
 // Close stops the fake and closes its connections.
 func (f *Fake) Close() {
+	if f.srv == nil {
+		return
+	}
 	f.srv.CloseClientConnections()
 	f.srv.Close()
 }
