@@ -282,6 +282,12 @@ func (a *asks) Due(ctx context.Context, f func(ctx context.Context, key string) 
 		return err
 	}
 	ackWait := c.CachedInfo().Config.AckWait
+	return pullEach(ctx, c, "waiting for due asks", func(msg jetstream.Msg) { a.deliver(ctx, msg, ackWait, f) })
+}
+
+// pullEach pulls one message at a time from c and hands it to handle,
+// until ctx ends or the consumer fails; doing names the wait in errors.
+func pullEach(ctx context.Context, c jetstream.Consumer, doing string, handle func(jetstream.Msg)) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -291,14 +297,14 @@ func (a *asks) Due(ctx context.Context, f func(ctx context.Context, key string) 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("natsstore: waiting for due asks: %w", err)
+			return fmt.Errorf("natsstore: %s: %w", doing, err)
 		}
 		var msg jetstream.Msg
 		for m := range batch.Messages() {
 			msg = m
 		}
 		if msg != nil {
-			a.deliver(ctx, msg, ackWait, f)
+			handle(msg)
 			continue
 		}
 		switch err := batch.Error(); {
@@ -313,7 +319,7 @@ func (a *asks) Due(ctx context.Context, f func(ctx context.Context, key string) 
 				return err
 			}
 		default:
-			return fmt.Errorf("natsstore: waiting for due asks: %w", err)
+			return fmt.Errorf("natsstore: %s: %w", doing, err)
 		}
 	}
 }

@@ -39,9 +39,10 @@ var validFeed = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // acknowledged when f returns nil, and otherwise comes again — to any of
 // them, a second later, then with doubling waits up to five minutes — as
 // it does when the process that had it dies before f returned (after
-// Config.FeedAckWait; f's context ends a tenth of it before). So every record reaches f at least once, whoever
-// finalized it and whatever crashed; f makes a second delivery harmless
-// (a webhook receiver keeps the ask ids it has seen).
+// Config.FeedAckWait; f's context ends a tenth of it before). So every
+// record reaches f at least once, whoever finalized it and whatever
+// crashed; f makes a second delivery harmless (a webhook receiver keeps
+// the ask ids it has seen).
 //
 // Make the feed before the records it must see: a process calls Feed (or
 // MakeFeed) before it serves. Names are letters, digits, '-' and '_'.
@@ -51,37 +52,7 @@ func (j *Journal) Feed(ctx context.Context, name string, f func(context.Context,
 		return err
 	}
 	ackWait := c.CachedInfo().Config.AckWait
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		batch, err := c.Fetch(1, jetstream.FetchContext(ctx))
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("natsstore: waiting on the journal feed %s: %w", name, err)
-		}
-		var msg jetstream.Msg
-		for m := range batch.Messages() {
-			msg = m
-		}
-		if msg != nil {
-			deliver(ctx, msg, ackWait, f)
-			continue
-		}
-		switch err := batch.Error(); {
-		case err == nil:
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, jetstream.ErrNoHeartbeat):
-			if err := sleep(ctx, feedDelay); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("natsstore: waiting on the journal feed %s: %w", name, err)
-		}
-	}
+	return pullEach(ctx, c, "waiting on the journal feed "+name, func(msg jetstream.Msg) { deliver(ctx, msg, ackWait, f) })
 }
 
 // MakeFeed makes the feed named name, or finds it made, without taking
