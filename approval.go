@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/askuser-go/askuser/internal/canonjson"
+
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -71,40 +73,12 @@ type Approval struct {
 func ApprovalDigest(action, details string) string {
 	b := make([]byte, 0, len(action)+len(details)+8)
 	b = append(b, '[')
-	b = appendJSONString(b, action)
+	b = canonjson.AppendString(b, action)
 	b = append(b, ',')
-	b = appendJSONString(b, details)
+	b = canonjson.AppendString(b, details)
 	b = append(b, ']')
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// appendJSONString appends s as a JSON string with the minimal escapes.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\b':
-			b = append(b, '\\', 'b')
-		case c == '\f':
-			b = append(b, '\\', 'f')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }
 
 // The option values of an approval question. A person approves or denies

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
+
+	"github.com/askuser-go/askuser/internal/canonjson"
 )
 
 // ActionDigest binds an approval to the action, its details and the
@@ -39,9 +41,9 @@ import (
 func ActionDigest(action, details string, q *Quorum) string {
 	b := make([]byte, 0, len(action)+len(details)+64)
 	b = append(b, '[')
-	b = appendJSONString(b, action)
+	b = canonjson.AppendString(b, action)
 	b = append(b, ',')
-	b = appendJSONString(b, details)
+	b = canonjson.AppendString(b, details)
 	if q != nil {
 		b = append(b, ',')
 		b = appendPolicy(b, *q)
@@ -60,7 +62,7 @@ func appendPolicy(b []byte, q Quorum) []byte {
 	b = append(b, `{"required":`...)
 	b = strconv.AppendInt(b, int64(q.Required), 10)
 	b = append(b, `,"veto":`...)
-	b = appendJSONString(b, string(veto))
+	b = canonjson.AppendString(b, string(veto))
 	b = append(b, `,"exclude_owner":`...)
 	b = strconv.AppendBool(b, q.ExcludeOwner)
 	b = append(b, `,"eligible":[`...)
@@ -92,7 +94,7 @@ func appendPolicy(b []byte, q Quorum) []byte {
 		}
 		sep = true
 		b = append(b, `{"principal":`...)
-		b = appendJSONString(b, p)
+		b = canonjson.AppendString(b, p)
 		b = append(b, '}')
 	}
 	for i, g := range groups {
@@ -104,7 +106,7 @@ func appendPolicy(b []byte, q Quorum) []byte {
 		}
 		sep = true
 		b = append(b, `{"group":`...)
-		b = appendJSONString(b, g.Group)
+		b = canonjson.AppendString(b, g.Group)
 		b = append(b, `,"per_member":`...)
 		b = strconv.AppendBool(b, g.PerMember)
 		b = append(b, `,"members":[`...)
@@ -112,38 +114,9 @@ func appendPolicy(b []byte, q Quorum) []byte {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, m)
+			b = canonjson.AppendString(b, m)
 		}
 		b = append(b, "]}"...)
 	}
 	return append(b, "]}"...)
-}
-
-// appendJSONString appends s as a JSON string with the minimal escapes,
-// as askuser.ApprovalDigest writes its strings.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\b':
-			b = append(b, '\\', 'b')
-		case c == '\f':
-			b = append(b, '\\', 'f')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }
