@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/askuser-go/askuser/internal/strictjson"
+
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/askuser-go/askuser"
@@ -112,7 +114,7 @@ func callArguments(raw json.RawMessage) (json.RawMessage, error) {
 	case raw[0] == '{':
 		return raw, nil
 	case raw[0] != '"':
-		return nil, fmt.Errorf(`"arguments" is a JSON %s; give the tool call's arguments as a JSON object, or as a string holding one (as OpenAI's tool calls carry them)`, jsonKind(raw))
+		return nil, fmt.Errorf(`"arguments" is a JSON %s; give the tool call's arguments as a JSON object, or as a string holding one (as OpenAI's tool calls carry them)`, strictjson.Kind(raw))
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -130,26 +132,9 @@ func callArguments(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf(`"arguments" is a string but does not hold a JSON object: %v`, err)
 	}
 	if inner[0] != '{' {
-		return nil, fmt.Errorf(`"arguments" is a string holding a JSON %s; it must hold a JSON object, the tool call's arguments`, jsonKind(inner))
+		return nil, fmt.Errorf(`"arguments" is a string holding a JSON %s; it must hold a JSON object, the tool call's arguments`, strictjson.Kind(inner))
 	}
 	return inner, nil
-}
-
-// jsonKind names the kind of a JSON value by its first byte.
-func jsonKind(v []byte) string {
-	switch v[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
 
 // stringField reads the string field name of m into dst: absent or null

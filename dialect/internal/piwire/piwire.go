@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/askuser-go/askuser/internal/strictjson"
+
 	"github.com/askuser-go/askuser/internal/wire"
 )
 
@@ -66,25 +68,7 @@ func (o Object) MarshalJSON() ([]byte, error) {
 
 // Kind names the kind of a raw JSON value: "object", "array", "string",
 // "number", "boolean" or "null" ("" for no value).
-func Kind(raw json.RawMessage) string {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 {
-		return ""
-	}
-	switch raw[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
+func Kind(raw json.RawMessage) string { return strictjson.Kind(raw) }
 
 // Blank reports whether s is empty after trimming white space.
 func Blank(s string) bool { return strings.TrimSpace(s) == "" }
