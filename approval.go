@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askuser-go/askuser/internal/canonjson"
-
+	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -247,8 +247,12 @@ type Verdict struct {
 	// RememberedFrom is, for a remembered decision, the ask in which the
 	// person decided.
 	RememberedFrom string
-	// Digest is the approval's digest.
+	// Digest is the approval's digest: with a quorum, bound to the
+	// policy too (route.ActionDigest).
 	Digest string
+	// Quorum is, for an approval decided by votes, what they add up to:
+	// every vote, counted or not, and the tally. Nil otherwise.
+	Quorum *route.Verdict
 }
 
 // ApprovalVerdict returns the verdict of an approval's outcome. It is
@@ -256,12 +260,37 @@ type Verdict struct {
 // decision of theirs approved the same action in the session, or the
 // policy approved; Denied when the person (or a remembered denial, or the
 // policy) refused — a person's Decline is a refusal; otherwise Unresolved.
-// It returns false for an outcome that is not an approval's.
+// For an approval decided by a quorum (Outcome.Quorum), it is what
+// route.Decide made of the votes: Approved only when Required distinct
+// eligible verified principals approved with no veto before, Denied on a
+// veto, and Unresolved — however many approved — when the ask ended
+// otherwise; decided by ByUser, remembered only when the full quorum (or
+// the veto) chose "for this session". It returns false for an outcome that
+// is not an approval's.
 func ApprovalVerdict(o *Outcome) (Verdict, bool) {
 	if o == nil || o.Form == nil || o.Form.Approval == nil {
 		return Verdict{}, false
 	}
 	v := Verdict{Status: Unresolved, Digest: o.Form.Approval.Digest}
+	if q := o.Quorum; q != nil && o.Reason != ReasonPolicy && o.Reason != ReasonRemembered {
+		v.Quorum = q
+		switch q.Status {
+		case route.Approved, route.Denied:
+			v.Status, v.DecidedBy, v.Remember = Denied, ByUser, q.Remember
+			if q.Status == route.Approved {
+				v.Status = Approved
+			}
+			if a := o.Answer(ApprovalQuestionID); a != nil {
+				v.Note = a.Note
+			}
+		default:
+			v.Ended = o.Reason
+			if v.Ended == ReasonSubmitted || v.Ended == ReasonPolicy || v.Ended == ReasonRemembered {
+				v.Ended = ReasonFault
+			}
+		}
+		return v, true
+	}
 	var sel string
 	if a := o.Answer(ApprovalQuestionID); a != nil && len(a.Selected) == 1 {
 		sel = a.Selected[0]
@@ -347,7 +376,9 @@ func (o *Orchestrator) policy(ctx context.Context, session string, ap *Approval)
 }
 
 // rememberConsent keeps a person's decision for the session when they
-// chose so.
+// chose so: for a quorum, only when every approver of the full quorum (or
+// the veto) chose it, under the digest with the policy, with the
+// principals who decided.
 func (o *Orchestrator) rememberConsent(ctx context.Context, out *Outcome) {
 	v, ok := ApprovalVerdict(out)
 	if !ok || !v.Remember || v.DecidedBy != ByUser {

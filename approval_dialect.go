@@ -70,7 +70,8 @@ func (approvalDialect) MarshalForm(f *Form) ([]byte, error) {
 // session, or the ask a remembered decision came from), or unresolved with
 // why nobody decided — a deadline, nobody to ask, a dismissal, a supersede;
 // any other ending (a responder fault, the caller going away) is a fault.
-// The contract keeps nothing besides the result. An outcome that is not an
+// An approval several people decide (a quorum) adds its votes and its
+// tally. The contract keeps nothing besides the result. An outcome that is not an
 // approval's cannot be encoded.
 func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, error) {
 	v, ok := ApprovalVerdict(o)
@@ -83,6 +84,12 @@ func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, erro
 		ActionDigest:    v.Digest,
 		RememberSession: v.Remember,
 		RememberedFrom:  v.RememberedFrom,
+	}
+	if q := v.Quorum; q != nil {
+		r.Quorum = &approvaltool.Quorum{Required: q.Required, Approvals: q.Approvals, Votes: make([]approvaltool.Vote, len(q.Votes))}
+		for i, cv := range q.Votes {
+			r.Quorum.Votes[i] = approvaltool.Vote{Principal: cv.Principal, Decision: string(cv.Decision), Via: cv.Via, At: cv.At, Counted: cv.Counted}
+		}
 	}
 	if v.Status == Unresolved {
 		r.Note = ""

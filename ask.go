@@ -5,8 +5,10 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -24,6 +26,12 @@ type Ask struct {
 	dialect    Dialect
 	responder  string
 	base       context.Context // the caller's context, without its cancellation
+	rt         *routing        // the ask's route and policy, snapshotted when it began; nil: not routed
+
+	// voted is set once a person's vote (or dismissal) of a routed
+	// approval went through this handle: a responder that returns after
+	// it leaves the ask open for the others, rather than failing it.
+	voted atomic.Bool
 
 	sealing  chan struct{} // a one-slot semaphore held across a secret store Stage; nil without a sealed question
 	mu       sync.Mutex
@@ -48,6 +56,7 @@ type askState struct {
 	accepted  []held  // by question index; nil until the first answer
 	drafts    *[]held // by question index, as accepted; a pointer, since most asks never have one
 	principal string
+	votes     []route.Vote // a routed approval's votes, in the order they were accepted
 	end       *ending
 }
 
@@ -432,8 +441,18 @@ func (a *Ask) tryEnd(e *ending) bool {
 // Submit ends the ask: the person is done. It is refused with an
 // *UnansweredError while a required question has no accepted answer, and
 // with ErrClosed after the ask has ended.
+//
+// For an approval decided by a quorum (a route's, or Request.Quorum),
+// Submit casts a vote instead: the decision reported, by the principal
+// last given to SetPrincipal, through this responder. The quorum is
+// decided again on every vote accepted — here or on any replica — and
+// only a vote that decides (approved, or a veto) ends the ask; otherwise
+// it stays open for the others, and the person's pick is cleared. A
+// responder that takes several people's decisions on one ask calls
+// SetPrincipal and Submit for each in turn.
 func (a *Ask) Submit() error {
-	return a.change(func(st *askState) error {
+	rt := a.quorumRouting()
+	err := a.change(func(st *askState) error {
 		var missing []string
 		for i := range a.form.Questions {
 			q := &a.form.Questions[i]
@@ -444,20 +463,83 @@ func (a *Ask) Submit() error {
 		if missing != nil {
 			return &UnansweredError{QuestionIDs: missing}
 		}
+		if rt != nil {
+			d, remember := decisionOf(st.accepted[0].ans.Selected[0])
+			return rt.vote(st, route.Vote{Decision: d, Remember: remember, Note: st.accepted[0].ans.Note}, a.responder, time.Now())
+		}
 		st.end = &ending{reason: ReasonSubmitted}
 		return nil
 	}, false)
+	if err == nil && rt != nil {
+		a.voted.Store(true)
+	}
+	return err
+}
+
+// quorumRouting is the ask's routing when a quorum decides it by votes,
+// else nil.
+func (a *Ask) quorumRouting() *routing {
+	if a.rt == nil || a.rt.Quorum == nil || a.form.Approval == nil {
+		return nil
+	}
+	return a.rt
+}
+
+// Votes returns the votes a routed approval has taken so far, in order,
+// each as the quorum counts it (see route.Decide): what a responder shows
+// the others ("1 of 2 approved: alice via slack"). It returns nil for an
+// ask no quorum decides.
+func (a *Ask) Votes() *route.Verdict {
+	rt := a.quorumRouting()
+	if rt == nil {
+		return nil
+	}
+	a.mu.Lock()
+	votes := slices.Clone(a.votes)
+	a.mu.Unlock()
+	v, err := route.Decide(*rt.Quorum, rt.parties(), votes, nil)
+	if err != nil {
+		return nil
+	}
+	return &v
 }
 
 // Decline ends the ask: the person declines the whole call. Nothing they
 // answered is passed on. It returns ErrClosed after the ask has ended.
-func (a *Ask) Decline() error { return a.endWith(&ending{reason: ReasonDeclined}) }
+//
+// For an approval decided by a quorum, Decline is the person's deny vote
+// (see Submit).
+func (a *Ask) Decline() error {
+	rt := a.quorumRouting()
+	if rt == nil {
+		return a.endWith(&ending{reason: ReasonDeclined})
+	}
+	err := a.change(func(st *askState) error {
+		return rt.vote(st, route.Vote{Decision: route.Deny}, a.responder, time.Now())
+	}, false)
+	if err == nil {
+		a.voted.Store(true)
+	}
+	return err
+}
 
 // Cancel ends the ask: the person dismissed it. onQuestion names the
 // question they were on, or is empty. The answers given so far are kept
 // (unless the contract drops them). It returns ErrClosed after the ask has
 // ended.
+//
+// For an approval decided by a quorum, a person's dismissal of their own
+// card ends nothing while others can still vote: Cancel returns nil (or
+// ErrClosed) and the ask stays open until the votes decide it or it ends
+// otherwise.
 func (a *Ask) Cancel(onQuestion string) error {
+	if a.quorumRouting() != nil {
+		if err := a.open(); err != nil {
+			return err
+		}
+		a.voted.Store(true)
+		return nil
+	}
 	return a.endWith(&ending{reason: ReasonDismissed, cancelledOn: onQuestion})
 }
 
@@ -545,6 +627,18 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 		// An approval nobody decided carries nothing a reader could take
 		// for a decision: what the person picked without submitting goes.
 		o.Answers = nil
+	}
+	if a.rt != nil {
+		o.rt = a.rt
+		if rt := a.quorumRouting(); rt != nil && e.reason != ReasonPolicy && e.reason != ReasonRemembered {
+			rt.quorumOutcome(o, a.votes, a.form.ExpiresAt)
+			o.AnsweredVia = answeredVia(o.Quorum)
+		} else if o.AnsweredBy == ByUser {
+			o.AnsweredVia = a.responder
+		}
+		if a.rt.Route != nil {
+			o.Step = stepAt(a.rt.Route, a.form, now)
+		}
 	}
 	return o
 }

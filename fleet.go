@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -47,8 +48,15 @@ type pendingRecord struct {
 	Accepted   []storedAnswer  `json:"accepted,omitempty"`
 	Drafts     []storedAnswer  `json:"drafts,omitempty"`
 	Principal  string          `json:"principal,omitempty"`
-	Ending     *storedEnding   `json:"ending,omitempty"`
-	Final      *Record         `json:"final,omitempty"`
+	// Routing is the ask's route and policy, snapshotted when it began
+	// (groups expanded): every replica goes on with it. Votes are a
+	// routed approval's votes, in the order they were accepted, each
+	// appended with compare-and-set, so the quorum is decided again on
+	// every vote whichever replica took it.
+	Routing *routing      `json:"routing,omitempty"`
+	Votes   []route.Vote  `json:"votes,omitempty"`
+	Ending  *storedEnding `json:"ending,omitempty"`
+	Final   *Record       `json:"final,omitempty"`
 	// Journaled says the final record reached the journal. A final ask
 	// that is not journaled is the journal's outbox: whichever replica
 	// its timer reaches writes the record again until the journal takes
@@ -140,6 +148,7 @@ func (r *pendingRecord) state(n int) askState {
 		accepted:  loadHeld(r.Accepted, n),
 		drafts:    heldRef(loadHeld(r.Drafts, n)),
 		principal: r.Principal,
+		votes:     r.Votes,
 	}
 	if r.Ending != nil {
 		st.end = r.Ending.ending()
@@ -156,6 +165,7 @@ func (r *pendingRecord) setState(st askState) {
 		r.Drafts = storeHeld(*st.drafts)
 	}
 	r.Principal = st.principal
+	r.Votes = st.votes
 }
 
 // pendingKey is the store key of an ask: a token of its session, so that
@@ -534,7 +544,7 @@ func (fl *fleet) newAsk(fa *fleetAsk, rec *pendingRecord) (*Ask, error) {
 func sharedAsk(o *Orchestrator, fa *fleetAsk, rec *pendingRecord, form *Form, d Dialect, responder string, base context.Context) *Ask {
 	a := &Ask{
 		o: o, fa: fa, id: rec.AskID, session: rec.Session, toolCallID: rec.ToolCallID,
-		form: form, dialect: d, responder: responder,
+		form: form, dialect: d, responder: responder, rt: rec.Routing,
 		base:  context.WithoutCancel(base),
 		endCh: make(chan struct{}),
 	}
@@ -908,7 +918,7 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 
 // outcomeFromRecord rebuilds an outcome from a journal record.
 func outcomeFromRecord(rec *Record, replayed bool) *Outcome {
-	return &Outcome{
+	out := &Outcome{
 		AskID:          rec.AskID,
 		Session:        rec.Session,
 		ToolCallID:     rec.ToolCallID,
@@ -925,7 +935,18 @@ func outcomeFromRecord(rec *Record, replayed bool) *Outcome {
 		Result:         []byte(rec.Result),
 		ContractRecord: rec.ContractRecord,
 		Replayed:       replayed,
+		AnsweredVia:    rec.AnsweredVia,
+		Step:           rec.Step,
 	}
+	if q := rec.Quorum; q != nil {
+		out.rt = &routing{Quorum: &q.Policy, Requester: q.Requester, Owner: q.Owner}
+		if v, err := RecordVerdict(rec); err == nil {
+			out.Quorum = v
+		} else {
+			out.Quorum = &route.Verdict{Status: route.Unresolved, Ended: route.EndFault, Required: q.Required}
+		}
+	}
+	return out
 }
 
 // createMargin is how close to its deadline an ask may be created before
@@ -956,10 +977,14 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	if !req.AskedAt.IsZero() && req.AskedAt.Before(now) {
 		now = req.AskedAt
 	}
+	rt, err := o.routeFor(&req, d, form)
+	if err != nil {
+		return nil, false, nil, err
+	}
 	stamp(form, now)
 	rec := &pendingRecord{
 		V: pendingVersion, AskID: newID(), Session: req.Session, ToolCallID: req.ToolCallID,
-		Dialect: d.Name(), Form: form, Responder: o.respName,
+		Dialect: d.Name(), Form: form, Responder: o.respName, Routing: rt,
 	}
 	if req.Form == nil {
 		rec.Arguments = json.RawMessage(req.Arguments)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/askuser-go/askuser/route"
 )
 
 // RecordVersion is the format version of journal records. Version 2 names
@@ -68,6 +70,19 @@ type Record struct {
 	// ContractRecord is what the contract keeps of the ask besides the
 	// result (the pi contract's decision records): Outcome.ContractRecord.
 	ContractRecord json.RawMessage `json:"contract_record,omitempty"`
+	// AnsweredVia is, for a routed ask, the channel the answer came by,
+	// or for an approval decided by votes the channel of the vote that
+	// decided; absent otherwise. AnsweredBy keeps its meaning.
+	AnsweredVia string `json:"answered_via,omitempty"`
+	// Step is, for an ask that took a route, the step (and pass) that had
+	// begun when it ended, and when that step began.
+	Step *route.Begin `json:"step,omitempty"`
+	// Votes are, for an approval decided by votes, every vote in the
+	// order it came — principal, decision, channel, time — with whether
+	// it counted and why; Quorum is the policy they were counted under.
+	// CheckRecordVotes checks that the status follows from them.
+	Votes  []route.CountedVote `json:"votes,omitempty"`
+	Quorum *RecordQuorum       `json:"quorum,omitempty"`
 	// Auth authenticates the record, where the journal was given a key
 	// ring: nil in a journal written without one. A journal writes it
 	// itself, last on the record's line; what Append is given here is
@@ -119,6 +134,11 @@ func newRecord(o *Outcome) *Record {
 	}
 	if r.Answers == nil {
 		r.Answers = []FinalAnswer{}
+	}
+	r.AnsweredVia, r.Step = o.AnsweredVia, o.Step
+	if v := o.Quorum; v != nil && o.rt != nil && o.rt.Quorum != nil {
+		r.Votes = v.Votes
+		r.Quorum = &RecordQuorum{Policy: *o.rt.Quorum, Requester: o.rt.Requester, Owner: o.rt.Owner, Required: v.Required, Approvals: v.Approvals}
 	}
 	if c := o.Form; c != nil {
 		r.Contract = c.Contract

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser/internal/deadline"
+	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
 )
@@ -81,6 +82,16 @@ type Orchestrator struct {
 	// records are written, for telemetry (nil: nobody). See the otelask
 	// package for OpenTelemetry.
 	Observer Observer
+	// Routes chooses, once, when an ask begins, the route it takes (nil:
+	// none): who is asked, who is asked next, and for an approval the
+	// quorum that decides it (see package route, and docs/routing.md).
+	// It is given the tool (the contract's name), the session and the
+	// approval's risk. The route is snapshotted on the ask — in its
+	// pending record, with a shared store — so a restart or another
+	// replica goes on with it whatever Routes says by then. A route that
+	// fails its Check, or a Routes that panics, refuses the ask with an
+	// error. routefile.File.Select is a Routes.
+	Routes route.Selector
 
 	initOnce     sync.Once
 	store        secretstore.Store
@@ -126,6 +137,20 @@ type Request struct {
 	// process began, carried here in its own form — keeps the deadline it
 	// had. A time after now counts as now.
 	AskedAt time.Time
+	// Quorum, for an approval, is the policy that decides it — Required
+	// of the Eligible approvers, a deny a veto — replacing the quorum of
+	// the route Routes chose (nil: the route's, if any; without one, the
+	// first person who decides). The policy is bound into the approval's
+	// digest (route.ActionDigest), so a decision remembered under another
+	// policy does not decide it. It is checked (route.Quorum.Check) when
+	// the ask begins; a policy that fails refuses the ask with an error.
+	Quorum *route.Quorum
+	// Requester is the verified principal the agent acts as: it never
+	// approves its own request, whatever the quorum lists.
+	Requester string
+	// Owner is the session's owner (the person who started the agent),
+	// who may not approve either where the quorum says ExcludeOwner.
+	Owner string
 }
 
 func (o *Orchestrator) init() {
@@ -403,7 +428,12 @@ func (o *Orchestrator) begin(b *begun) {
 		b.err = err
 		return
 	}
-	a, other, replay := o.register(ctx, req.Session, req.ToolCallID, form, d, req.AskedAt)
+	rt, err := o.routeFor(req, d, form)
+	if err != nil {
+		b.err = err
+		return
+	}
+	a, other, replay := o.register(ctx, req.Session, req.ToolCallID, form, d, req.AskedAt, rt)
 	switch {
 	case replay != nil:
 		b.out = replay
@@ -464,7 +494,7 @@ func (o *Orchestrator) checkPanicked(b *begun, a *Ask, p any) {
 // register stamps the form and makes it a pending ask — or, for a tool
 // call already finalized or pending, returns that instead. The check and
 // the registration happen under one lock, so one tool call is asked once.
-func (o *Orchestrator) register(ctx context.Context, session, toolCallID string, call *Form, d Dialect, askedAt time.Time) (a, other *Ask, replay *Outcome) {
+func (o *Orchestrator) register(ctx context.Context, session, toolCallID string, call *Form, d Dialect, askedAt time.Time, rt *routing) (a, other *Ask, replay *Outcome) {
 	key := callKey{session, toolCallID}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -492,6 +522,7 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 		dialect:    d,
 		responder:  o.respName,
 		base:       uncancelled(ctx),
+		rt:         rt,
 		endCh:      make(chan struct{}),
 	}
 	for i := range call.Questions {
@@ -662,6 +693,11 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 			if err != nil && !errors.Is(err, ctx.Err()) && !errors.Is(err, ErrClosed) {
 				a.o.logger().Warn("askuser: the responder failed after the ask ended; the outcome stands", "ask", a.id, "responder", a.responder, "err", err)
 			}
+			return
+		}
+		if err == nil && a.voted.Load() {
+			// A person voted on a routed approval here (or left it): the
+			// others, and the deadline, decide it.
 			return
 		}
 		if err == nil {

@@ -3,6 +3,8 @@ package askuser
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/askuser-go/askuser/route"
 )
 
 // Status is how an ask ended, as the model reads it.
@@ -115,11 +117,26 @@ type Outcome struct {
 	// FinalizedAt is when the outcome became final.
 	FinalizedAt time.Time
 
+	// Quorum is, for an approval decided by votes (a route's quorum, or
+	// Request.Quorum), what route.Decide made of them: the status, the
+	// tally and every vote, counted or not. ApprovalVerdict reads it. Nil
+	// for every other ask.
+	Quorum *route.Verdict
+	// AnsweredVia is, for a routed ask, the channel the answer came by
+	// (the responder's name), or for a quorum the channel of the vote that
+	// decided; empty otherwise.
+	AnsweredVia string
+	// Step is, for an ask that took a route with steps, the step (and
+	// pass) that had begun when the ask ended; nil otherwise.
+	Step *route.Begin
+
 	// Result is the result the model reads, in the contract's encoding.
 	Result []byte
 	// Replayed is set on an outcome returned again for a tool-call id that
 	// was already finalized; nobody was asked.
 	Replayed bool
+
+	rt *routing // the ask's route and policy, for the journal record
 }
 
 // Answer returns the final answer to the question with the given id, or nil.

@@ -20,6 +20,7 @@ func TestRootImportGraph(t *testing.T) {
 		"github.com/askuser-go/askuser/dialect/approvaltool",
 		"github.com/askuser-go/askuser/dialect/askusertool",
 		"github.com/askuser-go/askuser/internal/",
+		"github.com/askuser-go/askuser/route",
 		"github.com/askuser-go/askuser/secret",
 		"github.com/askuser-go/askuser/secretstore",
 		"github.com/askuser-go/askuser/store",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/askuser-go/askuser/internal/wire"
 )
@@ -53,6 +54,27 @@ type Result struct {
 	// RememberedFrom is, for DecidedByRemembered, the id of the request in
 	// which the person decided.
 	RememberedFrom string
+	// Quorum is, for a request several people decide, the tally and the
+	// votes; nil otherwise. A result with one says how many of how many
+	// approved.
+	Quorum *Quorum
+}
+
+// A Quorum is the tally of a request several people decide.
+type Quorum struct {
+	// Required is how many approvals it needs; Approvals how many it has.
+	Required, Approvals int
+	// Votes are every vote, in the order it came.
+	Votes []Vote
+}
+
+// A Vote is one person's vote.
+type Vote struct {
+	Principal string    // the verified identity; empty when not verified
+	Decision  string    // "approve" or "deny"
+	Via       string    // the channel it came by
+	At        time.Time // when it was taken
+	Counted   bool      // whether it counted toward the verdict
 }
 
 // EncodeResult writes r as the result the model reads, one JSON object on
@@ -88,6 +110,14 @@ func EncodeResult(r *Result) ([]byte, error) {
 		w.Remember = "session"
 	}
 	w.Message = r.message()
+	if q := r.Quorum; q != nil {
+		w.Quorum = &wire.ApprovalQuorum{Required: q.Required, Approvals: q.Approvals}
+		w.Votes = make([]wire.ApprovalVote, len(q.Votes))
+		for i, v := range q.Votes {
+			w.Votes[i] = wire.ApprovalVote{Principal: v.Principal, Decision: v.Decision, Via: v.Via, At: v.At.UTC().Format(time.RFC3339Nano), Counted: v.Counted}
+		}
+		w.Message += fmt.Sprintf(msgQuorum, q.Approvals, q.Required)
+	}
 	return wire.Marshal(w)
 }
 
@@ -117,6 +147,19 @@ func (r *Result) check() error {
 		}
 	default:
 		return bad("status %q is not a status; allowed: approved, denied, unresolved", r.Status)
+	}
+	if q := r.Quorum; q != nil {
+		if q.Required < 1 || q.Approvals < 0 {
+			return bad("quorum needs a positive required and no negative approvals, not %d of %d", q.Approvals, q.Required)
+		}
+		if r.Status == StatusApproved && (r.DecidedBy != DecidedByUser || q.Approvals < q.Required) {
+			return bad("approved by a quorum needs decided_by user and %d approvals, not %q with %d", q.Required, r.DecidedBy, q.Approvals)
+		}
+		for _, v := range q.Votes {
+			if v.Decision != "approve" && v.Decision != "deny" {
+				return bad("vote decision %q is not one; allowed: approve, deny", v.Decision)
+			}
+		}
 	}
 	if r.RememberSession && r.DecidedBy != DecidedByUser {
 		return bad("remembered for the session must be decided by the user, not %q", r.DecidedBy)

@@ -30,6 +30,8 @@ const (
 	msgDeniedRemembered    = "Denied: the user denied this same action earlier in this session, for the session. You have no permission to perform it: do not perform it."
 	msgDeniedPolicy        = "Denied by the program's policy. You have no permission to perform this action: do not perform it."
 	msgUnresolved          = "Nobody approved this action: %s. You have no permission to perform it, and must not act. Tell the user what you did not do; ask again only if it is still needed."
+	// msgQuorum follows the message of a request several people decide.
+	msgQuorum = " Approvals: %d of the %d this request needs."
 )
 
 // why says, by ended, why nobody decided.

@@ -751,13 +751,51 @@ func pathOr(path string) string {
 // Select chooses the route of the first rule that matches req; ok is
 // false when none does (the ask then goes as without routes). It is a
 // route.Selector.
+//
+// The route returned is the snapshot an ask keeps: a copy, with every
+// group a step reaches ("group:sre") expanded into its members, each
+// person once in the step's order, so that the ask reaches the same people
+// whatever the file says later.
 func (f *File) Select(req route.Request) (r route.Route, ok bool) {
 	for _, rule := range f.Rules {
 		if rule.Matches(req) {
-			return f.Routes[rule.Route], true
+			return f.expand(f.Routes[rule.Route]), true
 		}
 	}
 	return route.Route{}, false
+}
+
+// expand returns a copy of r whose steps name people only: each group
+// replaced by its members.
+func (f *File) expand(r route.Route) route.Route {
+	steps := make([]route.Step, len(r.Steps))
+	for i, s := range r.Steps {
+		s.Responders = slices.Clone(s.Responders)
+		var people []string
+		for _, p := range s.People {
+			who := []string{p}
+			if g, ok := strings.CutPrefix(p, "group:"); ok {
+				who = f.Groups[g]
+			}
+			for _, m := range who {
+				if !slices.Contains(people, m) {
+					people = append(people, m)
+				}
+			}
+		}
+		s.People = people
+		steps[i] = s
+	}
+	r.Steps = steps
+	if r.Quorum != nil {
+		q := *r.Quorum
+		q.Eligible = slices.Clone(q.Eligible)
+		for i := range q.Eligible {
+			q.Eligible[i].Members = slices.Clone(q.Eligible[i].Members)
+		}
+		r.Quorum = &q
+	}
+	return r
 }
 
 // Matches reports whether every condition of the rule holds for req.

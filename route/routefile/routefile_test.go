@@ -157,3 +157,26 @@ func TestTooLarge(t *testing.T) {
 		t.Errorf("Parse of a file over MaxSize = %v", err)
 	}
 }
+
+// TestSelectExpandsGroups: the route Select returns is a snapshot that
+// names people, not groups, and changing it leaves the file as it was.
+func TestSelectExpandsGroups(t *testing.T) {
+	f := read(t, "two-person.yaml")
+	r, ok := f.Select(route.Request{Tool: "request_approval", Session: "prod-1", Risk: "high"})
+	if !ok {
+		t.Fatal("no route")
+	}
+	want := []string{"alice@example.com", "bob@example.com", "carol@example.com"}
+	if diff := cmp.Diff(want, r.Steps[0].People); diff != "" {
+		t.Errorf("step 0 people (-want +got):\n%s", diff)
+	}
+	r.Steps[0].People[0] = "mallory@example.com"
+	r.Quorum.Eligible[0].Members[0] = "mallory@example.com"
+	again, _ := f.Select(route.Request{Tool: "request_approval", Session: "prod-1", Risk: "high"})
+	if again.Steps[0].People[0] != "alice@example.com" || again.Quorum.Eligible[0].Members[0] != "alice@example.com" {
+		t.Error("changing a selected route changed the file's")
+	}
+	if got := f.Routes["prod-delete"].Steps[0].People; !cmp.Equal(got, []string{"group:sre"}) {
+		t.Errorf("the file's route names %v; want the group itself", got)
+	}
+}

@@ -1,0 +1,311 @@
+package askuser
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/askuser-go/askuser/route"
+)
+
+// routing is what an ask keeps of its route, snapshotted when it begins:
+// in the Ask, and in its pending record, so that a restart or another
+// replica goes on with the same route and the same policy whatever the
+// configuration says by then.
+type routing struct {
+	// Route is the route chosen (Orchestrator.Routes), its groups
+	// expanded; nil when only the request's own quorum applies.
+	Route *route.Route `json:"route,omitempty"`
+	// Quorum is the policy that decides an approval by votes: the
+	// request's own, else the route's. Nil for a question, and for an
+	// approval the first person decides.
+	Quorum *route.Quorum `json:"quorum,omitempty"`
+	// Requester and Owner may never approve (see route.Parties).
+	Requester string `json:"requester,omitempty"`
+	Owner     string `json:"owner,omitempty"`
+}
+
+func (rt *routing) parties() route.Parties {
+	return route.Parties{Requester: rt.Requester, Owner: rt.Owner}
+}
+
+// routeFor chooses the request's route and policy, once, when its ask
+// begins, and binds an approval's digest to the policy (see
+// route.ActionDigest). It returns nil when the ask is not routed, which
+// leaves it exactly as it is without routes. A route or policy that is not
+// valid refuses the ask: it is the program's configuration that is wrong,
+// and asking without it could let fewer people approve than it says.
+func (o *Orchestrator) routeFor(req *Request, d Dialect, form *Form) (rt *routing, err error) {
+	var chosen *route.Route
+	if o.Routes != nil {
+		rr := route.Request{Tool: d.Name(), Session: req.Session}
+		if form.Approval != nil {
+			rr.Risk = string(form.Approval.Risk)
+		}
+		r, ok, err := o.selectRoute(rr)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := r.Check(); err != nil {
+				return nil, fmt.Errorf("askuser: the route Orchestrator.Routes chose (%q) is not valid: %w", r.Name, err)
+			}
+			chosen = &r
+		}
+	}
+	q := req.Quorum
+	if q == nil && chosen != nil {
+		q = chosen.Quorum
+	}
+	if q != nil {
+		if err := q.Check(); err != nil {
+			return nil, fmt.Errorf("askuser: the approval's quorum is not valid: quorum.%w", err)
+		}
+		cq := cloneQuorum(*q)
+		q = &cq
+	}
+	if form.Approval == nil {
+		q = nil // a quorum decides approvals only
+	}
+	if chosen == nil && q == nil {
+		return nil, nil
+	}
+	if q != nil {
+		ap := *form.Approval
+		ap.Digest = route.ActionDigest(ap.Action, ap.Details, q)
+		form.Approval = &ap
+	}
+	return &routing{Route: chosen, Quorum: q, Requester: req.Requester, Owner: req.Owner}, nil
+}
+
+// selectRoute calls Orchestrator.Routes, containing a panic.
+func (o *Orchestrator) selectRoute(rr route.Request) (r route.Route, ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("askuser: Orchestrator.Routes panicked choosing the route of a %s request: %v", rr.Tool, p)
+		}
+	}()
+	r, ok = o.Routes(rr)
+	return r, ok, nil
+}
+
+func cloneQuorum(q route.Quorum) route.Quorum {
+	q.Eligible = slices.Clone(q.Eligible)
+	for i := range q.Eligible {
+		q.Eligible[i].Members = slices.Clone(q.Eligible[i].Members)
+	}
+	return q
+}
+
+// endingOf says, for route.Decide, how an ask ended otherwise than by its
+// votes: nil for an ending the votes made (ReasonSubmitted).
+func endingOf(r Reason, expires time.Time) *route.Ending {
+	switch r {
+	case ReasonSubmitted:
+		return nil
+	case ReasonDeadline:
+		return &route.Ending{How: route.EndDeadline, At: expires}
+	case ReasonUnattended:
+		return &route.Ending{How: route.EndUnattended}
+	case ReasonSuperseded:
+		return &route.Ending{How: route.EndSuperseded}
+	case ReasonDismissed:
+		return &route.Ending{How: route.EndDismissed}
+	}
+	return &route.Ending{How: route.EndFault}
+}
+
+// decisionOf turns a person's pick on an approval question into a vote's
+// decision and "for this session" choice.
+func decisionOf(sel string) (route.Decision, bool) {
+	switch sel {
+	case ApproveOnce:
+		return route.Approve, false
+	case ApproveSession:
+		return route.Approve, true
+	case DenySession:
+		return route.Deny, true
+	}
+	return route.Deny, false
+}
+
+// decisive reports whether v ends the ask: approved or denied.
+func decisive(v route.Verdict) bool { return v.Status == route.Approved || v.Status == route.Denied }
+
+// vote takes a person's decision on a routed approval as a vote of st's
+// principal, by channel via, and re-evaluates the quorum on every vote
+// accepted so far: an approved or denied verdict ends the ask
+// (ReasonSubmitted), and an open one leaves it open for the others. What
+// the person picked is cleared, so that the next person decides for
+// themselves.
+func (rt *routing) vote(st *askState, v route.Vote, via string, now time.Time) error {
+	v.Principal, v.Via, v.At = st.principal, via, now.UTC()
+	votes := append(slices.Clip(st.votes), v)
+	verdict, err := route.Decide(*rt.Quorum, rt.parties(), votes, nil)
+	if err != nil {
+		return err
+	}
+	st.votes = votes
+	st.accepted = nil
+	if decisive(verdict) {
+		st.end = &ending{reason: ReasonSubmitted}
+	}
+	return nil
+}
+
+// quorumOutcome fills in a routed approval's outcome from its votes: the
+// verdict, the answer the deciding votes give, and the principals who
+// decided.
+func (rt *routing) quorumOutcome(o *Outcome, votes []route.Vote, expires time.Time) {
+	v, err := route.Decide(*rt.Quorum, rt.parties(), votes, endingOf(o.Reason, expires))
+	if err != nil {
+		v = route.Verdict{Status: route.Unresolved, Ended: route.EndFault, Required: rt.Quorum.Required}
+	}
+	if o.Reason == ReasonSubmitted && !decisive(v) {
+		v.Status, v.Ended = route.Unresolved, route.EndFault // cannot happen: only a deciding vote submits
+	}
+	o.Quorum = &v
+	o.Answers = nil
+	if !decisive(v) {
+		return
+	}
+	sel := DenyOnce
+	switch {
+	case v.Status == route.Approved && v.Remember:
+		sel = ApproveSession
+	case v.Status == route.Approved:
+		sel = ApproveOnce
+	case v.Remember:
+		sel = DenySession
+	}
+	o.Answers = []FinalAnswer{{QuestionID: ApprovalQuestionID, Selected: []string{sel}, Note: decidingNote(v), By: ByUser, Source: SourcePerson}}
+	o.Principal = strings.Join(v.DecidedBy, ", ")
+}
+
+// decidingNote is the words of the votes that decided: the veto's, or the
+// counted approvers', one line each.
+func decidingNote(v route.Verdict) string {
+	var notes []string
+	for _, cv := range v.Votes {
+		if cv.Counted && strings.TrimSpace(cv.Note) != "" && (v.Status == route.Approved) == (cv.Decision == route.Approve) {
+			notes = append(notes, strings.TrimSpace(cv.Note))
+		}
+	}
+	return strings.Join(notes, "\n")
+}
+
+// answeredVia is the channel of the vote that decided, for the journal.
+func answeredVia(v *route.Verdict) string {
+	via := ""
+	for _, cv := range v.Votes {
+		if cv.Counted {
+			via = cv.Via
+		}
+		if cv.Counted && cv.Decision == route.Deny {
+			return cv.Via
+		}
+	}
+	return via
+}
+
+// stepAt is the step (and pass) of r's plan that had begun by t: the one
+// an answer given at t was given in.
+func stepAt(r *route.Route, f *Form, t time.Time) *route.Begin {
+	var at *route.Begin
+	for _, b := range r.Plan(route.Times{Start: f.AskedAt, Nudge: f.NudgeAt, Expires: f.ExpiresAt}) {
+		if b.At.After(t) {
+			break
+		}
+		at = &b
+	}
+	return at
+}
+
+// A RecordQuorum is what a journal record keeps of the policy that decided
+// an approval by votes: the policy itself and who could never approve, so
+// that the verdict can be computed again from the record's votes
+// (CheckRecordVotes), and the tally.
+type RecordQuorum struct {
+	// Policy is the quorum, its groups expanded.
+	Policy route.Quorum `json:"policy"`
+	// Requester and Owner are the parties who could never approve.
+	Requester string `json:"requester,omitempty"`
+	Owner     string `json:"owner,omitempty"`
+	// Required is how many approver places the policy needs; Approvals
+	// how many were filled.
+	Required  int `json:"required"`
+	Approvals int `json:"approvals"`
+}
+
+// RecordVerdict computes again the verdict of a journal record of an
+// approval decided by votes (one with Quorum): route.Decide on its
+// policy, its parties, its votes in order, and its ending. It returns nil
+// for a record without a quorum.
+func RecordVerdict(rec *Record) (*route.Verdict, error) {
+	if rec == nil || rec.Quorum == nil {
+		return nil, nil
+	}
+	votes := make([]route.Vote, len(rec.Votes))
+	for i, cv := range rec.Votes {
+		votes[i] = cv.Vote
+	}
+	v, err := route.Decide(rec.Quorum.Policy, route.Parties{Requester: rec.Quorum.Requester, Owner: rec.Quorum.Owner}, votes, endingOf(rec.Reason, rec.ExpiresAt))
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// CheckRecordVotes checks that a journal record's verdict follows from
+// its votes: that route.Decide on the record's policy and votes gives the
+// status its result says, the tally its quorum says, and the same counted
+// votes. A record without a quorum passes. The error says what does not
+// follow.
+func CheckRecordVotes(rec *Record) error {
+	v, err := RecordVerdict(rec)
+	if err != nil {
+		return fmt.Errorf("its quorum cannot decide: %w", err)
+	}
+	if v == nil {
+		return nil
+	}
+	if rec.Reason == ReasonSubmitted && !decisive(*v) {
+		return fmt.Errorf("it says the votes decided, but its votes add up to %s", v.Summary())
+	}
+	status := Unresolved
+	switch v.Status {
+	case route.Approved:
+		status = Approved
+	case route.Denied:
+		status = Denied
+	}
+	if got := resultStatus(rec.Result); got != "" && got != status {
+		return fmt.Errorf("its result says %s, but its votes add up to %s", got, v.Summary())
+	}
+	if rec.Quorum.Approvals != v.Approvals || rec.Quorum.Required != v.Required {
+		return fmt.Errorf("its quorum says %d of %d approved, but its votes add up to %d of %d", rec.Quorum.Approvals, rec.Quorum.Required, v.Approvals, v.Required)
+	}
+	if len(rec.Votes) != len(v.Votes) {
+		return fmt.Errorf("it lists %d votes, but %d were decided on", len(rec.Votes), len(v.Votes))
+	}
+	for i := range v.Votes {
+		if rec.Votes[i].Counted != v.Votes[i].Counted || rec.Votes[i].Why != v.Votes[i].Why {
+			return fmt.Errorf("vote %d (%s) is listed as %q, but it is %q", i+1, rec.Votes[i].Principal, rec.Votes[i].Why, v.Votes[i].Why)
+		}
+	}
+	return nil
+}
+
+// resultStatus reads the "status" of an approval's result; "" when it has
+// none.
+func resultStatus(res []byte) string {
+	var r struct {
+		Status string `json:"status"`
+	}
+	if len(res) == 0 || json.Unmarshal(res, &r) != nil {
+		return ""
+	}
+	return r.Status
+}
