@@ -32,6 +32,10 @@ type Ask struct {
 	// approval went through this handle: a responder that returns after
 	// it leaves the ask open for the others, rather than failing it.
 	voted atomic.Bool
+	// voter is the principal this handle was given (SetPrincipal), which
+	// a routed approval's vote is cast as: never one another replica's
+	// handle wrote into the shared record (guarded by mu).
+	voter string
 
 	sealing  chan struct{} // a one-slot semaphore held across a secret store Stage; nil without a sealed question
 	mu       sync.Mutex
@@ -265,6 +269,14 @@ func (a *Ask) SetPrincipal(p string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.principal = p
+	a.voter = p
+}
+
+// voterNow is the principal this handle was given, for a vote.
+func (a *Ask) voterNow() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.voter
 }
 
 // Accepted returns the answers accepted so far, in question order. Sealed
@@ -452,6 +464,7 @@ func (a *Ask) tryEnd(e *ending) bool {
 // SetPrincipal and Submit for each in turn.
 func (a *Ask) Submit() error {
 	rt := a.quorumRouting()
+	voter := a.voterNow()
 	err := a.change(func(st *askState) error {
 		var missing []string
 		for i := range a.form.Questions {
@@ -465,7 +478,7 @@ func (a *Ask) Submit() error {
 		}
 		if rt != nil {
 			d, remember := decisionOf(st.accepted[0].ans.Selected[0])
-			return rt.vote(st, route.Vote{Decision: d, Remember: remember, Note: st.accepted[0].ans.Note}, a.responder, time.Now())
+			return rt.vote(st, route.Vote{Principal: voter, Decision: d, Remember: remember, Note: st.accepted[0].ans.Note}, a.responder, time.Now())
 		}
 		st.end = &ending{reason: ReasonSubmitted}
 		return nil
@@ -514,8 +527,9 @@ func (a *Ask) Decline() error {
 	if rt == nil {
 		return a.endWith(&ending{reason: ReasonDeclined})
 	}
+	voter := a.voterNow()
 	err := a.change(func(st *askState) error {
-		return rt.vote(st, route.Vote{Decision: route.Deny}, a.responder, time.Now())
+		return rt.vote(st, route.Vote{Principal: voter, Decision: route.Deny}, a.responder, time.Now())
 	}, false)
 	if err == nil {
 		a.voted.Store(true)

@@ -134,14 +134,15 @@ func decisionOf(sel string) (route.Decision, bool) {
 // decisive reports whether v ends the ask: approved or denied.
 func decisive(v route.Verdict) bool { return v.Status == route.Approved || v.Status == route.Denied }
 
-// vote takes a person's decision on a routed approval as a vote of st's
-// principal, by channel via, and re-evaluates the quorum on every vote
+// vote takes a person's decision on a routed approval as v — a vote of
+// the principal the voting handle was given (empty: not verified, and it
+// never counts), by channel via — and re-evaluates the quorum on every vote
 // accepted so far: an approved or denied verdict ends the ask
 // (ReasonSubmitted), and an open one leaves it open for the others. What
 // the person picked is cleared, so that the next person decides for
 // themselves.
 func (rt *routing) vote(st *askState, v route.Vote, via string, now time.Time) error {
-	v.Principal, v.Via, v.At = st.principal, via, now.UTC()
+	v.Via, v.At = via, now.UTC()
 	votes := append(slices.Clip(st.votes), v)
 	verdict, err := route.Decide(*rt.Quorum, rt.parties(), votes, nil)
 	if err != nil {

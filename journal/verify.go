@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/recauth"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -66,7 +67,9 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 && r.Verified > 0 }
 // VerifyFile checks the authentication of the journal at path with ring:
 // that every record carries a MAC made with one of the ring's keys, and
 // that the records form one chain — each the next sequence number,
-// carrying the MAC of the one before. The files path rotated by size are
+// carrying the MAC of the one before. An authentic record of an approval
+// decided by votes must also have the status its votes give
+// (askuser.CheckRecordVotes). The files path rotated by size are
 // read first, oldest first, so that the chain is checked across them; a
 // path that is itself a rotated file is read alone. A nil ring checks
 // nothing but reports every record without a MAC as unauthenticated and
@@ -146,6 +149,18 @@ func verifyReader(rep *Report, name string, r io.Reader, keys *recauth.Keys, cha
 			return fmt.Errorf("journal: verifying %s: %w", name, l.err)
 		}
 		p, ok := verifyLine(keys, chain, l.raw)
+		if ok {
+			if err := askuser.CheckRecordVotes(l.rec); err != nil {
+				// Authentic, and yet its verdict does not follow from its
+				// votes: written so by a bug, or by a holder of the key.
+				var seq uint64
+				if l.rec.Auth != nil {
+					seq = l.rec.Auth.Seq
+				}
+				rep.Problems = append(rep.Problems, Problem{File: name, Line: l.n, Seq: seq, Reason: "the approval's status does not follow from its votes: " + err.Error()})
+				continue
+			}
+		}
 		if ok {
 			rep.Verified++
 			if l.rec.Auth != nil {
