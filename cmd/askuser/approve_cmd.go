@@ -12,7 +12,7 @@ import (
 	"github.com/askuser-go/askuser/responders/web"
 )
 
-const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--listen ADDR] [--public-url URL] [--responder slack with serve's --slack-* flags]"
+const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--routes FILE] [--listen ADDR] [--public-url URL] [--responder slack with serve's --slack-* flags]"
 
 // approve asks a person for permission to act: it reads a request_approval
 // call (docs/request_approval.md), asks it through the responder, and
@@ -41,6 +41,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 	consentsFile := fl.String("consents", "", "keep the decisions a person makes for the session in `FILE` (JSON lines), a regular file, so that later approves of the session find them (default: none are kept after the command)")
 	keyFile := fl.String("key-file", "", "authenticate the journal and the consents file with the key ring in `FILE`, mode 0600 (default: $ASKUSER_SECRET_KEY, else the default key file in the state directory, made on first use)")
 	ceiling := ceilingFlag(fl)
+	routesFile := fl.String("routes", "", routesUsage)
 	var chats chatFlags
 	chats.register(fl)
 	if code, stop := parse(fl, args); stop {
@@ -53,7 +54,11 @@ func (e env) approve(ctx context.Context, args []string) int {
 	if !e.checkCeiling("approve", *ceiling) {
 		return exitUsage
 	}
-	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
+	routes, code, ok := e.routesSelector("approve", *routesFile)
+	if !ok {
+		return code
+	}
+	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling, Routes: routes}
 	closeResponder, giveBack, code, ok := chats.pickChat(ctx, e, "approve", *responder, *listen, o, func() (*web.Responder, func(), error) {
 		return e.approvalWebResponder(*listen, *session)
 	})

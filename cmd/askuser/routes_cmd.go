@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/route/routefile"
 )
 
@@ -34,21 +35,49 @@ func (e env) validateRoutes(fs *flag.FlagSet, name string) int {
 		fmt.Fprintf(e.stderr, "askuser validate: %s shape a call; --routes takes no other flag\n", strings.Join(others, ", "))
 		return exitUsage
 	}
-	data, err := readCapped("the routes file", name, routefile.MaxSize,
-		"a routes file is a regular file of YAML or JSON",
-		"a routes file holds a few routes and rules: make it smaller")
-	if err != nil {
-		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)
-		return exitFailure
-	}
-	f, err := routefile.Parse(name, data)
-	clear(data)
-	if err != nil {
-		fmt.Fprintln(e.stderr, inert.Line(err.Error()))
-		return exitUsage
+	f, code, ok := e.parseRoutes("validate", name)
+	if !ok {
+		return code
 	}
 	for line := range strings.Lines(f.Describe()) {
 		fmt.Fprintln(e.stdout, inert.Line(strings.TrimSuffix(line, "\n")))
 	}
 	return exitOK
 }
+
+// parseRoutes reads and checks a routes file for cmd: on a problem it
+// prints it — the file that cannot be read (exit 1), or where the file is
+// wrong, FILE:LINE:COL: field: what is allowed (exit 2) — and ok is false.
+func (e env) parseRoutes(cmd, name string) (f *routefile.File, code int, ok bool) {
+	data, err := readCapped("the routes file", name, routefile.MaxSize,
+		"a routes file is a regular file of YAML or JSON",
+		"a routes file holds a few routes and rules: make it smaller")
+	if err != nil {
+		fmt.Fprintf(e.stderr, "askuser %s: %v\n", cmd, err)
+		return nil, exitFailure, false
+	}
+	f, err = routefile.Parse(name, data)
+	clear(data)
+	if err != nil {
+		fmt.Fprintln(e.stderr, inert.Line(err.Error()))
+		return nil, exitUsage, false
+	}
+	return f, exitOK, true
+}
+
+// routesSelector is --routes FILE of serve and approve, read at start
+// with the errors of validate --routes: the Orchestrator.Routes that
+// chooses each ask's route by the file's rules, or nil without the flag.
+func (e env) routesSelector(cmd, name string) (sel route.Selector, code int, ok bool) {
+	if name == "" {
+		return nil, exitOK, true
+	}
+	f, code, ok := e.parseRoutes(cmd, name)
+	if !ok {
+		return nil, code, false
+	}
+	return f.Select, exitOK, true
+}
+
+// routesUsage is what --routes says on serve and approve.
+const routesUsage = "choose each ask's route (who is asked, who next, and the quorum an approval needs) by the rules of the routes `FILE` (YAML or JSON; see docs/routing.md), read and checked at start as validate --routes checks it"

@@ -43,3 +43,30 @@ func TestValidateRoutes(t *testing.T) {
 		t.Errorf("validate --routes printed a bidi control: %d %q", code, out)
 	}
 }
+
+// TestRoutesFlag: approve --routes FILE and serve --routes FILE read the
+// file at start with validate --routes's errors, and approve's asks take
+// its routes: a quorum of the script's principal decides by its vote.
+func TestRoutesFlag(t *testing.T) {
+	bad := writeFile(t, "routes.yaml", "routes:\n  oncall:\n    steps:\n      - responders: [card]\n      - after: 2 minutes\n        responders: [slack:#ops]\n")
+	const wantErr = `routes.yaml:5:16: routes.oncall.steps[1].after: "2 minutes" is not a duration; write it as 90s, 2m or 1h30m`
+	for _, args := range [][]string{
+		{"approve", "--responder", "auto", "--routes", bad},
+		{"serve", "--listen", "127.0.0.1:0", "--state", t.TempDir(), "--routes", bad},
+	} {
+		code, out, errs := cli(t, approvalCall, args...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, wantErr) {
+			t.Errorf("%s --routes (a bad duration) = %d, %q, %q; want 2 and %q", args[0], code, out, errs, wantErr)
+		}
+	}
+	code, _, errs := cli(t, approvalCall, "approve", "--responder", "auto", "--routes", t.TempDir()+"/missing.yaml")
+	if code != exitFailure || !strings.Contains(errs, "askuser approve: ") || !strings.Contains(errs, "the routes file") {
+		t.Errorf("approve --routes (no such file) = %d, %q", code, errs)
+	}
+
+	routes := writeFile(t, "quorum.yaml", "routes:\n  one:\n    steps: [{responders: [card]}]\n    quorum: {required: 1, eligible: [script]}\nrules:\n  - tool: request_approval\n    route: one\n")
+	code, out, errs := cli(t, approvalCall, "approve", "--responder", "script="+writeFile(t, "s.json", `{"approval":"approve"}`), "--routes", routes)
+	if code != exitOK || !strings.Contains(out, `"status":"approved"`) || !strings.Contains(out, `"votes":[{"principal":"script","decision":"approve"`) || !strings.Contains(out, `"quorum":{"required":1,"approvals":1}`) {
+		t.Errorf("approve --routes (a quorum) = %d\n%s\n%s", code, out, errs)
+	}
+}

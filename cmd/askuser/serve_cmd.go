@@ -25,6 +25,7 @@ import (
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/responders/web"
+	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/serve"
 )
@@ -38,7 +39,7 @@ import (
 // with JetStream, its files under --state; with --nats it joins an existing
 // server or cluster. See docs/serve.md.
 
-const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--routes FILE] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
 
 // Names in serve's state directory.
 const (
@@ -88,6 +89,8 @@ type serveConfig struct {
 	webhooks                                          webhookFlags
 	otlp                                              string
 	chat                                              chatFlags
+	routesFile                                        string
+	routes                                            route.Selector // read from routesFile at start
 }
 
 func (e env) serve(ctx context.Context, args []string) int {
@@ -110,6 +113,7 @@ func (e env) serve(ctx context.Context, args []string) int {
 	c.webhooks.register(fs)
 	fs.StringVar(&c.otlp, "otlp", "", "export traces and metrics over OTLP/HTTP to the collector at `URL` (http://127.0.0.1:4318, say); the metrics are at GET /metrics in Prometheus text format either way, behind the agent's bearer token")
 	c.chat.register(fs)
+	fs.StringVar(&c.routesFile, "routes", "", routesUsage)
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -123,6 +127,11 @@ func (e env) serve(ctx context.Context, args []string) int {
 	if !e.checkCeiling("serve", c.ceiling) {
 		return exitUsage
 	}
+	routes, code, ok := e.routesSelector("serve", c.routesFile)
+	if !ok {
+		return code
+	}
+	c.routes = routes
 	return e.runServe(ctx, c)
 }
 
@@ -355,6 +364,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		Consents:          st.Consents(),
 		Asks:              st.Asks(),
 		Dialects:          []askuser.Dialect{pi.Dialect(), piask.Dialect()},
+		Routes:            c.routes,
 	}
 	// The card is not closed: with a shared store its Close would end the
 	// pending asks for every replica. Close leaves them pending.
