@@ -53,10 +53,15 @@ type pendingRecord struct {
 	// routed approval's votes, in the order they were accepted, each
 	// appended with compare-and-set, so the quorum is decided again on
 	// every vote whichever replica took it.
-	Routing *routing      `json:"routing,omitempty"`
-	Votes   []route.Vote  `json:"votes,omitempty"`
-	Ending  *storedEnding `json:"ending,omitempty"`
-	Final   *Record       `json:"final,omitempty"`
+	Routing *routing     `json:"routing,omitempty"`
+	Votes   []route.Vote `json:"votes,omitempty"`
+	// StepsBegun is how many beginnings of the route's plan have begun
+	// (1 from the start): written with compare-and-set by the replica
+	// whose timer begins the next, so a step begins once across the
+	// fleet.
+	StepsBegun int           `json:"steps_begun,omitempty"`
+	Ending     *storedEnding `json:"ending,omitempty"`
+	Final      *Record       `json:"final,omitempty"`
 	// Journaled says the final record reached the journal. A final ask
 	// that is not journaled is the journal's outbox: whichever replica
 	// its timer reaches writes the record again until the journal takes
@@ -899,8 +904,11 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 	case rec.Ending != nil:
 		return fl.finalize(fa, nil)
 	case time.Now().Before(rec.Form.ExpiresAt):
+		if plan := rec.Routing.plan(rec.Form); rec.StepsBegun < len(plan) && !time.Now().Before(plan[rec.StepsBegun].At) {
+			return fl.beginStep(ctx, fa, rec.StepsBegun, plan[rec.StepsBegun])
+		}
 		// Early: a timer an ending replaced, or a clock ahead.
-		return fl.st.Schedule(ctx, key, rec.Form.ExpiresAt)
+		return fl.st.Schedule(ctx, key, rec.Routing.nextTimer(rec.Form, rec.StepsBegun))
 	}
 	// The deadline's ending, unless another came first; either way the
 	// ask is finalized here.
@@ -914,6 +922,63 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 		return err
 	}
 	return fl.finalize(fa, nil)
+}
+
+// beginStep begins the step b, the k-th beginning of an ask's route: it
+// writes steps_begun = k+1 with compare-and-set, and only the replica
+// whose write lands tells the step's channels (its own Channels), so a
+// step begins once across the fleet; then it sets the ask's timer to the
+// next step or the deadline.
+func (fl *fleet) beginStep(ctx context.Context, fa *fleetAsk, k int, b route.Begin) error {
+	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+		if r.Final != nil || r.Ending != nil || r.StepsBegun != k {
+			return false, nil
+		}
+		r.StepsBegun = k + 1
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	fl.mu.Lock()
+	rec := fa.rec
+	fl.mu.Unlock()
+	if landed {
+		fl.tellStep(fa, b)
+	}
+	if rec.Final != nil || rec.Ending != nil {
+		return nil
+	}
+	return fl.st.Schedule(ctx, fa.key, rec.Routing.nextTimer(rec.Form, rec.StepsBegun))
+}
+
+// tellStep shows an ask to the responders of step b on this replica,
+// holding it here until its outcome is final.
+func (fl *fleet) tellStep(fa *fleetAsk, b route.Begin) {
+	fl.mu.Lock()
+	if fl.closed || fa.out != nil {
+		fl.mu.Unlock()
+		return
+	}
+	if fa.ask == nil {
+		a, err := fl.newAsk(fa, fa.rec)
+		if err != nil {
+			fl.mu.Unlock()
+			fl.o.logger().Error("askuser: an ask whose route's step began cannot be shown here", "ask", fa.rec.AskID, "err", err)
+			return
+		}
+		fa.ask = a
+	}
+	a := fa.ask
+	rec := fa.rec
+	fl.mu.Unlock()
+	a.sync(rec)
+	fl.o.tell(a, b, func() func() {
+		fl.mu.Lock()
+		fa.holds++
+		fl.mu.Unlock()
+		return func() { fl.release(fa) }
+	})
 }
 
 // outcomeFromRecord rebuilds an outcome from a journal record.
@@ -986,6 +1051,9 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		V: pendingVersion, AskID: newID(), Session: req.Session, ToolCallID: req.ToolCallID,
 		Dialect: d.Name(), Form: form, Responder: o.respName, Routing: rt,
 	}
+	if rt != nil && rt.Route != nil {
+		rec.StepsBegun = 1
+	}
 	if req.Form == nil {
 		rec.Arguments = json.RawMessage(req.Arguments)
 	}
@@ -1020,7 +1088,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	// The deadline's timer is set before the ask exists, so that no ask
 	// is ever in the store without one; a timer for a key that was never
 	// created comes to nothing.
-	rev, err := fl.create(ctx, key, rec.AskID, data, form.ExpiresAt)
+	rev, err := fl.create(ctx, key, rec.AskID, data, rt.nextTimer(form, rec.StepsBegun))
 	if err != nil {
 		fl.mu.Lock()
 		fa.holds--
@@ -1043,7 +1111,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		// The deadline came, or nearly, while the ask was created: its
 		// timer may have come due before the ask was there, and come to
 		// nothing. It is set again (a timer set again replaces the first).
-		if err := fl.st.Schedule(ctx, key, form.ExpiresAt); err != nil {
+		if err := fl.st.Schedule(ctx, key, rt.nextTimer(form, rec.StepsBegun)); err != nil {
 			o.logger().Error("askuser: setting again the timer of an ask whose deadline came while it was created failed", "ask", rec.AskID, "err", err)
 		}
 	}

@@ -92,6 +92,17 @@ type Orchestrator struct {
 	// fails its Check, or a Routes that panics, refuses the ask with an
 	// error. routefile.File.Select is a Routes.
 	Routes route.Selector
+	// Channels are the responders a route's later steps tell, by the
+	// channel names the steps give: "slack:#ops" is looked up as it is,
+	// then by its kind ("slack"). A route's first step is Responder, as
+	// without routes; when a later step begins with the ask still open,
+	// each responder of its channels is given the ask — with what was
+	// answered, and the votes, so far — as Responder is (Asked, or
+	// Respond until the ask ends), adding to those already asked. With a
+	// shared store, the replica whose store timer begins the step tells
+	// its own Channels, once across the fleet. A name not here is logged
+	// and passed over.
+	Channels map[string]Responder
 
 	initOnce     sync.Once
 	store        secretstore.Store
@@ -472,10 +483,16 @@ func (o *Orchestrator) begin(b *begun) {
 			b.stop = context.AfterFunc(ctx, a.callerGone)
 		}
 		a.notify(o.events)
+		if rt != nil && rt.Route != nil {
+			o.escalate(a)
+		}
 		return
 	}
 	b.rctx, b.cancel = context.WithDeadline(ctx, form.ExpiresAt)
 	go a.run(b.rctx, o.Responder)
+	if rt != nil && rt.Route != nil {
+		o.escalate(a)
+	}
 }
 
 // checkPanicked ends a, whose responder's checks panicked with p, as a

@@ -1,6 +1,7 @@
 package askuser
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -309,4 +310,99 @@ func resultStatus(res []byte) string {
 		return ""
 	}
 	return r.Status
+}
+
+// plan is the ask's route's schedule: every step beginning before its
+// deadline (route.Route.Plan), or nil when it takes no route.
+func (rt *routing) plan(f *Form) []route.Begin {
+	if rt == nil || rt.Route == nil {
+		return nil
+	}
+	return rt.Route.Plan(route.Times{Start: f.AskedAt, Nudge: f.NudgeAt, Expires: f.ExpiresAt})
+}
+
+// nextTimer is when an ask's timer comes due: the earlier of its deadline
+// and the next step of its route not begun yet (begun of them have).
+func (rt *routing) nextTimer(f *Form, begun int) time.Time {
+	if plan := rt.plan(f); begun < len(plan) && plan[begun].At.Before(f.ExpiresAt) {
+		return plan[begun].At
+	}
+	return f.ExpiresAt
+}
+
+// channel finds the responder a step's channel name reaches:
+// Orchestrator.Channels under the whole name ("slack:#ops"), else under
+// its kind ("slack").
+func (o *Orchestrator) channel(name string) (Responder, bool) {
+	if r, ok := o.Channels[name]; ok && r != nil {
+		return r, true
+	}
+	if c, err := route.ParseChannel(name); err == nil && c.Target != "" {
+		if r, ok := o.Channels[c.Kind]; ok && r != nil {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// tell shows the ask to the responders of the step b begins: each
+// channel the step names, as Orchestrator.Channels resolves it, is given
+// the ask's handle — with the answers and votes so far — as its own
+// responder would be (Asked, or Respond until the ask ends). A name the
+// orchestrator has no responder for is logged and passed over. hold, when
+// set, is called once per responder told, and returns what to call when
+// it is done with the ask.
+func (o *Orchestrator) tell(a *Ask, b route.Begin, hold func() func()) {
+	step := a.rt.Route.Steps[b.Step]
+	for _, name := range step.Responders {
+		r, ok := o.channel(name)
+		if !ok {
+			o.logger().Warn("askuser: a route's step names a channel this orchestrator has no responder for (Orchestrator.Channels); it is not told", "ask", a.id, "route", a.rt.Route.Name, "step", b.Step, "channel", name)
+			continue
+		}
+		if a.form.Approval != nil {
+			if c, ok := findOptional[ApprovalCapable](r); !ok || !c.CanTakeApprovals() {
+				o.logger().Warn("askuser: a route's step names a channel that cannot take approvals; it is not told", "ask", a.id, "channel", name)
+				continue
+			}
+		}
+		done := func() {}
+		if hold != nil {
+			done = hold()
+		}
+		o.running.Add(1)
+		if ev, ok := findOptional[EventDriven](r); ok {
+			a.AfterEnd(done)
+			a.notify(ev)
+			continue
+		}
+		ctx, cancel := context.WithDeadline(a.base, a.form.ExpiresAt)
+		stop := func() bool { return false }
+		if a.fa != nil {
+			stop = context.AfterFunc(o.fl.ctx, cancel) // Close stops it, as it stops Responder
+		}
+		a.AfterEnd(func() { stop(); cancel(); done() })
+		go a.run(ctx, r)
+	}
+}
+
+// escalate begins the later steps of an ask held in this process's
+// memory on timers of its own, stopped when the ask ends.
+func (o *Orchestrator) escalate(a *Ask) {
+	plan := a.rt.plan(a.form)
+	var next func(k int)
+	next = func(k int) {
+		if k >= len(plan) {
+			return
+		}
+		t := time.AfterFunc(time.Until(plan[k].At), func() {
+			if a.open() != nil {
+				return
+			}
+			o.tell(a, plan[k], nil)
+			next(k + 1)
+		})
+		a.AfterEnd(func() { t.Stop() })
+	}
+	next(1)
 }

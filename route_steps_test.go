@@ -1,0 +1,191 @@
+package askuser_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/route"
+	"github.com/askuser-go/askuser/store"
+)
+
+// tally is an EventDriven channel a route's step tells: it counts the
+// asks it is given and keeps their handles.
+type tally struct {
+	mu   sync.Mutex
+	asks []*askuser.Ask
+}
+
+func (t *tally) Asked(a *askuser.Ask) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.asks = append(t.asks, a)
+}
+func (t *tally) Respond(ctx context.Context, a *askuser.Ask) error {
+	t.Asked(a)
+	<-ctx.Done()
+	return ctx.Err()
+}
+func (t *tally) told() []*askuser.Ask {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]*askuser.Ask(nil), t.asks...)
+}
+
+// escalation is the card first; a minute later the #ops channel on Slack
+// too; two minutes after that the lead by email.
+var escalation = route.Route{
+	Name: "oncall",
+	Steps: []route.Step{
+		{Responders: []string{"card"}},
+		{Responders: []string{"slack:#ops"}, After: route.Duration(time.Minute)},
+		{Responders: []string{"email"}, People: []string{"lead@example.com"}, After: route.Duration(2 * time.Minute)},
+	},
+}
+
+func oncallRoutes(route.Request) (route.Route, bool) { return escalation, true }
+
+// TestRouteStepsInMemory: each later step tells its channel when its
+// delay has passed with the ask still open, once, with what was answered
+// so far; the deadline still ends the ask with the recommended defaults,
+// and the journal says the step it ended in.
+func TestRouteStepsInMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		card, ops, lead := newBallot(), &tally{}, &tally{}
+		j := &approvalJournal{}
+		o := &askuser.Orchestrator{Responder: card, Routes: oncallRoutes, Journal: j, Logger: newDiscardLogger(),
+			Channels: map[string]askuser.Responder{"slack:#ops": ops, "email": lead}}
+		res := make(chan result, 1)
+		go func() {
+			out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(choiceCall)})
+			res <- result{out, err}
+		}()
+		h := <-card.asks
+		if err := h.Report(*pick("env", "staging")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(59 * time.Second)
+		synctest.Wait()
+		if n := len(ops.told()); n != 0 {
+			t.Fatalf("the second step began before its delay: told %d times", n)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		told := ops.told()
+		if len(told) != 1 || len(lead.told()) != 0 {
+			t.Fatalf("at 61s: #ops told %d times, the lead %d; want 1 and 0", len(told), len(lead.told()))
+		}
+		if got := told[0].Accepted(); len(got) != 1 || got[0].QuestionID != "env" {
+			t.Errorf("the newcomer sees %+v, not what was answered so far", got)
+		}
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if len(ops.told()) != 1 || len(lead.told()) != 1 {
+			t.Fatalf("at 181s: #ops told %d times, the lead %d; want 1 and 1", len(ops.told()), len(lead.told()))
+		}
+		r := <-res
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.out.Status != askuser.StatusTimedOut || len(r.out.Answers) != 2 || r.out.Answers[1].Source != askuser.SourceDefault {
+			t.Errorf("the deadline ended it as %s with %+v; want timed_out with the defaults", r.out.Status, r.out.Answers)
+		}
+		o.Wait()
+		recs := j.records()
+		if len(recs) != 1 || recs[0].Step == nil || recs[0].Step.Step != 2 {
+			t.Fatalf("journal: %+v", recs)
+		}
+	})
+}
+
+// TestRouteStepsOnceAcrossReplicas: three orchestrators on one store; the
+// one that began the ask is closed before the second step is due. Each
+// later step is told exactly once across the other two (the store's timer
+// and a compare-and-set on steps_begun), with what was answered on the
+// closed one, and the deadline still ends the ask with the defaults.
+func TestRouteStepsOnceAcrossReplicas(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := store.NewMemory(0)
+		j := &approvalJournal{}
+		var orch []*askuser.Orchestrator
+		var ops, lead []*tally
+		card := newBallot()
+		for i := range 3 {
+			o1, l1 := &tally{}, &tally{}
+			ops, lead = append(ops, o1), append(lead, l1)
+			o := &askuser.Orchestrator{Asks: st, Routes: oncallRoutes, Journal: j, Logger: newDiscardLogger(),
+				Channels: map[string]askuser.Responder{"slack:#ops": o1, "email": l1}}
+			if i == 0 {
+				o.Responder = card
+			}
+			if err := o.Ready(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			orch = append(orch, o)
+		}
+		defer func() {
+			for _, o := range orch {
+				o.Close()
+				o.Wait()
+			}
+		}()
+		res := make(chan result, 1)
+		go func() {
+			out, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(choiceCall)})
+			res <- result{out, err}
+		}()
+		h := <-card.asks
+		if err := h.Report(*pick("env", "staging")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Second)
+		orch[0].Close()
+		orch[0].Wait()
+		if r := <-res; !errors.Is(r.err, askuser.ErrOrchestratorClosed) {
+			t.Fatalf("the closed replica's caller got %v", r.err)
+		}
+		count := func(ts []*tally) (n int, last *askuser.Ask) {
+			for _, t := range ts {
+				for _, a := range t.told() {
+					n, last = n+1, a
+				}
+			}
+			return n, last
+		}
+		time.Sleep(31 * time.Second)
+		synctest.Wait()
+		n, a := count(ops)
+		if n != 1 || len(ops[0].told()) != 0 {
+			t.Fatalf("at 61s the second step was told %d times (%d on the closed replica); want once", n, len(ops[0].told()))
+		}
+		if got := a.Accepted(); len(got) != 1 || got[0].QuestionID != "env" {
+			t.Errorf("the newcomer sees %+v, not what was answered so far", got)
+		}
+		if n, _ := count(lead); n != 0 {
+			t.Fatalf("at 61s the third step was told %d times", n)
+		}
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if n, _ := count(lead); n != 1 {
+			t.Fatalf("at 181s the third step was told %d times; want once", n)
+		}
+		if n, _ := count(ops); n != 1 {
+			t.Fatalf("at 181s the second step was told %d times; want once", n)
+		}
+		out, err := orch[1].Await(context.Background(), "s1", "c1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Status != askuser.StatusTimedOut || len(out.Answers) != 2 || out.Answers[0].Source != askuser.SourcePerson || out.Answers[1].Source != askuser.SourceDefault {
+			t.Errorf("the deadline ended it as %s with %+v; want timed_out with the answer and the defaults", out.Status, out.Answers)
+		}
+		synctest.Wait()
+		if recs := j.records(); len(recs) != 1 || recs[0].Step == nil || recs[0].Step.Step != 2 {
+			t.Errorf("journal: %d records, %+v", len(recs), recs)
+		}
+	})
+}
