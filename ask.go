@@ -454,7 +454,7 @@ func (a *Ask) tryEnd(e *ending) bool {
 // *UnansweredError while a required question has no accepted answer, and
 // with ErrClosed after the ask has ended.
 //
-// For an approval decided by a quorum (a route's, or Request.Quorum),
+// For an approval decided by a quorum (a route's, or Request.Approvers),
 // Submit casts a vote instead: the decision reported, by the principal
 // last given to SetPrincipal, through this responder. The quorum is
 // decided again on every vote accepted — here or on any replica — and

@@ -118,7 +118,7 @@ type Outcome struct {
 	FinalizedAt time.Time
 
 	// Quorum is, for an approval decided by votes (a route's quorum, or
-	// Request.Quorum), what route.Decide made of them: the status, the
+	// Request.Approvers), what route.Decide made of them: the status, the
 	// tally and every vote, counted or not. ApprovalVerdict reads it. Nil
 	// for every other ask.
 	Quorum *route.Verdict

@@ -119,7 +119,7 @@ func (r *quorumRig) ask(t *testing.T, q *route.Quorum, requester string) (<-chan
 	go func() {
 		out, err := r.orch[0].Handle(context.Background(), askuser.Request{
 			Session: "s1", ToolCallID: "call-1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall),
-			Quorum: q, Requester: requester,
+			Approvers: &askuser.Approvers{Quorum: q, Requester: requester},
 		})
 		res <- result{out, err}
 	}()
@@ -196,7 +196,7 @@ func contains(list []string, s string) bool {
 // the requester's own vote (none, approve, deny; cast first), and how the
 // ask ends when the votes do not decide it (the deadline, a responder
 // fault, a supersede from the other replica) — through Handle with
-// Request.Quorum, in a synctest bubble, in memory and on a shared store
+// Request.Approvers, in a synctest bubble, in memory and on a shared store
 // with two orchestrators (the votes alternating between them). Each row
 // checks the result's status, ended and tally against the oracle, the
 // digest bound to the policy, ApprovalVerdict, and that the journal's one

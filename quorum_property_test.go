@@ -115,7 +115,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 					}
 				}
 				go func() {
-					o, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Quorum: q, Requester: parties.Requester, Owner: parties.Owner})
+					o, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: q, Requester: parties.Requester, Owner: parties.Owner}})
 					res <- result{o, err}
 				}()
 				synctest.Wait()

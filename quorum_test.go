@@ -66,7 +66,7 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 		}()
 		res := make(chan result, 1)
 		go func() {
-			out, err := o0.Handle(context.Background(), askuser.Request{Session: "prod-1", ToolCallID: "c1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Requester: "agent"})
+			out, err := o0.Handle(context.Background(), askuser.Request{Session: "prod-1", ToolCallID: "c1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Requester: "agent"}})
 			res <- result{out, err}
 		}()
 		h0, h1 := <-b.asks, <-fo.asks
@@ -153,7 +153,7 @@ func TestRoutesRefuseInvalid(t *testing.T) {
 			if shared {
 				o.Asks = store.NewMemory(0)
 			}
-			_, err := o.Handle(context.Background(), askuser.Request{Session: "s", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Quorum: tt.quorum})
+			_, err := o.Handle(context.Background(), askuser.Request{Session: "s", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: tt.quorum}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("%s (shared %v): Handle = %v, want an error containing %q", tt.name, shared, err, tt.want)
 			}
@@ -179,7 +179,7 @@ func TestQuorumRemembers(t *testing.T) {
 			t.Helper()
 			res := make(chan result, 1)
 			go func() {
-				out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Quorum: q, Requester: "agent"})
+				out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: q, Requester: "agent"}})
 				res <- result{out, err}
 			}()
 			if len(votes) > 0 {
@@ -220,7 +220,7 @@ func TestQuorumRemembers(t *testing.T) {
 		other := &route.Quorum{Required: 1, Eligible: principals("alice", "bob")}
 		res := make(chan result, 1)
 		go func() {
-			out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Quorum: other})
+			out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: other}})
 			res <- result{out, err}
 		}()
 		<-b.asks
@@ -241,7 +241,7 @@ func TestQuorumDismissAndDecline(t *testing.T) {
 		o := &askuser.Orchestrator{Responder: b, Logger: newDiscardLogger()}
 		res := make(chan result, 1)
 		go func() {
-			out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Quorum: &route.Quorum{Required: 2, Eligible: principals("alice", "bob", "carol")}})
+			out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: &route.Quorum{Required: 2, Eligible: principals("alice", "bob", "carol")}}})
 			res <- result{out, err}
 		}()
 		h := <-b.asks

@@ -56,7 +56,11 @@ func (o *Orchestrator) routeFor(req *Request, d Dialect, form *Form) (rt *routin
 			chosen = &r
 		}
 	}
-	q := req.Quorum
+	who := req.Approvers
+	if who == nil {
+		who = &Approvers{}
+	}
+	q := who.Quorum
 	if q == nil && chosen != nil {
 		q = chosen.Quorum
 	}
@@ -78,7 +82,7 @@ func (o *Orchestrator) routeFor(req *Request, d Dialect, form *Form) (rt *routin
 		ap.Digest = route.ActionDigest(ap.Action, ap.Details, q)
 		form.Approval = &ap
 	}
-	return &routing{Route: chosen, Quorum: q, Requester: req.Requester, Owner: req.Owner}, nil
+	return &routing{Route: chosen, Quorum: q, Requester: who.Requester, Owner: who.Owner}, nil
 }
 
 // selectRoute calls Orchestrator.Routes, containing a panic.
