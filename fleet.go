@@ -242,6 +242,7 @@ type fleetAsk struct {
 	shown      bool // a responder here shows it: held until its outcome is final
 	finalizing bool
 	local      *Outcome // the outcome this process finalized, with its Go-only fields (Fault, JournalErr)
+	began      bool     // this process began the ask (see Ask.BeganHere)
 }
 
 func newFleet(o *Orchestrator, st store.Pending) *fleet {
@@ -251,6 +252,7 @@ func newFleet(o *Orchestrator, st store.Pending) *fleet {
 		asks: map[string]*fleetAsk{}, follows: map[string]int{},
 	}
 	_, fl.byFollowing = findOptional[SessionFollower](o.Responder)
+	fl.byFollowing = fl.byFollowing && !announces(o.Responder) // an Announcer is shown every ask where it began
 	fl.loops.Add(1 + dueWorkers)
 	go fl.feed()
 	for range dueWorkers {
@@ -1079,7 +1081,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		fa, replay, err := fl.find(ctx, req.Session, req.ToolCallID)
 		return fa, true, replay, err
 	}
-	fa = &fleetAsk{key: key, rec: rec, final: make(chan struct{}), holds: 1}
+	fa = &fleetAsk{key: key, rec: rec, final: make(chan struct{}), holds: 1, began: true}
 	a := sharedAsk(o, fa, rec, form, d, o.respName, ctx)
 	fa.ask = a
 	fl.asks[key] = fa

@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/responders/email"
 	"github.com/askuser-go/askuser/responders/slack"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/serve"
+	"github.com/askuser-go/askuser/store"
 )
 
 // chatFlags are the flags of the responders that reach people where they
@@ -80,6 +82,9 @@ type chatStart struct {
 	key     []byte                             // signs the mails' links: 32 bytes
 	cardURL func(session, askID string) string // nil: none
 	logger  *slog.Logger
+	// slackNotes and emailNotes are what the replicas of a fleet share
+	// (nil: in memory, for one process).
+	slackNotes, emailNotes store.Notes
 }
 
 // start makes the responders the flags configure, each checked against
@@ -92,12 +97,12 @@ func (c *chatFlags) start(ctx context.Context, useSlack, useEmail bool, s chatSt
 	}
 	var err error
 	if useSlack {
-		if ch.slack, err = c.slack.open(ctx, s.logger, s.cardURL); err != nil {
+		if ch.slack, err = c.slack.open(ctx, s.logger, s.cardURL, s.slackNotes); err != nil {
 			return nil, err
 		}
 	}
 	if useEmail {
-		if ch.email, err = c.email.open(ctx, s.logger, s.public, s.key, s.cardURL); err != nil {
+		if ch.email, err = c.email.open(ctx, s.logger, s.public, s.key, s.cardURL, s.emailNotes); err != nil {
 			ch.close()
 			return nil, err
 		}
@@ -167,13 +172,12 @@ func (ch *chat) responder(first askuser.Responder) askuser.Responder {
 // about secrets and sessions, and takes approvals when one of the rest
 // does (the first is the card, which takes none).
 //
-// It does not follow sessions (askuser.SessionFollower), though the card
-// does: a follower is told of an ask only while its session is followed
-// (a page open on it), and Slack and email must be told of every ask when
-// it begins. So the card is told of every ask of the store, as any
-// responder that does not follow sessions is. On a fleet every replica is
-// then told, and each would post the ask: until the root API says which
-// replica began an ask, run Slack and email on one replica.
+// On a fleet it is an askuser.Announcer: it is told of every ask on the
+// replica that began it, where Slack posts it and email mails it once,
+// and of the asks of a session on every replica whose card follows that
+// session, where the card shows them (Slack and email, told of an ask
+// that did not begin there, do nothing: a click or a link finds the ask
+// through Sessions.Find on any replica).
 type fanout struct {
 	first askuser.Responder
 	rest  []askuser.Responder
@@ -181,6 +185,7 @@ type fanout struct {
 
 var (
 	_ askuser.EventDriven     = (*fanout)(nil)
+	_ askuser.Announcer       = (*fanout)(nil)
 	_ askuser.ApprovalCapable = (*fanout)(nil)
 	_ askuser.SecretCapable   = (*fanout)(nil)
 )
@@ -209,6 +214,20 @@ func (f *fanout) Asked(a *askuser.Ask) {
 		r.(askuser.EventDriven).Asked(a)
 	}
 }
+
+// FollowSessions hands s to every responder that follows sessions or
+// finds asks through them: the card, Slack and email.
+func (f *fanout) FollowSessions(s *askuser.Sessions) {
+	for _, r := range append([]askuser.Responder{f.first}, f.rest...) {
+		if sf, ok := optional[askuser.SessionFollower](r); ok {
+			sf.FollowSessions(s)
+		}
+	}
+}
+
+// AnnouncesAsks reports true: Slack and email must be told of every ask
+// where it began.
+func (f *fanout) AnnouncesAsks() bool { return len(f.rest) > 0 }
 
 func (f *fanout) Respond(ctx context.Context, a *askuser.Ask) error {
 	f.Asked(a)
@@ -354,7 +373,7 @@ func (c *chatFlags) publicOr(def string) string {
 // configure them: their card links open the service's card, and the mails'
 // links are signed by a key derived from the fleet's key ring, so that
 // every replica verifies them.
-func (e env) startServeChat(ctx context.Context, c serveConfig, card *serve.Card, ring *secretstore.KeyRing, addr *net.TCPAddr, logger *slog.Logger) (*chat, error) {
+func (e env) startServeChat(ctx context.Context, c serveConfig, card *serve.Card, ring *secretstore.KeyRing, addr *net.TCPAddr, logger *slog.Logger, st *natsstore.Store) (*chat, error) {
 	useSlack, useEmail := c.chat.slack.given(), c.chat.email.given()
 	if !useSlack && !useEmail {
 		return &chat{}, nil
@@ -375,6 +394,20 @@ func (e env) startServeChat(ctx context.Context, c serveConfig, card *serve.Card
 			return nil, err
 		}
 		s.key = k[:]
+	}
+	// The responders' notes are shared by every replica on the store,
+	// for as long as the longest ask (and a week at least).
+	ttl := max(store.DefaultRetention, time.Duration(c.ceiling)*time.Second+time.Hour)
+	var err error
+	if useSlack {
+		if s.slackNotes, err = st.Notes(ctx, "slack", ttl); err != nil {
+			return nil, err
+		}
+	}
+	if useEmail {
+		if s.emailNotes, err = st.Notes(ctx, "email", ttl); err != nil {
+			return nil, err
+		}
 	}
 	ch, err := c.chat.start(ctx, useSlack, useEmail, s)
 	if err != nil {

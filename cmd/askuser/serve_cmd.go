@@ -349,7 +349,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		return fail(exitUsage, err)
 	}
 	defer stopTelemetry(e, tel)
-	chat, err := e.startServeChat(ctx, c, card, km.ring, addr, logger)
+	chat, err := e.startServeChat(ctx, c, card, km.ring, addr, logger, st.Store)
 	if err != nil {
 		return fail(exitFailure, err)
 	}

@@ -81,8 +81,11 @@ type linkFollower struct {
 	box *inbox
 }
 
-func (p linkFollower) follow(a *askuser.Ask, option int) error {
-	raw, err := p.box.mail(a.ID())
+func (p linkFollower) follow(a *askuser.Ask, option int) error { return p.followID(a.ID(), option) }
+
+// followID follows a link of the mail of the ask askID.
+func (p linkFollower) followID(askID string, option int) error {
+	raw, err := p.box.mail(askID)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package email
 
 import (
+	"context"
 	"errors"
 	"html"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/store"
 )
 
 const linkPath = "/email/l/"
@@ -37,14 +39,23 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		page(w, http.StatusNotFound, "Not a valid link", "This link is not one askuser sent, or it was changed; nothing was changed.")
 		return
 	}
-	r.mu.Lock()
-	_, used := r.used[l.Nonce]
-	a := r.asks[l.Ask]
-	r.mu.Unlock()
+	used, err := r.used(req.Context(), l.Nonce)
+	if err != nil {
+		r.log.Error("askuser email: the notes of the links already used could not be read", "err", err)
+		page(w, http.StatusServiceUnavailable, "Try again", "The answer could not be checked just now; nothing was changed. Open the link again in a moment.")
+		return
+	}
 	if used {
 		page(w, http.StatusConflict, "This link was used", "It decided once already; nothing was changed.")
 		return
 	}
+	a, release, err := r.find(req.Context(), l)
+	if err != nil {
+		r.log.Error("askuser email: a link's ask could not be read from the pending-ask store", "ask", l.Ask, "err", err)
+		page(w, http.StatusServiceUnavailable, "Try again", "The question could not be read just now; nothing was changed. Open the link again in a moment.")
+		return
+	}
+	defer release()
 	if a == nil {
 		page(w, http.StatusGone, "This ask has ended", "It was answered, or its time ran out; nothing was changed.")
 		return
@@ -69,22 +80,20 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			}
 			principal = p
 		}
-		r.mu.Lock()
-		if _, used := r.used[l.Nonce]; used {
-			r.mu.Unlock()
+		// The link is spent before it decides, by the first replica to
+		// note it: a replay, here or on another replica, finds it used.
+		first, err := r.spend(req.Context(), l.Nonce)
+		switch {
+		case err != nil:
+			r.log.Error("askuser email: noting a used link failed", "err", err)
+			page(w, http.StatusServiceUnavailable, "Try again", "The answer could not be taken just now; nothing was changed. Open the link again in a moment.")
+			return
+		case !first:
 			page(w, http.StatusConflict, "This link was used", "It decided once already; nothing was changed.")
 			return
 		}
-		now := time.Now().Unix()
-		for n, exp := range r.used {
-			if exp <= now {
-				delete(r.used, n)
-			}
-		}
-		r.used[l.Nonce] = l.Expires
-		r.mu.Unlock()
 		a.SetPrincipal(principal)
-		err := a.Report(askuser.Answer{QuestionID: f.Questions[0].ID, Selected: []string{opt.Value}})
+		err = a.Report(askuser.Answer{QuestionID: f.Questions[0].ID, Selected: []string{opt.Value}})
 		if err == nil {
 			err = a.Submit()
 		}
@@ -100,6 +109,74 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Allow", "GET, POST")
 		page(w, http.StatusMethodNotAllowed, "Not allowed", "Open the link, then press the button.")
 	}
+}
+
+// usedKey is the note of a spent link (a nonce is hex).
+func usedKey(nonce string) (string, bool) {
+	for _, c := range nonce {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return "", false
+		}
+	}
+	return "used." + nonce, nonce != "" && len(nonce) <= 64
+}
+
+// used reports whether a link was spent, on any replica.
+func (r *Responder) used(ctx context.Context, nonce string) (bool, error) {
+	key, ok := usedKey(nonce)
+	if !ok {
+		return true, nil // not a nonce this responder makes: it decides nothing
+	}
+	_, err := r.notes.Get(ctx, key)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	}
+	return false, err
+}
+
+// spend notes a link as used, and reports whether this was its first use
+// across the fleet.
+func (r *Responder) spend(ctx context.Context, nonce string) (bool, error) {
+	key, ok := usedKey(nonce)
+	if !ok {
+		return false, nil
+	}
+	_, err := r.notes.Create(ctx, key, nil)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, store.ErrExists):
+		return false, nil
+	}
+	return false, err
+}
+
+// find finds a link's ask: one mailed here, or one of the fleet, held
+// until release is called. It returns nil when the ask has ended or is not
+// known.
+func (r *Responder) find(ctx context.Context, l link) (*askuser.Ask, func(), error) {
+	r.mu.Lock()
+	a := r.asks[l.Ask]
+	r.mu.Unlock()
+	if a != nil {
+		return a, func() {}, nil
+	}
+	s := r.sessions.Load()
+	if s == nil || l.Session == "" {
+		return nil, func() {}, nil
+	}
+	a, _, release, err := s.Find(ctx, l.Session, l.Ask)
+	if errors.Is(err, askuser.ErrUnknownAsk) {
+		err = nil
+	}
+	if a == nil || err != nil {
+		release()
+		return nil, func() {}, err
+	}
+	return a, release, nil
 }
 
 // confirm is the page a link opens: what it decides, and the button that

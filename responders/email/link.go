@@ -15,6 +15,7 @@ import (
 // ask (Option -1: the confirm page offers the card), until Expires.
 type link struct {
 	Ask      string `json:"a"`
+	Session  string `json:"s,omitempty"` // the ask's, so that any replica finds it
 	Question int    `json:"q"`
 	Option   int    `json:"o"`
 	Expires  int64  `json:"e"` // unix seconds

@@ -19,6 +19,7 @@ import (
 	"net/textproto"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-sasl"
@@ -27,6 +28,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/store"
 )
 
 // Options configure a Responder. SMTPAddr, From, To, PublicURL and Key are
@@ -54,6 +56,12 @@ type Options struct {
 	// Logger receives what goes wrong (nil: slog.Default()). No answer,
 	// link or password is ever logged.
 	Logger *slog.Logger
+	// Notes keeps the links already used, shared by the replicas of a
+	// fleet, so that a link decides once whichever replica it reaches:
+	// give every replica the same one (natsstore's Store.Notes), with a
+	// time to live longer than the longest ask, the same Key and the same
+	// Orchestrator.Asks. nil: notes in memory, for one process.
+	Notes store.Notes
 	// TLSInsecureSkipVerify accepts any certificate on STARTTLS: for a
 	// test's server only. By default the server's certificate is checked
 	// against the system's roots, for its host name.
@@ -76,14 +84,17 @@ type Responder struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	notes    store.Notes
+	sessions atomic.Pointer[askuser.Sessions] // finds an ask mailed by another replica
+
 	mu     sync.Mutex
 	asks   map[string]*askuser.Ask
-	used   map[string]int64 // nonce → expiry
 	closed bool
 }
 
 var (
 	_ askuser.EventDriven     = (*Responder)(nil)
+	_ askuser.Announcer       = (*Responder)(nil)
 	_ askuser.ApprovalCapable = (*Responder)(nil)
 	_ askuser.Named           = (*Responder)(nil)
 	_ http.Handler            = (*Responder)(nil)
@@ -107,9 +118,12 @@ func New(ctx context.Context, opts Options) (*Responder, error) {
 			return nil, fmt.Errorf("email: %q is not an address: %v", inert.Line(a), err)
 		}
 	}
-	r := &Responder{opts: opts, log: opts.Logger, public: strings.TrimRight(opts.PublicURL, "/"), asks: map[string]*askuser.Ask{}, used: map[string]int64{}}
+	r := &Responder{opts: opts, log: opts.Logger, public: strings.TrimRight(opts.PublicURL, "/"), asks: map[string]*askuser.Ask{}, notes: opts.Notes}
 	if r.log == nil {
 		r.log = slog.Default()
+	}
+	if r.notes == nil {
+		r.notes = &store.MemoryNotes{}
 	}
 	cctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
@@ -178,8 +192,21 @@ func (r *Responder) ResponderName() string { return "email" }
 // (Options.Authorize): a mailbox alone does not.
 func (r *Responder) CanTakeApprovals() bool { return r.opts.Authorize != nil }
 
-// Asked mails the ask. It does not block.
+// FollowSessions keeps s, through which a link that reaches this replica
+// finds an ask another replica mailed. The orchestrator calls it at its
+// first use.
+func (r *Responder) FollowSessions(s *askuser.Sessions) { r.sessions.CompareAndSwap(nil, s) }
+
+// AnnouncesAsks reports true: the responder mails every ask once, where it
+// began, whether or not a card follows its session there.
+func (r *Responder) AnnouncesAsks() bool { return true }
+
+// Asked mails the ask, on the replica that began it only
+// (askuser.Ask.BeganHere). It does not block.
 func (r *Responder) Asked(a *askuser.Ask) {
+	if !a.BeganHere() {
+		return
+	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -277,7 +304,7 @@ func (r *Responder) compose(a *askuser.Ask) ([]byte, error) {
 	type entry struct{ label, desc, url string }
 	var links []entry
 	for j, o := range choices(f) {
-		tok := sign(r.opts.Key, link{Ask: a.ID(), Question: 0, Option: j, Expires: f.ExpiresAt.Unix(), Nonce: nonce()})
+		tok := sign(r.opts.Key, link{Ask: a.ID(), Session: a.Session(), Question: 0, Option: j, Expires: f.ExpiresAt.Unix(), Nonce: nonce()})
 		label := o.Label
 		if o.Default && !f.Questions[0].NoDefault {
 			label += " (recommended)"

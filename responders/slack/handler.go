@@ -2,8 +2,6 @@ package slack
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,10 +19,6 @@ import (
 
 // maxBody caps an interaction request's body.
 const maxBody = 1 << 20
-
-// replayWindow is how long a signed request is remembered: past it, the
-// timestamp check refuses it anyway.
-const replayWindow = 6 * time.Minute
 
 // ServeHTTP is the app's interactivity endpoint. It answers 401 to a
 // request whose signature or timestamp does not verify, 200 with nothing
@@ -46,8 +40,14 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "the request's Slack signature or timestamp does not verify", http.StatusUnauthorized)
 		return
 	}
-	if !r.firstUse(req.Header, body) {
-		w.WriteHeader(http.StatusOK) // a replay: Slack's own retry, or someone else's
+	first, err := r.firstUse(req.Context(), req.Header, body)
+	if err != nil {
+		r.log.Error("askuser slack: the notes of the requests already taken could not be read; the request is refused, for Slack to send again", "err", err)
+		http.Error(w, "the responder's store failed; try again", http.StatusServiceUnavailable)
+		return
+	}
+	if !first {
+		w.WriteHeader(http.StatusOK) // a replay: Slack's own retry, or someone else's, to any replica
 		return
 	}
 	cb, err := parseInteraction(body)
@@ -72,23 +72,10 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
-// firstUse reports whether this signed request is seen for the first time.
-func (r *Responder) firstUse(h http.Header, body []byte) bool {
-	d := sha256.Sum256(append([]byte(h.Get("X-Slack-Request-Timestamp")+":"+h.Get("X-Slack-Signature")+":"), body...))
-	key := hex.EncodeToString(d[:])
-	now := time.Now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.seen[key]; ok {
-		return false
-	}
-	for k, t := range r.seen {
-		if now.Sub(t) > replayWindow {
-			delete(r.seen, k)
-		}
-	}
-	r.seen[key] = now
-	return true
+// firstUse reports whether this signed request is seen for the first time
+// on any replica (the first to note it wins).
+func (r *Responder) firstUse(ctx context.Context, h http.Header, body []byte) (bool, error) {
+	return r.firstSeen(ctx, "request:"+h.Get("X-Slack-Request-Timestamp")+":"+h.Get("X-Slack-Signature")+":"+string(body))
 }
 
 // parseInteraction reads the payload form field of an interaction request.
@@ -145,56 +132,67 @@ func (r *Responder) blockActions(cb *slack.InteractionCallback) {
 			continue // a link: the browser opens it
 		}
 		askID, _, _ := strings.Cut(act.Value, sep)
-		e := r.lookup(askID)
 		if !r.may(r.ctx, team, user) {
 			r.ephemeral(cb.Channel.ID, user, "This ask isn't yours: only the people the program names can answer it.")
+			continue
+		}
+		e, release, err := r.entryFor(r.ctx, askID)
+		if err != nil {
+			r.log.Warn("askuser slack: a click's ask could not be read from the stores", "ask", askID, "err", err)
+			r.ephemeral(cb.Channel.ID, user, "The ask could not be read just now; click again.")
 			continue
 		}
 		if e == nil {
 			r.ephemeral(cb.Channel.ID, user, "This ask has already ended.")
 			continue
 		}
-		a := e.a
-		f := a.Form()
-		principal := r.principal(team, user)
-		switch act.ActionID {
-		case actionPick:
-			_, parts, ok := value(act.Value, 2)
-			qi, err1 := strconv.Atoi(parts0(parts, 0))
-			oi, err2 := strconv.Atoi(parts0(parts, 1))
-			if !ok || err1 != nil || err2 != nil || qi < 0 || qi >= len(f.Questions) || oi < 0 || oi >= len(f.Questions[qi].Options) {
-				continue
-			}
-			q := &f.Questions[qi]
+		r.act(cb, act, e, team, user)
+		release()
+	}
+}
+
+// act does what one click on an ask's message says.
+func (r *Responder) act(cb *slack.InteractionCallback, act *slack.BlockAction, e *entry, team, user string) {
+	a := e.a
+	f := a.Form()
+	principal := r.principal(team, user)
+	switch act.ActionID {
+	case actionPick:
+		_, parts, ok := value(act.Value, 2)
+		qi, err1 := strconv.Atoi(parts0(parts, 0))
+		oi, err2 := strconv.Atoi(parts0(parts, 1))
+		if !ok || err1 != nil || err2 != nil || qi < 0 || qi >= len(f.Questions) || oi < 0 || oi >= len(f.Questions[qi].Options) {
+			return
+		}
+		q := &f.Questions[qi]
+		a.SetPrincipal(principal)
+		if err := a.Report(askuser.Answer{QuestionID: q.ID, Selected: []string{q.Options[oi].Value}}); err != nil {
+			r.refused(cb, err)
+			return
+		}
+		r.submitIfDone(cb, a)
+	case actionOther, actionModal:
+		r.openAnswer(cb, e)
+	case actionDetails:
+		r.openDetails(cb, e)
+	case actionApprove:
+		_, parts, ok := value(act.Value, 1)
+		if !ok || f.Approval == nil {
+			return
+		}
+		choice := parts[0]
+		approve := choice == askuser.ApproveOnce || choice == askuser.ApproveSession
+		deny := choice == askuser.DenyOnce || choice == askuser.DenySession
+		switch {
+		case approve && e.challenge != "":
+			r.openConfirm(cb, e, choice)
+		case approve || deny:
 			a.SetPrincipal(principal)
-			if err := a.Report(askuser.Answer{QuestionID: q.ID, Selected: []string{q.Options[oi].Value}}); err != nil {
+			if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{choice}}); err != nil {
 				r.refused(cb, err)
-				continue
+				return
 			}
-			r.submitIfDone(cb, a)
-		case actionOther, actionModal:
-			r.openAnswer(cb, e)
-		case actionDetails:
-			r.openDetails(cb, e)
-		case actionApprove:
-			_, parts, ok := value(act.Value, 1)
-			if !ok || f.Approval == nil {
-				continue
-			}
-			choice := parts[0]
-			approve := choice == askuser.ApproveOnce || choice == askuser.ApproveSession
-			deny := choice == askuser.DenyOnce || choice == askuser.DenySession
-			switch {
-			case approve && e.challenge != "":
-				r.openConfirm(cb, e, choice)
-			case approve || deny:
-				a.SetPrincipal(principal)
-				if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{choice}}); err != nil {
-					r.refused(cb, err)
-					continue
-				}
-				_ = a.Submit()
-			}
+			_ = a.Submit()
 		}
 	}
 }
@@ -300,7 +298,12 @@ func (r *Responder) viewSubmission(ctx context.Context, cb *slack.InteractionCal
 	if !r.may(ctx, team, user) {
 		return fail(first, "This ask isn't yours: only the people the program names can answer it.")
 	}
-	e := r.lookup(askID)
+	e, release, err := r.entryFor(ctx, askID)
+	if err != nil {
+		r.log.Warn("askuser slack: a submission's ask could not be read from the stores", "ask", askID, "err", err)
+		return fail(first, "The ask could not be read just now; submit again.")
+	}
+	defer release()
 	if e == nil {
 		return fail(first, "This ask has already ended.")
 	}

@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,12 +11,14 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/store"
 )
 
 // Options configure a Responder. BotToken, SigningSecret, Channel and who
@@ -59,6 +62,14 @@ type Options struct {
 	// Rand makes the codes an irreversible approval asks for (nil:
 	// crypto/rand).
 	Rand io.Reader
+	// Notes keeps what the replicas of a fleet share: the message each ask
+	// was posted as (its channel, timestamp and confirmation code) and the
+	// signed requests already taken. Give every replica the same one
+	// (natsstore's Store.Notes), with a time to live longer than the
+	// longest ask, and the same Orchestrator.Asks: then any replica takes
+	// a click for any ask, and edits its message. nil: notes in memory,
+	// for one process.
+	Notes store.Notes
 }
 
 // GroupRefresh is how often AllowedUserGroup's members are read again.
@@ -78,14 +89,16 @@ type Responder struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup // work: posts, edits, clicks
-	loops   sync.WaitGroup // Socket Mode's, until the context ends
+	loops   sync.WaitGroup // Socket Mode's and the sweep, until the context ends
 	allowed map[string]bool
+	notes   store.Notes
+	// sessions finds the asks of the fleet (see FollowSessions).
+	sessions atomic.Pointer[askuser.Sessions]
 
 	mu       sync.Mutex
 	asks     map[string]*entry
 	group    map[string]bool
 	groupAt  time.Time
-	seen     map[string]time.Time // signed requests already taken
 	closed   bool
 	rand     io.Reader
 	verifier func(http.Header, []byte) error
@@ -103,6 +116,7 @@ type entry struct {
 
 var (
 	_ askuser.EventDriven     = (*Responder)(nil)
+	_ askuser.Announcer       = (*Responder)(nil)
 	_ askuser.ApprovalCapable = (*Responder)(nil)
 	_ askuser.Named           = (*Responder)(nil)
 	_ http.Handler            = (*Responder)(nil)
@@ -139,8 +153,11 @@ func New(ctx context.Context, opts Options) (*Responder, error) {
 		log:     opts.Logger,
 		allowed: map[string]bool{},
 		asks:    map[string]*entry{},
-		seen:    map[string]time.Time{},
 		rand:    opts.Rand,
+		notes:   opts.Notes,
+	}
+	if r.notes == nil {
+		r.notes = &store.MemoryNotes{}
 	}
 	if r.log == nil {
 		r.log = slog.Default()
@@ -245,9 +262,14 @@ func (r *Responder) principal(team, user string) string {
 	return "slack:" + team + "/" + user
 }
 
-// Asked posts the ask to the channel. It does not block: the message is
-// posted by a short-lived goroutine.
+// Asked posts the ask to the channel, on the replica that began it only
+// (askuser.Ask.BeganHere): elsewhere it does nothing, and a click there
+// finds the ask through the message's note. It does not block: the
+// message is posted by a short-lived goroutine.
 func (r *Responder) Asked(a *askuser.Ask) {
+	if !a.BeganHere() || !tokenID(a.ID()) {
+		return
+	}
 	e := &entry{a: a, posted: make(chan struct{}), channel: r.opts.Channel}
 	f := a.Form()
 	if f.Approval != nil && f.Approval.Risk == askuser.RiskIrreversible {
@@ -280,19 +302,36 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 func (r *Responder) post(e *entry) {
 	defer close(e.posted)
 	a := e.a
+	ctx, cancel := context.WithTimeout(r.ctx, apiTimeout)
+	defer cancel()
+	// The note is made before the message is posted: the first to make it
+	// posts (an ask is posted once, whatever tells this responder about it
+	// twice), and a click on any replica finds the ask through it.
+	data, _ := json.Marshal(msgNote{V: noteVersion, Session: a.Session(), Channel: e.channel, Challenge: e.challenge, State: statePosting})
+	if _, err := r.notes.Create(ctx, msgKey(a.ID()), data); errors.Is(err, store.ErrExists) {
+		return
+	} else if err != nil {
+		r.log.Error("askuser slack: keeping the note of an ask failed: it is not posted, and nobody can see it here", "ask", a.ID(), "err", err)
+		_ = a.Unreachable()
+		return
+	}
 	var card string
 	if r.opts.CardURL != nil {
 		card = r.opts.CardURL(a.Session(), a.ID())
 	}
 	blocks, fb := render(a.ID(), a.Form(), renderOptions{cardURL: card, challenge: e.challenge})
-	ctx, cancel := context.WithTimeout(r.ctx, apiTimeout)
-	defer cancel()
 	ch, ts, err := r.api.PostMessageContext(ctx, e.channel, slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(fb, false),
 		slack.MsgOptionDisableMarkdown(), slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
 	if err != nil {
 		r.log.Error("askuser slack: posting an ask failed: nobody can see it here", "ask", a.ID(), "channel", e.channel, "err", err)
 		_ = a.Unreachable()
 		return
+	}
+	if _, err := r.writeNote(ctx, a.ID(), func(n *msgNote) bool {
+		n.Channel, n.TS, n.State = ch, ts, statePosted
+		return true
+	}); err != nil {
+		r.log.Warn("askuser slack: the note of a posted message could not be written: a click on another replica does not find the ask, and its message is edited by this replica only", "ask", a.ID(), "err", err)
 	}
 	r.mu.Lock()
 	e.channel, e.ts = ch, ts
@@ -327,7 +366,9 @@ func (r *Responder) nudge(e *entry) {
 // ended edits the message to say how the ask ended, with no buttons.
 func (r *Responder) ended(e *entry) {
 	r.mu.Lock()
-	delete(r.asks, e.a.ID())
+	if r.asks[e.a.ID()] == e {
+		delete(r.asks, e.a.ID())
+	}
 	if e.nudge != nil {
 		e.nudge.Stop()
 	}
@@ -347,12 +388,8 @@ func (r *Responder) ended(e *entry) {
 		if e.ts == "" {
 			return
 		}
-		out := e.a.Outcome()
-		blocks, fb := renderEnded(e.a.Form(), out, who(out))
-		ctx, cancel := context.WithTimeout(r.ctx, apiTimeout)
-		defer cancel()
-		if _, _, _, err := r.api.UpdateMessageContext(ctx, e.channel, e.ts, slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(fb, false)); err != nil {
-			r.log.Warn("askuser slack: the message of an ended ask could not be edited; its buttons stay, and answer that the ask has ended", "ask", e.a.ID(), "err", err)
+		if err := r.finish(r.ctx, e.a.ID(), e.a.Form(), e.a.Outcome()); err != nil {
+			r.log.Warn("askuser slack: the message of an ended ask could not be edited; its buttons stay, and answer that the ask has ended (a replica's sweep tries again)", "ask", e.a.ID(), "err", err)
 		}
 	}()
 }

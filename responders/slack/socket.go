@@ -85,20 +85,21 @@ func (r *Responder) socketInteraction(smc *socketmode.Client, req socketmode.Req
 }
 
 // firstEnvelope reports whether Socket Mode delivers this envelope for the
-// first time (Slack sends an envelope again when its ack was late).
+// first time to any replica (Slack sends an envelope again when its ack
+// was late). A store that fails takes it: Slack's interactions over a
+// websocket are not sent again.
 func (r *Responder) firstEnvelope(id string) bool {
 	if id == "" {
 		return false
 	}
-	now := time.Now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	key := "envelope:" + id
-	if _, ok := r.seen[key]; ok {
-		return false
+	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)
+	defer cancel()
+	first, err := r.firstSeen(ctx, "envelope:"+id)
+	if err != nil {
+		r.log.Warn("askuser slack: the notes of the envelopes already taken could not be read; the envelope is taken", "err", err)
+		return true
 	}
-	r.seen[key] = now
-	return true
+	return first
 }
 
 type discard struct{}
