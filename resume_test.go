@@ -2,89 +2,58 @@ package askuser_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/askuser-go/askuser"
-	"github.com/askuser-go/askuser/store"
 )
 
-// resumeHolder shows every ask and ends none: the reply comes through
-// Resume, as an MCP client's retry brings it to whichever server it
-// reaches.
-type resumeHolder struct{}
-
-func (resumeHolder) Respond(ctx context.Context, _ *askuser.Ask) error {
-	<-ctx.Done()
-	return nil
-}
-
-// TestResume: a reply reported through Resume's handle answers the ask
-// itself — in one process's memory, and with a shared store from another
-// orchestrator than the one that began it — its callers get the answer,
-// and the journal has one record; a final ask is ErrClosed, an unknown
-// tool call ErrUnknownCall.
-func TestResume(t *testing.T) {
-	for _, shared := range []bool{false, true} {
-		name := map[bool]string{false: "memory", true: "shared store"}[shared]
-		t.Run(name, func(t *testing.T) {
+// TestRequestAskedAt: a request that says when its ask began keeps that
+// deadline (an ask resumed from another process); a time in the future
+// counts as now; one whose deadline has passed ends at once at the deadline.
+func TestRequestAskedAt(t *testing.T) {
+	const call = `{"questions":[{"header":"Env","question":"Which?","options":[{"label":"a","description":"a"},{"label":"b","description":"b"}]}],"timeout_seconds":300}`
+	tests := []struct {
+		name     string
+		askedAgo time.Duration // how long before now the ask began; negative: in the future
+		wait     time.Duration // how long Handle takes
+	}{
+		{"began 250 s ago", 250 * time.Second, 50 * time.Second},
+		{"zero: now", 0, 300 * time.Second},
+		{"in the future: now", -time.Hour, 300 * time.Second},
+		{"deadline passed", time.Hour, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				j := &approvalJournal{}
-				var st store.Pending
-				if shared {
-					st = store.NewMemory(0)
+				o := &askuser.Orchestrator{Logger: newDiscardLogger(), Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
+					<-ctx.Done()
+					return ctx.Err()
+				})}
+				start := time.Now()
+				var askedAt time.Time
+				if tt.askedAgo != 0 {
+					askedAt = start.Add(-tt.askedAgo)
 				}
-				var orch []*askuser.Orchestrator
-				for range 2 {
-					o := &askuser.Orchestrator{Responder: resumeHolder{}, Asks: st, Journal: j, Logger: newDiscardLogger()}
-					t.Cleanup(func() { o.Close(); o.Wait() })
-					if err := o.Ready(context.Background()); err != nil {
-						t.Fatal(err)
-					}
-					orch = append(orch, o)
-				}
-				asker, answerer := orch[0], orch[1]
-				if !shared {
-					answerer = asker // in memory an ask is reachable only where it is
-				}
-				ctx := context.Background()
-				if _, err := asker.Begin(ctx, askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
+				out, err := o.Handle(t.Context(), askuser.Request{Session: "s", Arguments: []byte(call), AskedAt: askedAt})
+				if err != nil {
 					t.Fatal(err)
 				}
-				synctest.Wait()
-				err := answerer.Resume(ctx, "s1", "call-1", func(a *askuser.Ask) error {
-					if a.ToolCallID() != "call-1" || a.Form().Questions[0].ID != "env" {
-						t.Errorf("the handle is of tool call %q, form %+v; want call-1's ask", a.ToolCallID(), a.Form().Questions)
-					}
-					answerChoice(t, a)
-					return nil
-				})
-				if err != nil {
-					t.Fatalf("Resume: %v", err)
+				if got := time.Since(start); got != tt.wait {
+					t.Errorf("Handle took %v, want %v", got, tt.wait)
 				}
-				for i, o := range orch {
-					if !shared && i == 1 {
-						continue
-					}
-					out, err := o.Await(ctx, "s1", "call-1")
-					if err != nil || string(out.Result) != answeredChoice {
-						t.Errorf("orchestrator %d: Await = %v, %v; want %s", i, out, err, answeredChoice)
-					}
+				if out.Reason != askuser.ReasonDeadline || out.Status != askuser.StatusTimedOut {
+					t.Errorf("ended %s / %s, want the deadline's timed_out", out.Reason, out.Status)
 				}
-				synctest.Wait()
-				if recs := j.records(); len(recs) != 1 || recs[0].AnsweredBy != askuser.ByUser {
-					t.Errorf("the journal has %d records; want the one of the answer", len(recs))
+				wantAsked := start
+				if tt.askedAgo > 0 {
+					wantAsked = askedAt
 				}
-				called := false
-				err = answerer.Resume(ctx, "s1", "call-1", func(*askuser.Ask) error { called = true; return nil })
-				if !errors.Is(err, askuser.ErrClosed) || called {
-					t.Errorf("Resume of a final ask: %v (f called: %v); want ErrClosed, f not called", err, called)
+				if !out.Form.AskedAt.Equal(wantAsked) || !out.Form.ExpiresAt.Equal(wantAsked.Add(300*time.Second)) {
+					t.Errorf("stamped %v … %v, want %v … %v", out.Form.AskedAt, out.Form.ExpiresAt, wantAsked, wantAsked.Add(300*time.Second))
 				}
-				err = answerer.Resume(ctx, "s1", "call-2", func(*askuser.Ask) error { called = true; return nil })
-				if !errors.Is(err, askuser.ErrUnknownCall) || called {
-					t.Errorf("Resume of an unknown call: %v (f called: %v); want ErrUnknownCall", err, called)
-				}
+				o.Wait()
 			})
 		})
 	}
