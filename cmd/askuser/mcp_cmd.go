@@ -8,6 +8,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -42,7 +43,7 @@ import (
 // ADDR over streamable HTTP at /mcp, behind a bearer token and the web
 // card's Host and Origin checks.
 
-const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]"
+const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--nats URL [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION]]"
 
 // mcpPath is where --listen serves MCP.
 const mcpPath = "/mcp"
@@ -77,8 +78,16 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	noApproval := fs.Bool("no-approval", false, "serve only the question tool, without request_approval (for a client that answers elicitations by itself, which could then approve)")
 	consentsFile := fs.String("consents", "", "keep the approval decisions a person makes for the session in `FILE` (JSON lines), a regular file, so that they hold across restarts (default: they last as long as the server)")
 	dialectName := dialectFlag(fs)
+	var nf mcpNATSFlags
+	nf.register(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := nf.check(set); err != nil {
+		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+		return exitUsage
 	}
 	d, err := dialectNamed(*dialectName)
 	if err != nil {
@@ -143,9 +152,22 @@ func (e env) mcp(ctx context.Context, args []string) int {
 			return exitFailure
 		}
 	}
+	if nf.url != "" {
+		// The fleet's store: pending asks, the journal, sealed secrets and
+		// remembered decisions, shared with every server on it.
+		st, err := nf.open(ctx, keys)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+		defer st.close()
+		o.Asks, o.Journal, o.Secrets, o.Consents = st.Asks(), st.Journal(), st.Secrets(), st.Consents()
+		defer o.Close()
+		fmt.Fprintf(e.stderr, "askuser mcp: pending asks, the journal, secrets and remembered decisions are in the NATS store at %s, shared with every server on it\n", nf.url)
+	}
 	// Secrets are asked only on the card: the store is opened when there
 	// is one (or when --store names one, so that a bad key is found now).
-	if *storeDir != "" || *cardAddr != "" {
+	if nf.url == "" && (*storeDir != "" || *cardAddr != "") {
 		s, err := store.open(true)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
@@ -188,6 +210,15 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		defer stopCard()
 	}
 	o.Responder = mcpresponder.New(ropts)
+	if o.Asks != nil {
+		rctx, cancel := context.WithTimeout(ctx, serveReadyTimeout)
+		err := o.Ready(rctx)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: the server could not follow the shared store's changes within %v: %v\n", serveReadyTimeout, err)
+			return exitFailure
+		}
+	}
 	sess := *session
 	newServer := func() *mcp.Server {
 		return mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: buildinfo.Version()}, &mcp.ServerOptions{Logger: logger})

@@ -189,6 +189,7 @@ func TestMCPHTTP(t *testing.T) {
 // TestMCPUsage: flags that cannot work together are refused before
 // anything is served.
 func TestMCPUsage(t *testing.T) {
+	t.Setenv("ASKUSER_SECRET_KEY", "") // --nats without --key-file has no key ring
 	for _, c := range []struct {
 		args []string
 		want string
@@ -203,6 +204,13 @@ func TestMCPUsage(t *testing.T) {
 		{[]string{"mcp", "--approvers", "x"}, "--approvers is for --listen"},
 		{[]string{"mcp", "--listen", "127.0.0.1:0", "--approvers", "x", "--no-approval"}, "--approvers names who may approve"},
 		{[]string{"mcp", "--listen", "127.0.0.1:0", "--dialect", "request_approval"}, "needs --approvers"},
+		{[]string{"mcp", "--nats-replicas", "3"}, "--nats-replicas is for --nats"},
+		{[]string{"mcp", "--nats-token-file", "x"}, "--nats-token-file is for --nats"},
+		{[]string{"mcp", "--nats", "nats://127.0.0.1:1"}, "--nats needs the fleet's key ring"},
+		{[]string{"mcp", "--nats", "nats://127.0.0.1:1", "--key-file", "k", "--journal", "j"}, "--journal keeps in a file what --nats keeps in the fleet's store"},
+		{[]string{"mcp", "--nats", "nats://127.0.0.1:1", "--key-file", "k", "--consents", "c"}, "--consents keeps in a file"},
+		{[]string{"mcp", "--nats", "nats://127.0.0.1:1", "--key-file", "k", "--nats-replicas", "9"}, "--nats-replicas 9: NATS keeps a bucket on 1 to 5 servers"},
+		{[]string{"mcp", "--nats", "nats://127.0.0.1:1", "--key-file", "k", "--journal-retention", "1m"}, "--journal-retention 1m0s: at least"},
 	} {
 		code, _, errs := cli(t, "", c.args...)
 		if code != exitUsage || !strings.Contains(errs, c.want) {

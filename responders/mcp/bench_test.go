@@ -7,9 +7,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/natsstore"
+	"github.com/askuser-go/askuser/natsstore/natsserver"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 // BenchmarkRoundTrip measures one ask_user call answered through the
@@ -21,7 +25,9 @@ import (
 // client's retry (askuser also seals and opens its requestState, and keeps
 // the ask pending in between). The interleaved sub-benchmark makes one
 // call of each per iteration and reports the ratio of their times, which
-// a noisy machine disturbs least: read that one.
+// a noisy machine disturbs least: read that one. On 2026-07-28 the fleet
+// sub-benchmarks serve the same call from a shared store in NATS
+// JetStream (benchFleet), against the same baseline.
 //
 //	go test -run '^$' -bench BenchmarkRoundTrip -benchmem -count 6 ./responders/mcp/
 func BenchmarkRoundTrip(b *testing.B) {
@@ -104,9 +110,93 @@ func BenchmarkRoundTrip(b *testing.B) {
 			b.ReportMetric(float64(raw)/float64(b.N), "baseline-ns/op")
 			b.ReportMetric(float64(ask)/float64(raw), "ratio")
 		})
+		if v == v20260728 {
+			benchFleet(b, v, rawCS, rawParams, handler)
+		}
 		tool.Close()
 		o.Wait()
 	}
+}
+
+// benchFleet is the 2026-07-28 round trip of BenchmarkRoundTrip with
+// askuser's server on a shared store in NATS JetStream (embedded in the
+// process, its files in a temporary directory), against the same
+// baseline in the same run: every ask is a record in the store, with its
+// timer; the retry claims its round there, reports the reply through
+// Orchestrator.Resume, and reads the result back from the store.
+func benchFleet(b *testing.B, v string, rawCS *mcp.ClientSession, rawParams *mcp.CallToolParams, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) {
+	ctx := context.Background()
+	emb, err := natsserver.Start(natsserver.Config{StoreDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer emb.Shutdown()
+	nc, err := emb.Connect()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := benchRing(b)
+	st, err := natsstore.Open(ctx, js, natsstore.Config{Prefix: "bench", Keys: keys})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := &askuser.Orchestrator{Responder: mcpresponder.New(nil), Asks: st.Asks(), Journal: st.Journal(), Secrets: st.Secrets(), Logger: quiet}
+	defer o.Close()
+	if err := o.Ready(ctx); err != nil {
+		b.Fatal(err)
+	}
+	tool := &mcpresponder.Tool{Orchestrator: o, Keys: keys, ProgressInterval: -1}
+	defer o.Wait()
+	defer tool.Close()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Version: "bench"}, &mcp.ServerOptions{Logger: quiet})
+	if err := mcpresponder.AddTool(srv, tool); err != nil {
+		b.Fatal(err)
+	}
+	cs := benchClient(b, srv, v, handler)
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "ask_user", Arguments: json.RawMessage(deployCall)}
+	call := func(b *testing.B, cs *mcp.ClientSession, p *mcp.CallToolParams) {
+		if res, err := cs.CallTool(ctx, p); err != nil || res.IsError {
+			b.Fatalf("%v %v", err, res)
+		}
+	}
+	b.Run(v+"/fleet", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			call(b, cs, params)
+		}
+	})
+	b.Run(v+"/fleet-interleaved", func(b *testing.B) {
+		var ask, raw time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			call(b, cs, params)
+			t1 := time.Now()
+			call(b, rawCS, rawParams)
+			ask += t1.Sub(t0)
+			raw += time.Since(t1)
+		}
+		b.ReportMetric(float64(ask)/float64(b.N), "askuser-ns/op")
+		b.ReportMetric(float64(raw)/float64(b.N), "baseline-ns/op")
+		b.ReportMetric(float64(ask)/float64(raw), "ratio")
+	})
+}
+
+func benchRing(b *testing.B) *secretstore.KeyRing {
+	k, err := secretstore.RandomKey("bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := secretstore.NewKeyRing(k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
 }
 
 func benchClient(b *testing.B, s *mcp.Server, version string, h func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {

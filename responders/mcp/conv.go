@@ -2,6 +2,8 @@ package mcpresponder
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,12 +39,56 @@ type turn struct {
 	form elicitForm // nil: the ask went to the card, and the client was sent a link
 }
 
-// A need is a form to send, with what its requestState needs.
+// A need is a form to send, with what its requestState needs — or, past
+// MaxRounds, the refusal to send another (capped).
 type need struct {
 	params    *mcp.ElicitParams
 	round     int
 	askedAt   time.Time
 	expiresAt time.Time
+	capped    *roundsError
+}
+
+// MaxRounds is how many forms one multi round-trip ask shows at most: the
+// first, and two more after replies that did not fit it. A reply to the
+// last one that does not fit either gets a tool result marked isError
+// that says so (see roundsError), and the ask waits for its deadline,
+// which ends it with the recommended answers and journals it.
+const MaxRounds = maxForms
+
+// A roundsError is the end of an ask's rounds: its last form's reply did
+// not fit it either.
+type roundsError struct {
+	problem   string // what was wrong with the last reply
+	expiresAt time.Time
+	approval  bool // the ask is an approval, which the deadline decides nothing of
+}
+
+// capped is the end of a's rounds, after a reply with problem.
+func capped(a *askuser.Ask, problem string) *roundsError {
+	f := a.Form()
+	return &roundsError{problem: problem, expiresAt: f.ExpiresAt, approval: f.Approval != nil}
+}
+
+// message says what happened and what the model can do.
+func (e *roundsError) message(now time.Time) string {
+	var b strings.Builder
+	b.WriteString("the person's reply did not fit the form ")
+	b.WriteString(strconv.Itoa(MaxRounds))
+	b.WriteString(" times, the most askuser shows one ask, so it asks nothing more through this client")
+	if e.problem != "" {
+		b.WriteString(" (the last reply: " + e.problem + ")")
+	}
+	b.WriteString(". Nothing of those replies was kept. The ask stays pending until its deadline")
+	if left := e.expiresAt.Sub(now); left > 0 {
+		b.WriteString(", in " + span(left))
+	}
+	if e.approval {
+		b.WriteString(", when it ends unresolved (nothing is approved) and is journaled; this requestState is spent. Go on without the permission, or call the tool again without a requestState to ask anew")
+	} else {
+		b.WriteString(", when it ends as timed_out with the recommended answers applied and is journaled; this requestState is spent. Go on without the answer, or call the tool again without a requestState to ask anew, with questions the person's client can answer")
+	}
+	return b.String()
 }
 
 // handled is what Orchestrator.Handle returned.
@@ -147,8 +193,11 @@ func (cv *conv) answerLocked(res *mcp.ElicitResult) *need {
 		return nil
 	}
 	problem, ended, _ := tn.form.reply(tn.a, res) // an error is ErrClosed: the ask had ended
-	if ended || cv.round >= maxForms {
-		return nil // ended, or the deadline decides
+	switch {
+	case ended:
+		return nil
+	case cv.round >= maxForms:
+		return &need{round: cv.round, capped: capped(tn.a, problem)}
 	}
 	cv.round++
 	return cv.needLocked(tn.form.params(problem, time.Now()))

@@ -43,11 +43,22 @@
 // (see Tool.Keys): askuser's tool-call id for it and when it was asked,
 // bound to the session, the principal and the call (its tool, and a hash
 // of its arguments), for one form; it is good until the ask's deadline
-// plus StateGrace, and once (in the process: a fleet without a shared
-// pending-ask store cannot tell that another server took it). A retry that
-// reaches another server resumes the ask there with the deadline it had
-// (askuser.Request.AskedAt). A retry after the deadline gets the ask's
-// result (timed_out, with the defaults). A requestState that is altered,
+// plus StateGrace, and once. An ask shows at most MaxRounds forms; past
+// them the retry gets an error result that says so at once, and the
+// deadline ends the ask. A retry after the deadline gets the ask's result
+// (timed_out, with the defaults).
+//
+// On a shared pending-ask store (askuser.Orchestrator.Asks, such as the
+// natsstore package's), servers that share it and the key ring serve one
+// ask between them, behind a load balancer: a retry resumes the store's
+// ask on whichever server it reaches (askuser.Orchestrator.Resume), each
+// form's round is claimed in the store with a create-only write, so that
+// a requestState is taken once across every server, the ask has one
+// journal record, and the store's timer ends it at its deadline even when
+// the server that asked is gone. Without one, "once" holds in the process,
+// and a retry that reaches another server asks again there, under the
+// same tool-call id and with the deadline it had (askuser.Request.AskedAt).
+// A requestState that is altered,
 // expired, used before, or of another session, principal or call is
 // refused, as a tool result marked isError that says which (ErrStateDamaged
 // and the others).

@@ -167,20 +167,27 @@ func TestRoundTripMismatch(t *testing.T) {
 }
 
 // TestRoundTripThreeMismatches: after the third reply that does not
-// match, nothing more is asked; the retry returns at the deadline, with
-// the recommended option applied.
+// match, nothing more is asked: the retry gets, at once, an error result
+// that says what happened and what to do, and carries no requestState; the
+// ask ends at its deadline, with the recommended option applied, and is
+// journaled once; the spent requestState is refused.
 func TestRoundTripThreeMismatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, _, _ := server(t, nil, nil)
+		s, _, j := server(t, nil, nil)
 		cs := rawClient(t, s, "client")
-		start := time.Now()
 		_, state := form(t, toolCall(t, cs, deployCall, "", nil))
 		_, state = form(t, toolCall(t, cs, deployCall, state, accept(map[string]any{"env": "moon"})))
 		_, state = form(t, toolCall(t, cs, deployCall, state, accept(map[string]any{"bogus": "x"})))
+		start := time.Now()
 		res := toolCall(t, cs, deployCall, state, accept(map[string]any{"env": []any{"staging"}}))
-		wantResult(t, res, `{"status":"timed_out","answered_by":"timeout","answers":[{"id":"env","selected":["staging"],"other_text":null}]}`)
-		if d := time.Since(start); d != 120*time.Second {
-			t.Errorf("the result came after %v; want the deadline, 2m0s", d)
+		wantRoundsCapped(t, res, "ask_user", time.Since(start))
+		if again := toolCall(t, cs, deployCall, state, accept(map[string]any{"env": "production"})); !strings.Contains(text(again), "already used") {
+			t.Errorf("the spent requestState again: %q; want the already-used refusal", text(again))
+		}
+		time.Sleep(121 * time.Second)
+		synctest.Wait()
+		if recs := j.records(); len(recs) != 1 || recs[0].Status != askuser.StatusTimedOut {
+			t.Errorf("journal %s; want one record, timed out at the deadline", mustJSON(t, recs))
 		}
 	})
 }

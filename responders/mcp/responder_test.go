@@ -185,6 +185,9 @@ func TestMismatchAskedAgain(t *testing.T) {
 // TestMismatchThenDeadline: after three replies that do not match, the
 // person is not asked a fourth time; the ask waits for its deadline, which
 // applies the recommended option (timed out, answered by the timeout).
+// Before 2026-07-28 the call stays open until then; from 2026-07-28 the
+// third retry gets, at once, an error result that says so (MaxRounds),
+// and the deadline journals the ask.
 func TestMismatchThenDeadline(t *testing.T) {
 	for _, v := range generations {
 		t.Run(v, func(t *testing.T) {
@@ -192,16 +195,50 @@ func TestMismatchThenDeadline(t *testing.T) {
 				h, co := answering(reply("accept", map[string]any{"env_other": ghToken}))
 				r := newRig(t, rigOptions{version: v, client: co})
 				start := time.Now()
-				wantResult(t, r.call(t, deployCall),
-					`{"status":"timed_out","answered_by":"timeout","answers":[{"id":"env","selected":["staging"],"other_text":null}]}`)
-				if n := len(h.seen()); n != 3 {
-					t.Errorf("%d forms shown; want 3", n)
+				res := r.call(t, deployCall)
+				if n := len(h.seen()); n != mcpresponder.MaxRounds {
+					t.Errorf("%d forms shown; want %d", n, mcpresponder.MaxRounds)
 				}
+				if v >= v20260728 {
+					wantRoundsCapped(t, res, "ask_user", time.Since(start))
+					time.Sleep(121 * time.Second)
+					synctest.Wait()
+					if recs := r.journal.records(); len(recs) != 1 || recs[0].Status != askuser.StatusTimedOut || recs[0].AnsweredBy != askuser.ByTimeout {
+						t.Errorf("journal %s; want one record, timed out at the deadline", mustJSON(t, recs))
+					}
+					return
+				}
+				wantResult(t, res, `{"status":"timed_out","answered_by":"timeout","answers":[{"id":"env","selected":["staging"],"other_text":null}]}`)
 				if d := time.Since(start); d != 120*time.Second {
 					t.Errorf("the result came after %v; want the deadline, 2m0s", d)
 				}
 			})
 		})
+	}
+}
+
+// wantRoundsCapped checks that res is the error result of an ask past
+// MaxRounds, returned at once (after waited), saying what happened and
+// what to do, and that it carries no requestState.
+func wantRoundsCapped(t *testing.T, res *mcp.CallToolResult, tool string, waited time.Duration) {
+	t.Helper()
+	msg := text(res)
+	if !res.IsError || !strings.HasPrefix(msg, tool+": the person's reply did not fit the form 3 times") {
+		t.Errorf("isError %v, %q; want the error result of the rounds' end", res.IsError, msg)
+	}
+	for _, want := range []string{"stays pending until its deadline", "call the tool again without a requestState"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the rounds' end %q does not say %q", msg, want)
+		}
+	}
+	if res.RequestState != "" || len(res.InputRequests) != 0 {
+		t.Errorf("the rounds' end carries a requestState or input requests: %s", mustJSON(t, res))
+	}
+	if strings.Contains(msg, ghToken) {
+		t.Error("the rounds' end echoes what was typed")
+	}
+	if waited != 0 {
+		t.Errorf("the rounds' end came after %v; want it at once", waited)
 	}
 }
 
@@ -325,7 +362,8 @@ func TestListTools(t *testing.T) {
 // TestProgressWhileWaiting: a call that waits for the person sends
 // progress notifications, counting up, when the client gave a progress
 // token: before 2026-07-28 while the form is shown, and from it while a
-// retry waits for the deadline (after the third reply that did not match).
+// retry waits for the deadline (the person opened the card's link, and
+// the card has not decided).
 func TestProgressWhileWaiting(t *testing.T) {
 	for _, v := range []string{v20251125, v20260728} {
 		t.Run(v, func(t *testing.T) {
@@ -336,10 +374,15 @@ func TestProgressWhileWaiting(t *testing.T) {
 					time.Sleep(60 * time.Second)
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"env": "production"}}, nil
 				}
+				call, ropts := deployCall, (*mcpresponder.Options)(nil)
 				if v == v20260728 {
-					wait = reply("accept", map[string]any{"env_other": ghToken})
+					wait = reply("accept", nil) // the link is open; the card decides
+					call, ropts = secretCall, &mcpresponder.Options{Card: undecided{}, CardURL: func(*askuser.Ask) string { return "http://127.0.0.1:1/card" }}
 				}
 				_, co := answering(wait)
+				if v == v20260728 {
+					co.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}}
+				}
 				co.ProgressNotificationHandler = func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -347,8 +390,8 @@ func TestProgressWhileWaiting(t *testing.T) {
 						progress = append(progress, req.Params.Progress)
 					}
 				}
-				r := newRig(t, rigOptions{version: v, client: co, tool: func(tl *mcpresponder.Tool) { tl.ProgressInterval = 25 * time.Second }})
-				p := &mcp.CallToolParams{Name: "ask_user", Arguments: json.RawMessage(deployCall)}
+				r := newRig(t, rigOptions{version: v, client: co, responder: ropts, tool: func(tl *mcpresponder.Tool) { tl.ProgressInterval = 25 * time.Second }})
+				p := &mcp.CallToolParams{Name: "ask_user", Arguments: json.RawMessage(call)}
 				p.SetProgressToken("tok")
 				if _, err := r.cs.CallTool(context.Background(), p); err != nil {
 					t.Fatal(err)
@@ -368,6 +411,14 @@ func TestProgressWhileWaiting(t *testing.T) {
 			})
 		})
 	}
+}
+
+// undecided is a card nobody answers: its asks wait for their deadlines.
+type undecided struct{}
+
+func (undecided) Respond(ctx context.Context, _ *askuser.Ask) error {
+	<-ctx.Done()
+	return nil
 }
 
 // TestMismatchNamesField: a reply that the SDK refuses as not matching the

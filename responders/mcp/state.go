@@ -117,6 +117,7 @@ var (
 	ErrStateExpired   = errors.New("mcpresponder: the requestState has expired: its ask's deadline passed more than 60 seconds ago; call the tool again to ask anew")
 	ErrStateUsed      = errors.New("mcpresponder: the requestState was already used; each one is good for a single retry, carrying the reply to its form")
 	ErrStateRound     = errors.New("mcpresponder: the requestState is for an earlier form of this ask, which was already answered; retry with the latest requestState")
+	ErrStateGone      = errors.New("mcpresponder: no ask is known for this requestState any more (its result is past the store's retention); call the tool again without it to ask anew")
 )
 
 // sealState seals a state for the client to carry.

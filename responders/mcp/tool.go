@@ -34,9 +34,21 @@ const DefaultProgressInterval = 15 * time.Second
 //   - from 2026-07-28 on, the call returns the form as its input request,
 //     with an opaque requestState, and the client retries it with the
 //     reply; the ask stays pending here in the meantime, and is finalized
-//     (and journaled) at its deadline if no retry comes. A retry that
-//     reaches another server (sharing Keys) resumes the ask there with
-//     the deadline it had.
+//     (and journaled) at its deadline if no retry comes. Each retry
+//     shows at most MaxRounds forms in all; past them the retry gets an
+//     error result that says so, and the ask waits for its deadline.
+//
+// With a shared store (Orchestrator.Asks), servers that share it and Keys
+// serve one ask between them, as behind a load balancer: a retry resumes
+// the store's pending ask on whichever server it reaches, each form's
+// reply is taken once across all of them (its round is claimed in the
+// store, create-only), the reply is reported into the ask itself
+// (Orchestrator.Resume), so the ask has one ending and one journal
+// record, and its deadline is the store's timer, which ends it even when
+// the server that asked is gone. Without one, a retry that reaches
+// another server (sharing Keys) asks again there, under the same tool-call
+// id and with the deadline it had, while the first server still holds
+// its copy.
 //
 // A refused requestState (altered, expired, used before, of another
 // session, principal or call) is a tool result marked isError whose text
@@ -229,6 +241,12 @@ func (t *Tool) roundTrip(ctx context.Context, req *mcp.CallToolRequest, args []b
 		return errorResult(t.dialect().Name(), strings.TrimPrefix(err.Error(), "mcpresponder: ")), nil
 	}
 	res, _ := req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
+	if t.o.Asks != nil {
+		return t.resumeShared(ctx, req, args, st, res)
+	}
+	if err := t.take(st); err != nil {
+		return errorResult(t.dialect().Name(), strings.TrimPrefix(err.Error(), "mcpresponder: ")), nil
+	}
 	t.mu.Lock()
 	cv := t.convs[st.Call]
 	t.mu.Unlock()
@@ -247,7 +265,7 @@ func (t *Tool) roundTrip(ctx context.Context, req *mcp.CallToolRequest, args []b
 	case err != nil:
 		return errorResult(t.dialect().Name(), strings.TrimPrefix(err.Error(), "mcpresponder: ")), nil
 	case n != nil: // the reply did not match: the form again
-		return t.inputRequest(req, args, cv, n)
+		return t.inputRequest(req, args, cv.id, n)
 	}
 	return t.await(ctx, req, args, cv, false)
 }
@@ -299,7 +317,7 @@ func (t *Tool) await(ctx context.Context, req *mcp.CallToolRequest, args []byte,
 			return t.result(h.out, h.err)
 		default:
 		}
-		return t.inputRequest(req, args, cv, &n)
+		return t.inputRequest(req, args, cv.id, &n)
 	case h := <-cv.result:
 		return t.result(h.out, h.err)
 	case <-ctx.Done():
@@ -311,11 +329,19 @@ func (t *Tool) await(ctx context.Context, req *mcp.CallToolRequest, args []byte,
 }
 
 // inputRequest returns the form as the call's input request, with its
-// requestState.
-func (t *Tool) inputRequest(req *mcp.CallToolRequest, args []byte, cv *conv, n *need) (*mcp.CallToolResult, error) {
+// requestState for the ask of tool-call id: always both, never a
+// requestState alone, which some clients show as an error. Past the
+// rounds an ask may take, it is the error result that says so.
+func (t *Tool) inputRequest(req *mcp.CallToolRequest, args []byte, id string, n *need) (*mcp.CallToolResult, error) {
+	if n != nil && n.capped != nil {
+		return errorResult(t.dialect().Name(), n.capped.message(time.Now())), nil
+	}
+	if n == nil || n.params == nil {
+		return errorResult(t.dialect().Name(), "askuser has no form to send for this ask (an internal error); call the tool again without the requestState to ask anew"), nil
+	}
 	st := &state{
 		V: stateVersion, Session: t.session(req), Principal: t.principal(req),
-		Tool: req.Params.Name, Call: cv.id, Args: argsNames(args),
+		Tool: req.Params.Name, Call: id, Args: argsNames(args),
 		AskedAt: n.askedAt, ExpiresAt: n.expiresAt, Round: n.round, Nonce: newID(),
 	}
 	s, err := sealState(t.keys, st)
@@ -326,7 +352,8 @@ func (t *Tool) inputRequest(req *mcp.CallToolRequest, args []byte, cv *conv, n *
 }
 
 // open opens a retry's requestState and checks that it belongs to this
-// call and is taken once.
+// call and has not expired; take (in this process) or claim (on a shared
+// store) then makes sure it is used once.
 func (t *Tool) open(req *mcp.CallToolRequest, args []byte) (*state, error) {
 	st, err := openState(t.keys, req.Params.RequestState)
 	switch {
@@ -339,11 +366,16 @@ func (t *Tool) open(req *mcp.CallToolRequest, args []byte) (*state, error) {
 	case st.Tool != req.Params.Name || !sameArgs(st.Args, args):
 		return nil, ErrStateCall
 	}
-	now := time.Now()
-	until := st.ExpiresAt.Add(StateGrace)
-	if !now.Before(until) {
+	if !time.Now().Before(st.ExpiresAt.Add(StateGrace)) {
 		return nil, ErrStateExpired
 	}
+	return st, nil
+}
+
+// take takes a requestState's nonce in this process, once.
+func (t *Tool) take(st *state) error {
+	now := time.Now()
+	until := st.ExpiresAt.Add(StateGrace)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.used) >= t.sweepAt {
@@ -358,15 +390,17 @@ func (t *Tool) open(req *mcp.CallToolRequest, args []byte) (*state, error) {
 		t.sweepAt = max(2*len(t.used), 64)
 	}
 	if _, taken := t.used[st.Nonce]; taken {
-		return nil, ErrStateUsed
+		return ErrStateUsed
 	}
 	t.used[st.Nonce] = until
-	return st, nil
+	return nil
 }
 
 // Close ends the multi round-trip asks still pending, as their caller
-// gone, and waits for them. Calls after Close are refused with an error
-// result.
+// gone, and waits for them; with a shared store (Orchestrator.Asks) it
+// lets go of them instead, and they stay pending in the store, where a
+// retry on another server resumes them and their deadline ends them.
+// Calls after Close are refused with an error result.
 func (t *Tool) Close() error {
 	_ = t.init()
 	t.mu.Lock()
