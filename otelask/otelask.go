@@ -62,7 +62,7 @@ package otelask
 
 import (
 	"context"
-	"strconv"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,10 +127,13 @@ type Observer struct {
 	jretries    metric.Int64Counter
 
 	// Attribute sets, made once for each combination seen (their number
-	// is small: a few statuses, responders and tools), so that an ask
-	// costs the SDK's work and not the building of its sets.
-	sets sync.Map // setKey → metric.MeasurementOption
-	size atomic.Int32
+	// is small: a few statuses, responders and tools) and read without a
+	// lock or an allocation, so that an ask costs the SDK's work and not
+	// the building or finding of its sets.
+	endedSets cache[endedKey, endedSets]
+	toolSets  cache[string, []metric.AddOption]
+	recSets   cache[recKey, []metric.AddOption]
+	apprSets  cache[apprKey, []metric.AddOption]
 
 	// The span contexts of the asks begun here whose caller carried one,
 	// for their end: an ask finalized after its caller has gone (begun
@@ -140,6 +143,7 @@ type Observer struct {
 	mu       sync.Mutex
 	parents  map[string]parent // by ask id
 	pruneLen int               // prune when parents grows past this
+	nparents atomic.Int64      // len(parents), read without mu
 }
 
 type parent struct {
@@ -173,15 +177,20 @@ func (t *Observer) remember(ctx context.Context, ev *askuser.Event) {
 		}
 		t.pruneLen = max(1024, 2*len(t.parents))
 	}
+	t.nparents.Store(int64(len(t.parents)))
 }
 
 // parentOf returns ctx with the span context the ask's caller carried,
 // when ctx carries none, and forgets it.
 func (t *Observer) parentOf(ctx context.Context, askID string) context.Context {
+	if t.nparents.Load() == 0 {
+		return ctx // no caller carried a span context: nothing to look up
+	}
 	t.mu.Lock()
 	p, ok := t.parents[askID]
 	if ok {
 		delete(t.parents, askID)
+		t.nparents.Store(int64(len(t.parents)))
 	}
 	t.mu.Unlock()
 	if ok && !trace.SpanContextFromContext(ctx).IsValid() {
@@ -190,47 +199,106 @@ func (t *Observer) parentOf(ctx context.Context, askID string) context.Context {
 	return ctx
 }
 
-// setKey names one attribute set: kind says which instrument's it is.
-type setKey struct {
-	kind                                uint8
-	status, by, reason, responder, tool string
-}
-
-// maxSets bounds the cache of attribute sets; past it, sets are made for
+// maxSets bounds each cache of attribute sets; past it, sets are made for
 // each measurement.
 const maxSets = 1024
 
-// The kinds of attribute sets.
-const (
-	setEnded uint8 = iota
-	setPending
-	setRecommended
-	setApproval
-)
+// A cache maps a key to what is made from it once: its reads take no lock
+// and allocate nothing (the map is replaced, never changed, and read
+// through an atomic pointer); its writes, one per key, copy it.
+type cache[K comparable, V any] struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[K]V]
+}
 
-// option returns the measurement option of k's attribute set.
-func (t *Observer) option(k setKey) metric.MeasurementOption {
-	if o, ok := t.sets.Load(k); ok {
-		return o.(metric.MeasurementOption)
-	}
-	var kvs []attribute.KeyValue
-	switch k.kind {
-	case setEnded:
-		kvs = []attribute.KeyValue{StatusKey.String(k.status), AnsweredByKey.String(k.by), ReasonKey.String(k.reason), ResponderKey.String(k.responder), semconv.GenAIToolName(k.tool)}
-	case setPending:
-		kvs = []attribute.KeyValue{semconv.GenAIToolName(k.tool)}
-	case setRecommended:
-		kvs = []attribute.KeyValue{AnsweredByKey.String(k.by), RecommendedTakenKey.Bool(k.status == "true")}
-	case setApproval:
-		kvs = []attribute.KeyValue{DecisionKey.String(k.status), AnsweredByKey.String(k.by)}
-	}
-	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
-	if t.size.Load() < maxSets {
-		if _, loaded := t.sets.LoadOrStore(k, o); !loaded {
-			t.size.Add(1)
+// get returns k's value, made by build when k is new.
+func (c *cache[K, V]) get(k K, build func(K) V) V {
+	if m := c.m.Load(); m != nil {
+		if v, ok := (*m)[k]; ok {
+			return v
 		}
 	}
-	return o
+	v := build(k)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var old map[K]V
+	if m := c.m.Load(); m != nil {
+		old = *m
+		if v, ok := old[k]; ok {
+			return v
+		}
+	}
+	if len(old) >= maxSets {
+		return v
+	}
+	m := make(map[K]V, len(old)+1)
+	maps.Copy(m, old)
+	m[k] = v
+	c.m.Store(&m)
+	return v
+}
+
+// endedKey names how an ask ended, as its metrics count it.
+type endedKey struct {
+	status    askuser.Status
+	by        askuser.Provenance
+	reason    askuser.Reason
+	responder string
+	tool      string
+}
+
+// endedSets are the attribute sets of an ended ask's metrics, as the
+// option lists the instruments take: passed whole, they are not
+// allocated for each measurement.
+type endedSets struct {
+	add     []metric.AddOption    // askuser.asks
+	record  []metric.RecordOption // askuser.ask.duration
+	pending []metric.AddOption    // askuser.asks.pending
+}
+
+// recKey names an answered question that recommends an option.
+type recKey struct {
+	by    askuser.Provenance
+	taken bool
+}
+
+// apprKey names a finalized approval.
+type apprKey struct {
+	decision string
+	by       askuser.Provenance
+}
+
+// withSet is the measurement option of the set of kvs.
+func withSet(kvs ...attribute.KeyValue) metric.MeasurementOption {
+	return metric.WithAttributeSet(attribute.NewSet(kvs...))
+}
+
+// toolSet is the options of askuser.asks.pending for tool.
+func toolSet(tool string) []metric.AddOption {
+	return []metric.AddOption{withSet(semconv.GenAIToolName(tool))}
+}
+
+// ended returns the attribute sets of an ask that ended as k says.
+func (t *Observer) endedSetsOf(k endedKey) endedSets {
+	return t.endedSets.get(k, func(k endedKey) endedSets {
+		set := withSet(StatusKey.String(string(k.status)), AnsweredByKey.String(string(k.by)), ReasonKey.String(string(k.reason)),
+			ResponderKey.String(k.responder), semconv.GenAIToolName(k.tool))
+		return endedSets{
+			add:     []metric.AddOption{set},
+			record:  []metric.RecordOption{set},
+			pending: t.toolSets.get(k.tool, toolSet),
+		}
+	})
+}
+
+// recSet is the options of askuser.questions.recommended for k.
+func recSet(k recKey) []metric.AddOption {
+	return []metric.AddOption{withSet(AnsweredByKey.String(string(k.by)), RecommendedTakenKey.Bool(k.taken))}
+}
+
+// apprSet is the options of askuser.approvals for k.
+func apprSet(k apprKey) []metric.AddOption {
+	return []metric.AddOption{withSet(DecisionKey.String(k.decision), AnsweredByKey.String(string(k.by)))}
 }
 
 var _ askuser.Observer = (*Observer)(nil)
@@ -285,7 +353,7 @@ func New(opts Options) (*Observer, error) {
 func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
 	switch ev.Kind {
 	case askuser.EventBegan:
-		t.pending.Add(ctx, 1, t.option(setKey{kind: setPending, tool: toolName(ev.Form)}))
+		t.pending.Add(ctx, 1, t.toolSets.get(toolName(ev.Form), toolSet)...)
 		t.remember(ctx, &ev)
 	case askuser.EventEnded:
 		if ev.Outcome != nil {
@@ -304,43 +372,75 @@ func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
 // ended records a finalized ask: its span and its metrics.
 func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 	tool := toolName(out.Form)
-	set := t.option(setKey{kind: setEnded, status: string(out.Status), by: string(out.AnsweredBy), reason: string(out.Reason), responder: out.Responder, tool: tool})
-	t.asks.Add(ctx, 1, set)
+	sets := t.endedSetsOf(endedKey{out.Status, out.AnsweredBy, out.Reason, out.Responder, tool})
+	t.asks.Add(ctx, 1, sets.add...)
 	var started time.Time
 	if out.Form != nil {
 		started = out.Form.AskedAt
 	}
 	if !started.IsZero() {
-		t.duration.Record(ctx, out.FinalizedAt.Sub(started).Seconds(), set)
+		t.duration.Record(ctx, out.FinalizedAt.Sub(started).Seconds(), sets.record...)
 	}
-	t.pending.Add(ctx, -1, t.option(setKey{kind: setPending, tool: tool}))
+	t.pending.Add(ctx, -1, sets.pending...)
 
 	var took, questions int
 	if f := out.Form; f != nil {
 		questions = len(f.Questions)
+		// The answers of one provenance and outcome are counted in one
+		// measurement: an ask's answers are most often all of one.
+		var run recKey
+		n := int64(0)
 		for i := range out.Answers {
 			a := &out.Answers[i]
 			q := f.Question(a.QuestionID)
 			if q == nil {
 				continue
 			}
-			if rec, ok := recommend.Took(f, q, a); rec {
-				if ok {
-					took++
-				}
-				t.recommended.Add(ctx, 1, t.option(setKey{kind: setRecommended, by: string(a.By), status: strconv.FormatBool(ok)}))
+			rec, ok := recommend.Took(f, q, a)
+			if !rec {
+				continue
 			}
+			if ok {
+				took++
+			}
+			if k := (recKey{a.By, ok}); k != run {
+				if n > 0 {
+					t.recommended.Add(ctx, n, t.recSets.get(run, recSet)...)
+				}
+				run, n = k, 0
+			}
+			n++
+		}
+		if n > 0 {
+			t.recommended.Add(ctx, n, t.recSets.get(run, recSet)...)
 		}
 	}
 	v, isApproval := askuser.ApprovalVerdict(out)
 	if isApproval {
-		t.approvals.Add(ctx, 1, t.option(setKey{kind: setApproval, status: v.Status, by: string(out.AnsweredBy)}))
+		t.approvals.Add(ctx, 1, t.apprSets.get(apprKey{v.Status, out.AnsweredBy}, apprSet)...)
 	}
 	t.span(ctx, out, tool, questions, took, isApproval, v.Status)
 }
 
-// span records the ask's span, from its start to its finalization.
+// span records the ask's span, from its start to its finalization. It
+// starts the span when the ask has ended, at the ask's start, and sets its
+// attributes once: the SDK then copies them once, where attributes given
+// to Start are copied twice (into the start config, then into the span).
 func (t *Observer) span(ctx context.Context, out *askuser.Outcome, tool string, questions, took int, isApproval bool, decision string) {
+	var started, nudge time.Time
+	if f := out.Form; f != nil {
+		started, nudge = f.AskedAt, f.NudgeAt
+	}
+	var span trace.Span
+	if started.IsZero() {
+		_, span = t.tracer.Start(ctx, spanName(tool), internalKind)
+	} else {
+		_, span = t.tracer.Start(ctx, spanName(tool), internalKind, trace.WithTimestamp(started))
+	}
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	ap := attrPool.Get().(*[]attribute.KeyValue)
 	attrs := append((*ap)[:0],
 		semconv.GenAIOperationNameExecuteTool,
@@ -364,22 +464,9 @@ func (t *Observer) span(ctx context.Context, out *askuser.Outcome, tool string, 
 	if out.Reason == askuser.ReasonFault {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(string(askuser.ReasonFault)))
 	}
-	var started, nudge time.Time
-	if f := out.Form; f != nil {
-		started, nudge = f.AskedAt, f.NudgeAt
-	}
-	opts := [3]trace.SpanStartOption{internalKind, trace.WithAttributes(attrs...)}
-	n := 2
-	if !started.IsZero() {
-		opts[2], n = trace.WithTimestamp(started), 3
-	}
-	_, span := t.tracer.Start(ctx, spanName(tool), opts[:n]...)
+	span.SetAttributes(attrs...)
 	*ap = attrs[:0]
 	attrPool.Put(ap) // the span has copied them
-	if !span.IsRecording() {
-		span.End()
-		return
-	}
 	if !nudge.IsZero() && nudge.Before(out.FinalizedAt) && out.Reason != askuser.ReasonUnattended && out.Reason != askuser.ReasonPolicy && out.Reason != askuser.ReasonRemembered {
 		span.AddEvent(NudgeEvent, trace.WithTimestamp(nudge))
 	}
