@@ -41,6 +41,11 @@
 // escalation step ("askuser.escalation") and a vote ("askuser.vote") are
 // reserved names, for when the orchestrator reports them.
 //
+// The span is started once its ask has ended, with the ask's start as its
+// start time, and its attributes are set once it has started: a sampler
+// sees its name (which names the tool), its kind and its parent, not its
+// attributes.
+//
 // A span never carries an answer's text, a question's or option's text, a
 // note, a secret or its reference, the principal, or the ask's id.
 //
@@ -53,6 +58,14 @@
 //	askuser.approvals                 counter        finalized approvals, by askuser.approval.decision and askuser.answered_by
 //	askuser.journal.append.failures   counter        journal writes that failed, by askuser.journal.retry (true, false)
 //	askuser.journal.append.retries    counter        journal writes of a record an earlier write failed to keep
+//
+// askuser.asks, askuser.asks.pending and askuser.questions.recommended
+// are counted in the Observer and reported when a reader collects
+// (asynchronous instruments, which cost an ask an atomic add): they carry
+// no exemplars; askuser.ask.duration, a synchronous histogram, does. Past
+// 1,024 combinations of attributes (askuser's own values, the responders'
+// names and the tools do not come near it), an instrument's further
+// combinations are counted in the set {askuser.overflow=true}.
 //
 // With a shared store (a fleet), an ask may begin on one replica and be
 // finalized on another: askuser.asks.pending is then right summed over
@@ -117,23 +130,24 @@ type Options struct {
 // An Observer turns an orchestrator's events into spans and metrics: set
 // it as the Orchestrator's Observer. It is safe for concurrent use.
 type Observer struct {
-	tracer      trace.Tracer
-	asks        metric.Int64Counter
-	duration    metric.Float64Histogram
-	pending     metric.Int64UpDownCounter
-	recommended metric.Int64Counter
-	approvals   metric.Int64Counter
-	jfailures   metric.Int64Counter
-	jretries    metric.Int64Counter
+	tracer    trace.Tracer
+	duration  metric.Float64Histogram
+	approvals metric.Int64Counter
+	jfailures metric.Int64Counter
+	jretries  metric.Int64Counter
 
-	// Attribute sets, made once for each combination seen (their number
-	// is small: a few statuses, responders and tools) and read without a
-	// lock or an allocation, so that an ask costs the SDK's work and not
-	// the building or finding of its sets.
-	endedSets cache[endedKey, endedSets]
-	toolSets  cache[string, []metric.AddOption]
-	recSets   cache[recKey, []metric.AddOption]
-	apprSets  cache[apprKey, []metric.AddOption]
+	// The counts of askuser.asks, askuser.asks.pending and
+	// askuser.questions.recommended, and the attribute sets of every
+	// metric an ask records, each made once for each combination seen
+	// (their number is small: a few statuses, responders and tools) and
+	// read without a lock or an allocation. The counts are kept here and
+	// reported when a reader collects (observable instruments): an ask
+	// then adds to an integer where a synchronous measurement would have
+	// the SDK check, look up and aggregate its set each time.
+	ends  cache[endedKey, endedSets]
+	tools cache[toolKey, *count]
+	recs  cache[recKey, *count]
+	apprs cache[apprKey, []metric.AddOption]
 
 	// The span contexts of the asks begun here whose caller carried one,
 	// for their end: an ask finalized after its caller has gone (begun
@@ -199,26 +213,41 @@ func (t *Observer) parentOf(ctx context.Context, askID string) context.Context {
 	return ctx
 }
 
-// maxSets bounds each cache of attribute sets; past it, sets are made for
-// each measurement.
+// maxSets bounds each cache of attribute sets. Past it, an ask's metrics
+// go to the set {askuser.overflow=true} (the combinations come from
+// askuser's enumerations, the responders' names and the contracts: they do
+// not reach it). It is not the SDK's own {otel.metric.overflow=true}: once
+// the SDK has seen that set in a collection, it files every set new to it
+// there, which would merge combinations this cache holds.
 const maxSets = 1024
+
+// OverflowKey is the attribute of the set an instrument's measurements go
+// to past 1,024 combinations of attributes.
+const OverflowKey = attribute.Key("askuser.overflow")
+
+// A key names an attribute set in a cache; over is the key of the
+// overflow set.
+type key[K any] interface {
+	comparable
+	over() K
+}
 
 // A cache maps a key to what is made from it once: its reads take no lock
 // and allocate nothing (the map is replaced, never changed, and read
 // through an atomic pointer); its writes, one per key, copy it.
-type cache[K comparable, V any] struct {
+type cache[K key[K], V any] struct {
 	mu sync.Mutex
 	m  atomic.Pointer[map[K]V]
 }
 
-// get returns k's value, made by build when k is new.
+// get returns k's value, made by build when k is new, or the overflow
+// key's when the cache is full.
 func (c *cache[K, V]) get(k K, build func(K) V) V {
 	if m := c.m.Load(); m != nil {
 		if v, ok := (*m)[k]; ok {
 			return v
 		}
 	}
-	v := build(k)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var old map[K]V
@@ -229,13 +258,42 @@ func (c *cache[K, V]) get(k K, build func(K) V) V {
 		}
 	}
 	if len(old) >= maxSets {
-		return v
+		k = k.over()
+		if v, ok := old[k]; ok {
+			return v
+		}
 	}
+	v := build(k)
 	m := make(map[K]V, len(old)+1)
 	maps.Copy(m, old)
 	m[k] = v
 	c.m.Store(&m)
 	return v
+}
+
+// each calls f for every value in the cache.
+func (c *cache[K, V]) each(f func(V)) {
+	if m := c.m.Load(); m != nil {
+		for _, v := range *m {
+			f(v)
+		}
+	}
+}
+
+// A count is an observable counter's value for one attribute set.
+type count struct {
+	n   atomic.Int64
+	obs []metric.ObserveOption
+}
+
+// newCount returns a zero count of the set of kvs.
+func newCount(kvs ...attribute.KeyValue) *count {
+	return &count{obs: []metric.ObserveOption{withSet(kvs...)}}
+}
+
+// observe reports every count of c to o.
+func observe[K key[K]](c *cache[K, *count], o metric.Int64Observer) {
+	c.each(func(n *count) { o.Observe(n.n.Load(), n.obs...) })
 }
 
 // endedKey names how an ask ended, as its metrics count it.
@@ -245,59 +303,75 @@ type endedKey struct {
 	reason    askuser.Reason
 	responder string
 	tool      string
+	overflow  bool
 }
 
-// endedSets are the attribute sets of an ended ask's metrics, as the
-// option lists the instruments take: passed whole, they are not
-// allocated for each measurement.
+func (endedKey) over() endedKey { return endedKey{overflow: true} }
+
+// endedSets are the counts and attribute sets of an ended ask's metrics.
 type endedSets struct {
-	add     []metric.AddOption    // askuser.asks
-	record  []metric.RecordOption // askuser.ask.duration
-	pending []metric.AddOption    // askuser.asks.pending
+	asks   *count                // askuser.asks
+	record []metric.RecordOption // askuser.ask.duration
 }
+
+// toolKey names the tool an ask came in.
+type toolKey struct {
+	tool     string
+	overflow bool
+}
+
+func (toolKey) over() toolKey { return toolKey{overflow: true} }
 
 // recKey names an answered question that recommends an option.
 type recKey struct {
-	by    askuser.Provenance
-	taken bool
+	by       askuser.Provenance
+	taken    bool
+	overflow bool
 }
+
+func (recKey) over() recKey { return recKey{overflow: true} }
 
 // apprKey names a finalized approval.
 type apprKey struct {
 	decision string
 	by       askuser.Provenance
+	overflow bool
 }
+
+func (apprKey) over() apprKey { return apprKey{overflow: true} }
 
 // withSet is the measurement option of the set of kvs.
 func withSet(kvs ...attribute.KeyValue) metric.MeasurementOption {
 	return metric.WithAttributeSet(attribute.NewSet(kvs...))
 }
 
-// toolSet is the options of askuser.asks.pending for tool.
-func toolSet(tool string) []metric.AddOption {
-	return []metric.AddOption{withSet(semconv.GenAIToolName(tool))}
+func newEnded(k endedKey) endedSets {
+	kvs := []attribute.KeyValue{StatusKey.String(string(k.status)), AnsweredByKey.String(string(k.by)), ReasonKey.String(string(k.reason)),
+		ResponderKey.String(k.responder), semconv.GenAIToolName(k.tool)}
+	if k.overflow {
+		kvs = []attribute.KeyValue{OverflowKey.Bool(true)}
+	}
+	return endedSets{asks: newCount(kvs...), record: []metric.RecordOption{withSet(kvs...)}}
 }
 
-// ended returns the attribute sets of an ask that ended as k says.
-func (t *Observer) endedSetsOf(k endedKey) endedSets {
-	return t.endedSets.get(k, func(k endedKey) endedSets {
-		set := withSet(StatusKey.String(string(k.status)), AnsweredByKey.String(string(k.by)), ReasonKey.String(string(k.reason)),
-			ResponderKey.String(k.responder), semconv.GenAIToolName(k.tool))
-		return endedSets{
-			add:     []metric.AddOption{set},
-			record:  []metric.RecordOption{set},
-			pending: t.toolSets.get(k.tool, toolSet),
-		}
-	})
+func newTool(k toolKey) *count {
+	if k.overflow {
+		return newCount(OverflowKey.Bool(true))
+	}
+	return newCount(semconv.GenAIToolName(k.tool))
 }
 
-// recSet is the options of askuser.questions.recommended for k.
-func recSet(k recKey) []metric.AddOption {
-	return []metric.AddOption{withSet(AnsweredByKey.String(string(k.by)), RecommendedTakenKey.Bool(k.taken))}
+func newRec(k recKey) *count {
+	if k.overflow {
+		return newCount(OverflowKey.Bool(true))
+	}
+	return newCount(AnsweredByKey.String(string(k.by)), RecommendedTakenKey.Bool(k.taken))
 }
 
-// apprSet is the options of askuser.approvals for k.
-func apprSet(k apprKey) []metric.AddOption {
+func newAppr(k apprKey) []metric.AddOption {
+	if k.overflow {
+		return []metric.AddOption{withSet(OverflowKey.Bool(true))}
+	}
 	return []metric.AddOption{withSet(DecisionKey.String(k.decision), AnsweredByKey.String(string(k.by)))}
 }
 
@@ -316,8 +390,12 @@ func New(opts Options) (*Observer, error) {
 	m := mp.Meter(ScopeName)
 	t := &Observer{tracer: tp.Tracer(ScopeName)}
 	var err error
-	if t.asks, err = m.Int64Counter("askuser.asks", metric.WithUnit("{ask}"),
-		metric.WithDescription("Finalized asks, by how they ended.")); err != nil {
+	if _, err = m.Int64ObservableCounter("askuser.asks", metric.WithUnit("{ask}"),
+		metric.WithDescription("Finalized asks, by how they ended."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			t.ends.each(func(s endedSets) { o.Observe(s.asks.n.Load(), s.asks.obs...) })
+			return nil
+		})); err != nil {
 		return nil, err
 	}
 	if t.duration, err = m.Float64Histogram("askuser.ask.duration", metric.WithUnit("s"),
@@ -325,12 +403,20 @@ func New(opts Options) (*Observer, error) {
 		metric.WithExplicitBucketBoundaries(durationBuckets...)); err != nil {
 		return nil, err
 	}
-	if t.pending, err = m.Int64UpDownCounter("askuser.asks.pending", metric.WithUnit("{ask}"),
-		metric.WithDescription("Asks begun in this process less asks finalized in it: summed over a fleet, the asks pending.")); err != nil {
+	if _, err = m.Int64ObservableUpDownCounter("askuser.asks.pending", metric.WithUnit("{ask}"),
+		metric.WithDescription("Asks begun in this process less asks finalized in it: summed over a fleet, the asks pending."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			observe(&t.tools, o)
+			return nil
+		})); err != nil {
 		return nil, err
 	}
-	if t.recommended, err = m.Int64Counter("askuser.questions.recommended", metric.WithUnit("{question}"),
-		metric.WithDescription("Answered questions that recommend an option, by whether the answer took it.")); err != nil {
+	if _, err = m.Int64ObservableCounter("askuser.questions.recommended", metric.WithUnit("{question}"),
+		metric.WithDescription("Answered questions that recommend an option, by whether the answer took it."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			observe(&t.recs, o)
+			return nil
+		})); err != nil {
 		return nil, err
 	}
 	if t.approvals, err = m.Int64Counter("askuser.approvals", metric.WithUnit("{approval}"),
@@ -353,7 +439,7 @@ func New(opts Options) (*Observer, error) {
 func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
 	switch ev.Kind {
 	case askuser.EventBegan:
-		t.pending.Add(ctx, 1, t.toolSets.get(toolName(ev.Form), toolSet)...)
+		t.tools.get(toolKey{tool: toolName(ev.Form)}, newTool).n.Add(1)
 		t.remember(ctx, &ev)
 	case askuser.EventEnded:
 		if ev.Outcome != nil {
@@ -372,8 +458,8 @@ func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
 // ended records a finalized ask: its span and its metrics.
 func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 	tool := toolName(out.Form)
-	sets := t.endedSetsOf(endedKey{out.Status, out.AnsweredBy, out.Reason, out.Responder, tool})
-	t.asks.Add(ctx, 1, sets.add...)
+	sets := t.ends.get(endedKey{status: out.Status, by: out.AnsweredBy, reason: out.Reason, responder: out.Responder, tool: tool}, newEnded)
+	sets.asks.n.Add(1)
 	var started time.Time
 	if out.Form != nil {
 		started = out.Form.AskedAt
@@ -381,7 +467,7 @@ func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 	if !started.IsZero() {
 		t.duration.Record(ctx, out.FinalizedAt.Sub(started).Seconds(), sets.record...)
 	}
-	t.pending.Add(ctx, -1, sets.pending...)
+	t.tools.get(toolKey{tool: tool}, newTool).n.Add(-1)
 
 	var took, questions int
 	if f := out.Form; f != nil {
@@ -403,21 +489,21 @@ func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 			if ok {
 				took++
 			}
-			if k := (recKey{a.By, ok}); k != run {
+			if k := (recKey{by: a.By, taken: ok}); k != run {
 				if n > 0 {
-					t.recommended.Add(ctx, n, t.recSets.get(run, recSet)...)
+					t.recs.get(run, newRec).n.Add(n)
 				}
 				run, n = k, 0
 			}
 			n++
 		}
 		if n > 0 {
-			t.recommended.Add(ctx, n, t.recSets.get(run, recSet)...)
+			t.recs.get(run, newRec).n.Add(n)
 		}
 	}
 	v, isApproval := askuser.ApprovalVerdict(out)
 	if isApproval {
-		t.approvals.Add(ctx, 1, t.apprSets.get(apprKey{v.Status, out.AnsweredBy}, apprSet)...)
+		t.approvals.Add(ctx, 1, t.apprs.get(apprKey{decision: v.Status, by: out.AnsweredBy}, newAppr)...)
 	}
 	t.span(ctx, out, tool, questions, took, isApproval, v.Status)
 }
