@@ -517,18 +517,19 @@ func (t *Observer) span(ctx context.Context, out *askuser.Outcome, tool string, 
 	if f := out.Form; f != nil {
 		started, nudge = f.AskedAt, f.NudgeAt
 	}
-	var span trace.Span
+	sc := scratchPool.Get().(*scratch)
+	defer sc.put()
+	sc.start[0], sc.start[1] = internalKind, trace.WithTimestamp(started)
+	start := sc.start[:]
 	if started.IsZero() {
-		_, span = t.tracer.Start(ctx, spanName(tool), internalKind)
-	} else {
-		_, span = t.tracer.Start(ctx, spanName(tool), internalKind, trace.WithTimestamp(started))
+		start = start[:1]
 	}
+	_, span := t.tracer.Start(ctx, spanName(tool), start...)
 	if !span.IsRecording() {
 		span.End()
 		return
 	}
-	ap := attrPool.Get().(*[]attribute.KeyValue)
-	attrs := append((*ap)[:0],
+	attrs := append(sc.attrs[:0],
 		semconv.GenAIOperationNameExecuteTool,
 		semconv.GenAIToolName(tool),
 		semconv.GenAIConversationID(out.Session),
@@ -551,20 +552,36 @@ func (t *Observer) span(ctx context.Context, out *askuser.Outcome, tool string, 
 		attrs = append(attrs, semconv.ErrorTypeKey.String(string(askuser.ReasonFault)))
 	}
 	span.SetAttributes(attrs...)
-	*ap = attrs[:0]
-	attrPool.Put(ap) // the span has copied them
+	sc.attrs = attrs
 	if !nudge.IsZero() && nudge.Before(out.FinalizedAt) && out.Reason != askuser.ReasonUnattended && out.Reason != askuser.ReasonPolicy && out.Reason != askuser.ReasonRemembered {
 		span.AddEvent(NudgeEvent, trace.WithTimestamp(nudge))
 	}
 	if out.Reason == askuser.ReasonFault {
 		span.SetStatus(codes.Error, "the responder failed")
 	}
-	span.End(trace.WithTimestamp(out.FinalizedAt))
+	sc.end[0] = trace.WithTimestamp(out.FinalizedAt)
+	span.End(sc.end[:]...)
+}
+
+// A scratch holds a span's attributes and its start and end options while
+// the SDK copies them: reused, it spares the allocation of their slices.
+type scratch struct {
+	attrs []attribute.KeyValue
+	start [2]trace.SpanStartOption
+	end   [1]trace.SpanEndOption
+}
+
+// put empties sc, letting go of what it held, and returns it to the pool:
+// the SDK has copied what it needs.
+func (sc *scratch) put() {
+	clear(sc.attrs)
+	*sc = scratch{attrs: sc.attrs[:0]}
+	scratchPool.Put(sc)
 }
 
 var (
 	internalKind = trace.WithSpanKind(trace.SpanKindInternal)
-	attrPool     = sync.Pool{New: func() any { s := make([]attribute.KeyValue, 0, 16); return &s }}
+	scratchPool  = sync.Pool{New: func() any { return &scratch{attrs: make([]attribute.KeyValue, 0, 16)} }}
 )
 
 // spanName is the span's name for tool, made once for the contracts
