@@ -7,6 +7,7 @@ import (
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/otelask"
@@ -35,34 +36,42 @@ type discard struct{}
 func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
 func (discard) Shutdown(context.Context) error                             { return nil }
 
-// benchRig is the two orchestrators BenchmarkAsk and BenchmarkAskCPU
-// compare: off, without an Observer (the baseline), and on, with the
-// OpenTelemetry SDK behind one, as askuser serve --otlp runs it: every
-// span sampled and handed to a batch processor, whose exporter drops it,
-// and every metric aggregated by a reader.
+// benchRig is the orchestrators the benchmarks compare: off, without an
+// Observer (the baseline), and on, with the OpenTelemetry SDK behind one,
+// as askuser serve --otlp runs it: every span sampled and handed to a
+// batch processor, whose exporter drops it, and every metric aggregated by
+// a reader. metrics is on without the spans (a no-op tracer provider), to
+// tell the spans' cost from the metrics'.
 type benchRig struct {
-	off, on *askuser.Orchestrator
+	off, on, metrics *askuser.Orchestrator
 }
 
 func newBenchRig(b *testing.B) *benchRig {
 	b.Helper()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	mpOnly := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	obs, err := otelask.New(otelask.Options{TracerProvider: tp, MeterProvider: mp})
 	if err != nil {
 		b.Fatal(err)
 	}
+	obsMetrics, err := otelask.New(otelask.Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: mpOnly})
+	if err != nil {
+		b.Fatal(err)
+	}
 	g := &benchRig{
-		off: &askuser.Orchestrator{Responder: submitDefaults},
-		on:  &askuser.Orchestrator{Responder: submitDefaults, Observer: obs},
+		off:     &askuser.Orchestrator{Responder: submitDefaults},
+		on:      &askuser.Orchestrator{Responder: submitDefaults, Observer: obs},
+		metrics: &askuser.Orchestrator{Responder: submitDefaults, Observer: obsMetrics},
 	}
 	b.Cleanup(func() {
-		g.off.Close()
-		g.off.Wait()
-		g.on.Close()
-		g.on.Wait()
+		for _, o := range []*askuser.Orchestrator{g.off, g.on, g.metrics} {
+			o.Close()
+			o.Wait()
+		}
 		_ = tp.Shutdown(context.Background())
 		_ = mp.Shutdown(context.Background())
+		_ = mpOnly.Shutdown(context.Background())
 	})
 	return g
 }
@@ -108,9 +117,9 @@ func BenchmarkAsk(b *testing.B) {
 // BenchmarkAskCPU is BenchmarkAsk's comparison in the process's CPU time
 // (every thread: the asks, the SDK's batching goroutine, the garbage
 // collector) rather than in wall time, which on a loaded machine swings
-// with what else runs. Each iteration asks a block of asks off, then a
-// block on (the order alternating), so that the collections each block's
-// garbage causes fall mostly in that block:
+// with what else runs. Each iteration asks a block of asks off, a block on
+// and a block with the metrics alone (the order rotating), so that the
+// collections each block's garbage causes fall mostly in that block:
 //
 //	go test -run='^$' -bench=AskCPU -count=6 ./otelask
 func BenchmarkAskCPU(b *testing.B) {
@@ -127,22 +136,22 @@ func BenchmarkAskCPU(b *testing.B) {
 		end, _ := processCPU()
 		return end - start
 	}
-	var cOff, cOn time.Duration
+	orchs := [3]*askuser.Orchestrator{g.off, g.on, g.metrics}
+	var cpu [3]time.Duration
 	n := 0
 	for b.Loop() {
-		if n%2 == 0 {
-			cOff += run(g.off)
-			cOn += run(g.on)
-		} else {
-			cOn += run(g.on)
-			cOff += run(g.off)
+		for j := range orchs {
+			k := (j + n) % len(orchs)
+			cpu[k] += run(orchs[k])
 		}
 		n++
 	}
 	asks := float64(n * block)
-	b.ReportMetric(float64(cOff.Nanoseconds())/asks, "off-cpu-ns/ask")
-	b.ReportMetric(float64(cOn.Nanoseconds())/asks, "on-cpu-ns/ask")
-	b.ReportMetric(float64(cOn)/float64(cOff), "cpu-on/off")
+	b.ReportMetric(float64(cpu[0].Nanoseconds())/asks, "off-cpu-ns/ask")
+	b.ReportMetric(float64(cpu[1].Nanoseconds())/asks, "on-cpu-ns/ask")
+	b.ReportMetric(float64(cpu[2].Nanoseconds())/asks, "metrics-cpu-ns/ask")
+	b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "cpu-on/off")
+	b.ReportMetric(float64(cpu[2])/float64(cpu[0]), "cpu-metrics/off")
 }
 
 // BenchmarkObserveEnded is the Observer's work for one finalized ask
