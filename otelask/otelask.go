@@ -247,6 +247,9 @@ func (c *cache[K, V]) get(k K, build func(K) V) V {
 		if v, ok := (*m)[k]; ok {
 			return v
 		}
+		if len(*m) > maxSets { // full, and holding the overflow set
+			return (*m)[k.over()]
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
