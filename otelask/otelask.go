@@ -348,6 +348,7 @@ func withSet(kvs ...attribute.KeyValue) metric.MeasurementOption {
 	return metric.WithAttributeSet(attribute.NewSet(kvs...))
 }
 
+// newEnded makes the counts and sets of an ask that ended as k says.
 func newEnded(k endedKey) endedSets {
 	kvs := []attribute.KeyValue{StatusKey.String(string(k.status)), AnsweredByKey.String(string(k.by)), ReasonKey.String(string(k.reason)),
 		ResponderKey.String(k.responder), semconv.GenAIToolName(k.tool)}
@@ -357,6 +358,7 @@ func newEnded(k endedKey) endedSets {
 	return endedSets{asks: newCount(kvs...), record: []metric.RecordOption{withSet(kvs...)}}
 }
 
+// newTool makes the pending count of k's tool.
 func newTool(k toolKey) *count {
 	if k.overflow {
 		return newCount(OverflowKey.Bool(true))
@@ -364,6 +366,7 @@ func newTool(k toolKey) *count {
 	return newCount(semconv.GenAIToolName(k.tool))
 }
 
+// newRec makes the count of the recommending questions k names.
 func newRec(k recKey) *count {
 	if k.overflow {
 		return newCount(OverflowKey.Bool(true))
@@ -371,6 +374,7 @@ func newRec(k recKey) *count {
 	return newCount(AnsweredByKey.String(string(k.by)), RecommendedTakenKey.Bool(k.taken))
 }
 
+// newAppr makes the options of the approvals k names.
 func newAppr(k apprKey) []metric.AddOption {
 	if k.overflow {
 		return []metric.AddOption{withSet(OverflowKey.Bool(true))}
@@ -475,33 +479,18 @@ func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 	var took, questions int
 	if f := out.Form; f != nil {
 		questions = len(f.Questions)
-		// The answers of one provenance and outcome are counted in one
-		// measurement: an ask's answers are most often all of one.
-		var run recKey
-		n := int64(0)
 		for i := range out.Answers {
 			a := &out.Answers[i]
 			q := f.Question(a.QuestionID)
 			if q == nil {
 				continue
 			}
-			rec, ok := recommend.Took(f, q, a)
-			if !rec {
-				continue
-			}
-			if ok {
-				took++
-			}
-			if k := (recKey{by: a.By, taken: ok}); k != run {
-				if n > 0 {
-					t.recs.get(run, newRec).n.Add(n)
+			if rec, ok := recommend.Took(f, q, a); rec {
+				if ok {
+					took++
 				}
-				run, n = k, 0
+				t.recs.get(recKey{by: a.By, taken: ok}, newRec).n.Add(1)
 			}
-			n++
-		}
-		if n > 0 {
-			t.recs.get(run, newRec).n.Add(n)
 		}
 	}
 	v, isApproval := askuser.ApprovalVerdict(out)
