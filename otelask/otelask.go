@@ -41,6 +41,11 @@
 // escalation step ("askuser.escalation") and a vote ("askuser.vote") are
 // reserved names, for when the orchestrator reports them.
 //
+// The span is started once its ask has ended, with the ask's start as its
+// start time, and its attributes are set once it has started: a sampler
+// sees its name (which names the tool), its kind and its parent, not its
+// attributes.
+//
 // A span never carries an answer's text, a question's or option's text, a
 // note, a secret or its reference, the principal, or the ask's id.
 //
@@ -54,6 +59,14 @@
 //	askuser.journal.append.failures   counter        journal writes that failed, by askuser.journal.retry (true, false)
 //	askuser.journal.append.retries    counter        journal writes of a record an earlier write failed to keep
 //
+// askuser.asks, askuser.asks.pending and askuser.questions.recommended
+// are counted in the Observer and reported when a reader collects
+// (asynchronous instruments, which cost an ask an atomic add): they carry
+// no exemplars; askuser.ask.duration, a synchronous histogram, does. Past
+// 1,024 combinations of attributes (askuser's own values, the responders'
+// names and the tools do not come near it), an instrument's further
+// combinations are counted in the set {askuser.overflow=true}.
+//
 // With a shared store (a fleet), an ask may begin on one replica and be
 // finalized on another: askuser.asks.pending is then right summed over
 // the replicas, and each replica's own figure is what it began less what
@@ -62,7 +75,7 @@ package otelask
 
 import (
 	"context"
-	"strconv"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,20 +130,24 @@ type Options struct {
 // An Observer turns an orchestrator's events into spans and metrics: set
 // it as the Orchestrator's Observer. It is safe for concurrent use.
 type Observer struct {
-	tracer      trace.Tracer
-	asks        metric.Int64Counter
-	duration    metric.Float64Histogram
-	pending     metric.Int64UpDownCounter
-	recommended metric.Int64Counter
-	approvals   metric.Int64Counter
-	jfailures   metric.Int64Counter
-	jretries    metric.Int64Counter
+	tracer    trace.Tracer
+	duration  metric.Float64Histogram
+	approvals metric.Int64Counter
+	jfailures metric.Int64Counter
+	jretries  metric.Int64Counter
 
-	// Attribute sets, made once for each combination seen (their number
-	// is small: a few statuses, responders and tools), so that an ask
-	// costs the SDK's work and not the building of its sets.
-	sets sync.Map // setKey → metric.MeasurementOption
-	size atomic.Int32
+	// The counts of askuser.asks, askuser.asks.pending and
+	// askuser.questions.recommended, and the attribute sets of every
+	// metric an ask records, each made once for each combination seen
+	// (their number is small: a few statuses, responders and tools) and
+	// read without a lock or an allocation. The counts are kept here and
+	// reported when a reader collects (observable instruments): an ask
+	// then adds to an integer where a synchronous measurement would have
+	// the SDK check, look up and aggregate its set each time.
+	ends  cache[endedKey, endedSets]
+	tools cache[toolKey, *count]
+	recs  cache[recKey, *count]
+	apprs cache[apprKey, []metric.AddOption]
 
 	// The span contexts of the asks begun here whose caller carried one,
 	// for their end: an ask finalized after its caller has gone (begun
@@ -140,6 +157,7 @@ type Observer struct {
 	mu       sync.Mutex
 	parents  map[string]parent // by ask id
 	pruneLen int               // prune when parents grows past this
+	nparents atomic.Int64      // len(parents), read without mu
 }
 
 type parent struct {
@@ -173,15 +191,20 @@ func (t *Observer) remember(ctx context.Context, ev *askuser.Event) {
 		}
 		t.pruneLen = max(1024, 2*len(t.parents))
 	}
+	t.nparents.Store(int64(len(t.parents)))
 }
 
 // parentOf returns ctx with the span context the ask's caller carried,
 // when ctx carries none, and forgets it.
 func (t *Observer) parentOf(ctx context.Context, askID string) context.Context {
+	if t.nparents.Load() == 0 {
+		return ctx // no caller carried a span context: nothing to look up
+	}
 	t.mu.Lock()
 	p, ok := t.parents[askID]
 	if ok {
 		delete(t.parents, askID)
+		t.nparents.Store(int64(len(t.parents)))
 	}
 	t.mu.Unlock()
 	if ok && !trace.SpanContextFromContext(ctx).IsValid() {
@@ -190,47 +213,173 @@ func (t *Observer) parentOf(ctx context.Context, askID string) context.Context {
 	return ctx
 }
 
-// setKey names one attribute set: kind says which instrument's it is.
-type setKey struct {
-	kind                                uint8
-	status, by, reason, responder, tool string
-}
-
-// maxSets bounds the cache of attribute sets; past it, sets are made for
-// each measurement.
+// maxSets bounds each cache of attribute sets. Past it, an ask's metrics
+// go to the set {askuser.overflow=true} (the combinations come from
+// askuser's enumerations, the responders' names and the contracts: they do
+// not reach it). It is not the SDK's own {otel.metric.overflow=true}: once
+// the SDK has seen that set in a collection, it files every set new to it
+// there, which would merge combinations this cache holds.
 const maxSets = 1024
 
-// The kinds of attribute sets.
-const (
-	setEnded uint8 = iota
-	setPending
-	setRecommended
-	setApproval
-)
+// OverflowKey is the attribute of the set an instrument's measurements go
+// to past 1,024 combinations of attributes.
+const OverflowKey = attribute.Key("askuser.overflow")
 
-// option returns the measurement option of k's attribute set.
-func (t *Observer) option(k setKey) metric.MeasurementOption {
-	if o, ok := t.sets.Load(k); ok {
-		return o.(metric.MeasurementOption)
-	}
-	var kvs []attribute.KeyValue
-	switch k.kind {
-	case setEnded:
-		kvs = []attribute.KeyValue{StatusKey.String(k.status), AnsweredByKey.String(k.by), ReasonKey.String(k.reason), ResponderKey.String(k.responder), semconv.GenAIToolName(k.tool)}
-	case setPending:
-		kvs = []attribute.KeyValue{semconv.GenAIToolName(k.tool)}
-	case setRecommended:
-		kvs = []attribute.KeyValue{AnsweredByKey.String(k.by), RecommendedTakenKey.Bool(k.status == "true")}
-	case setApproval:
-		kvs = []attribute.KeyValue{DecisionKey.String(k.status), AnsweredByKey.String(k.by)}
-	}
-	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
-	if t.size.Load() < maxSets {
-		if _, loaded := t.sets.LoadOrStore(k, o); !loaded {
-			t.size.Add(1)
+// A key names an attribute set in a cache; over is the key of the
+// overflow set.
+type key[K any] interface {
+	comparable
+	over() K
+}
+
+// A cache maps a key to what is made from it once: its reads take no lock
+// and allocate nothing (the map is replaced, never changed, and read
+// through an atomic pointer); its writes, one per key, copy it.
+type cache[K key[K], V any] struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[K]V]
+}
+
+// get returns k's value, made by build when k is new, or the overflow
+// key's when the cache is full.
+func (c *cache[K, V]) get(k K, build func(K) V) V {
+	if m := c.m.Load(); m != nil {
+		if v, ok := (*m)[k]; ok {
+			return v
+		}
+		if len(*m) > maxSets { // full, and holding the overflow set
+			return (*m)[k.over()]
 		}
 	}
-	return o
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var old map[K]V
+	if m := c.m.Load(); m != nil {
+		old = *m
+		if v, ok := old[k]; ok {
+			return v
+		}
+	}
+	if len(old) >= maxSets {
+		k = k.over()
+		if v, ok := old[k]; ok {
+			return v
+		}
+	}
+	v := build(k)
+	m := make(map[K]V, len(old)+1)
+	maps.Copy(m, old)
+	m[k] = v
+	c.m.Store(&m)
+	return v
+}
+
+// each calls f for every value in the cache.
+func (c *cache[K, V]) each(f func(V)) {
+	if m := c.m.Load(); m != nil {
+		for _, v := range *m {
+			f(v)
+		}
+	}
+}
+
+// A count is an observable counter's value for one attribute set.
+type count struct {
+	n   atomic.Int64
+	obs []metric.ObserveOption
+}
+
+// newCount returns a zero count of the set of kvs.
+func newCount(kvs ...attribute.KeyValue) *count {
+	return &count{obs: []metric.ObserveOption{withSet(kvs...)}}
+}
+
+// observe reports every count of c to o.
+func observe[K key[K]](c *cache[K, *count], o metric.Int64Observer) {
+	c.each(func(n *count) { o.Observe(n.n.Load(), n.obs...) })
+}
+
+// endedKey names how an ask ended, as its metrics count it.
+type endedKey struct {
+	status    askuser.Status
+	by        askuser.Provenance
+	reason    askuser.Reason
+	responder string
+	tool      string
+	overflow  bool
+}
+
+func (endedKey) over() endedKey { return endedKey{overflow: true} }
+
+// endedSets are the counts and attribute sets of an ended ask's metrics.
+type endedSets struct {
+	asks   *count                // askuser.asks
+	record []metric.RecordOption // askuser.ask.duration
+}
+
+// toolKey names the tool an ask came in.
+type toolKey struct {
+	tool     string
+	overflow bool
+}
+
+func (toolKey) over() toolKey { return toolKey{overflow: true} }
+
+// recKey names an answered question that recommends an option.
+type recKey struct {
+	by       askuser.Provenance
+	taken    bool
+	overflow bool
+}
+
+func (recKey) over() recKey { return recKey{overflow: true} }
+
+// apprKey names a finalized approval.
+type apprKey struct {
+	decision string
+	by       askuser.Provenance
+	overflow bool
+}
+
+func (apprKey) over() apprKey { return apprKey{overflow: true} }
+
+// withSet is the measurement option of the set of kvs.
+func withSet(kvs ...attribute.KeyValue) metric.MeasurementOption {
+	return metric.WithAttributeSet(attribute.NewSet(kvs...))
+}
+
+// newEnded makes the counts and sets of an ask that ended as k says.
+func newEnded(k endedKey) endedSets {
+	kvs := []attribute.KeyValue{StatusKey.String(string(k.status)), AnsweredByKey.String(string(k.by)), ReasonKey.String(string(k.reason)),
+		ResponderKey.String(k.responder), semconv.GenAIToolName(k.tool)}
+	if k.overflow {
+		kvs = []attribute.KeyValue{OverflowKey.Bool(true)}
+	}
+	return endedSets{asks: newCount(kvs...), record: []metric.RecordOption{withSet(kvs...)}}
+}
+
+// newTool makes the pending count of k's tool.
+func newTool(k toolKey) *count {
+	if k.overflow {
+		return newCount(OverflowKey.Bool(true))
+	}
+	return newCount(semconv.GenAIToolName(k.tool))
+}
+
+// newRec makes the count of the recommending questions k names.
+func newRec(k recKey) *count {
+	if k.overflow {
+		return newCount(OverflowKey.Bool(true))
+	}
+	return newCount(AnsweredByKey.String(string(k.by)), RecommendedTakenKey.Bool(k.taken))
+}
+
+// newAppr makes the options of the approvals k names.
+func newAppr(k apprKey) []metric.AddOption {
+	if k.overflow {
+		return []metric.AddOption{withSet(OverflowKey.Bool(true))}
+	}
+	return []metric.AddOption{withSet(DecisionKey.String(k.decision), AnsweredByKey.String(string(k.by)))}
 }
 
 var _ askuser.Observer = (*Observer)(nil)
@@ -248,8 +397,12 @@ func New(opts Options) (*Observer, error) {
 	m := mp.Meter(ScopeName)
 	t := &Observer{tracer: tp.Tracer(ScopeName)}
 	var err error
-	if t.asks, err = m.Int64Counter("askuser.asks", metric.WithUnit("{ask}"),
-		metric.WithDescription("Finalized asks, by how they ended.")); err != nil {
+	if _, err = m.Int64ObservableCounter("askuser.asks", metric.WithUnit("{ask}"),
+		metric.WithDescription("Finalized asks, by how they ended."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			t.ends.each(func(s endedSets) { o.Observe(s.asks.n.Load(), s.asks.obs...) })
+			return nil
+		})); err != nil {
 		return nil, err
 	}
 	if t.duration, err = m.Float64Histogram("askuser.ask.duration", metric.WithUnit("s"),
@@ -257,12 +410,20 @@ func New(opts Options) (*Observer, error) {
 		metric.WithExplicitBucketBoundaries(durationBuckets...)); err != nil {
 		return nil, err
 	}
-	if t.pending, err = m.Int64UpDownCounter("askuser.asks.pending", metric.WithUnit("{ask}"),
-		metric.WithDescription("Asks begun in this process less asks finalized in it: summed over a fleet, the asks pending.")); err != nil {
+	if _, err = m.Int64ObservableUpDownCounter("askuser.asks.pending", metric.WithUnit("{ask}"),
+		metric.WithDescription("Asks begun in this process less asks finalized in it: summed over a fleet, the asks pending."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			observe(&t.tools, o)
+			return nil
+		})); err != nil {
 		return nil, err
 	}
-	if t.recommended, err = m.Int64Counter("askuser.questions.recommended", metric.WithUnit("{question}"),
-		metric.WithDescription("Answered questions that recommend an option, by whether the answer took it.")); err != nil {
+	if _, err = m.Int64ObservableCounter("askuser.questions.recommended", metric.WithUnit("{question}"),
+		metric.WithDescription("Answered questions that recommend an option, by whether the answer took it."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			observe(&t.recs, o)
+			return nil
+		})); err != nil {
 		return nil, err
 	}
 	if t.approvals, err = m.Int64Counter("askuser.approvals", metric.WithUnit("{approval}"),
@@ -285,7 +446,7 @@ func New(opts Options) (*Observer, error) {
 func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
 	switch ev.Kind {
 	case askuser.EventBegan:
-		t.pending.Add(ctx, 1, t.option(setKey{kind: setPending, tool: toolName(ev.Form)}))
+		t.tools.get(toolKey{tool: toolName(ev.Form)}, newTool).n.Add(1)
 		t.remember(ctx, &ev)
 	case askuser.EventEnded:
 		if ev.Outcome != nil {
@@ -304,16 +465,16 @@ func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
 // ended records a finalized ask: its span and its metrics.
 func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 	tool := toolName(out.Form)
-	set := t.option(setKey{kind: setEnded, status: string(out.Status), by: string(out.AnsweredBy), reason: string(out.Reason), responder: out.Responder, tool: tool})
-	t.asks.Add(ctx, 1, set)
+	sets := t.ends.get(endedKey{status: out.Status, by: out.AnsweredBy, reason: out.Reason, responder: out.Responder, tool: tool}, newEnded)
+	sets.asks.n.Add(1)
 	var started time.Time
 	if out.Form != nil {
 		started = out.Form.AskedAt
 	}
 	if !started.IsZero() {
-		t.duration.Record(ctx, out.FinalizedAt.Sub(started).Seconds(), set)
+		t.duration.Record(ctx, out.FinalizedAt.Sub(started).Seconds(), sets.record...)
 	}
-	t.pending.Add(ctx, -1, t.option(setKey{kind: setPending, tool: tool}))
+	t.tools.get(toolKey{tool: tool}, newTool).n.Add(-1)
 
 	var took, questions int
 	if f := out.Form; f != nil {
@@ -328,21 +489,39 @@ func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 				if ok {
 					took++
 				}
-				t.recommended.Add(ctx, 1, t.option(setKey{kind: setRecommended, by: string(a.By), status: strconv.FormatBool(ok)}))
+				t.recs.get(recKey{by: a.By, taken: ok}, newRec).n.Add(1)
 			}
 		}
 	}
 	v, isApproval := askuser.ApprovalVerdict(out)
 	if isApproval {
-		t.approvals.Add(ctx, 1, t.option(setKey{kind: setApproval, status: v.Status, by: string(out.AnsweredBy)}))
+		t.approvals.Add(ctx, 1, t.apprs.get(apprKey{decision: v.Status, by: out.AnsweredBy}, newAppr)...)
 	}
 	t.span(ctx, out, tool, questions, took, isApproval, v.Status)
 }
 
-// span records the ask's span, from its start to its finalization.
+// span records the ask's span, from its start to its finalization. It
+// starts the span when the ask has ended, at the ask's start, and sets its
+// attributes once: the SDK then copies them once, where attributes given
+// to Start are copied twice (into the start config, then into the span).
 func (t *Observer) span(ctx context.Context, out *askuser.Outcome, tool string, questions, took int, isApproval bool, decision string) {
-	ap := attrPool.Get().(*[]attribute.KeyValue)
-	attrs := append((*ap)[:0],
+	var started, nudge time.Time
+	if f := out.Form; f != nil {
+		started, nudge = f.AskedAt, f.NudgeAt
+	}
+	sc := scratchPool.Get().(*scratch)
+	defer sc.put()
+	sc.start[0], sc.start[1] = internalKind, trace.WithTimestamp(started)
+	start := sc.start[:]
+	if started.IsZero() {
+		start = start[:1]
+	}
+	_, span := t.tracer.Start(ctx, spanName(tool), start...)
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
+	attrs := append(sc.attrs[:0],
 		semconv.GenAIOperationNameExecuteTool,
 		semconv.GenAIToolName(tool),
 		semconv.GenAIConversationID(out.Session),
@@ -364,34 +543,37 @@ func (t *Observer) span(ctx context.Context, out *askuser.Outcome, tool string, 
 	if out.Reason == askuser.ReasonFault {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(string(askuser.ReasonFault)))
 	}
-	var started, nudge time.Time
-	if f := out.Form; f != nil {
-		started, nudge = f.AskedAt, f.NudgeAt
-	}
-	opts := [3]trace.SpanStartOption{internalKind, trace.WithAttributes(attrs...)}
-	n := 2
-	if !started.IsZero() {
-		opts[2], n = trace.WithTimestamp(started), 3
-	}
-	_, span := t.tracer.Start(ctx, spanName(tool), opts[:n]...)
-	*ap = attrs[:0]
-	attrPool.Put(ap) // the span has copied them
-	if !span.IsRecording() {
-		span.End()
-		return
-	}
+	span.SetAttributes(attrs...)
+	sc.attrs = attrs
 	if !nudge.IsZero() && nudge.Before(out.FinalizedAt) && out.Reason != askuser.ReasonUnattended && out.Reason != askuser.ReasonPolicy && out.Reason != askuser.ReasonRemembered {
 		span.AddEvent(NudgeEvent, trace.WithTimestamp(nudge))
 	}
 	if out.Reason == askuser.ReasonFault {
 		span.SetStatus(codes.Error, "the responder failed")
 	}
-	span.End(trace.WithTimestamp(out.FinalizedAt))
+	sc.end[0] = trace.WithTimestamp(out.FinalizedAt)
+	span.End(sc.end[:]...)
+}
+
+// A scratch holds a span's attributes and its start and end options while
+// the SDK copies them: reused, it spares the allocation of their slices.
+type scratch struct {
+	attrs []attribute.KeyValue
+	start [2]trace.SpanStartOption
+	end   [1]trace.SpanEndOption
+}
+
+// put empties sc, letting go of what it held, and returns it to the pool:
+// the SDK has copied what it needs.
+func (sc *scratch) put() {
+	clear(sc.attrs)
+	*sc = scratch{attrs: sc.attrs[:0]}
+	scratchPool.Put(sc)
 }
 
 var (
 	internalKind = trace.WithSpanKind(trace.SpanKindInternal)
-	attrPool     = sync.Pool{New: func() any { s := make([]attribute.KeyValue, 0, 16); return &s }}
+	scratchPool  = sync.Pool{New: func() any { return &scratch{attrs: make([]attribute.KeyValue, 0, 16)} }}
 )
 
 // spanName is the span's name for tool, made once for the contracts
