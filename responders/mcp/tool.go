@@ -76,6 +76,11 @@ type Tool struct {
 	// notification, when the client gave a progress token (zero:
 	// DefaultProgressInterval; negative: never).
 	ProgressInterval time.Duration
+	// Bridge, when set, hands on an ask that the person has not answered
+	// in the client within Bridge.After to another responder, and the
+	// call returns where it went (see Bridge; nil: the call waits for the
+	// ask's end).
+	Bridge *Bridge
 
 	initOnce sync.Once
 	o        *askuser.Orchestrator
@@ -88,6 +93,7 @@ type Tool struct {
 	sweepAt int                  // the size of used at which expired nonces are swept
 	closed  bool
 	active  sync.WaitGroup // asks of multi round-trip calls still running
+	bridges bridges        // asks of bridged calls still going on
 }
 
 func (t *Tool) init() error {
@@ -201,6 +207,9 @@ func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	if req.ProtocolVersion() >= multiRoundTrip {
 		return t.roundTrip(ctx, req, args)
+	}
+	if t.Bridge != nil {
+		return t.bridgeHandle(ctx, req, args)
 	}
 	stop := t.progress(ctx, req)
 	defer stop()
@@ -376,6 +385,7 @@ func (t *Tool) Close() error {
 	}
 	t.mu.Unlock()
 	t.active.Wait()
+	t.bridges.close()
 	return nil
 }
 
