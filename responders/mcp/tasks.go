@@ -23,7 +23,7 @@ import (
 // declares in its per-request capabilities and a server advertises in its
 // capabilities' extensions:
 //
-//	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
+//	caps := &mcp.ServerCapabilities{}
 //	caps.AddExtension(mcpresponder.TasksExtension, nil)
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
