@@ -70,6 +70,14 @@ func (o *Orchestrator) take(ctx context.Context, session, toolCallID string) (a 
 			}
 			fa.ask = a
 		}
+		rec, final := fa.rec, fa.out
+		fl.mu.Unlock()
+		if final == nil && rec.Ending != nil {
+			// Ended, and maybe final in the store by now: what this
+			// process holds may be behind it.
+			fl.reread(ctx, fa)
+		}
+		fl.mu.Lock()
 		a, rec, final := fa.ask, fa.rec, fa.out
 		fl.mu.Unlock()
 		if final != nil {
