@@ -1,8 +1,11 @@
 package mcpresponder
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -70,3 +73,57 @@ func FuzzTaskParams(f *testing.F) {
 		}
 	})
 }
+
+// TestTaskFilterLines: Filter hands the SDK every frame that is not the
+// extension's byte for byte — a line longer than DefaultMaxFrame too, and
+// the last line without its newline — and answers the extension's frames
+// itself.
+func TestTaskFilterLines(t *testing.T) {
+	ts := &Tasks{}
+	defer ts.Close()
+	long := `{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":"` + strings.Repeat("a", DefaultMaxFrame) + `"}}` + "\n"
+	get := `{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"abc","_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}` + "\n"
+	ping := `{"jsonrpc":"2.0","id":8,"method":"ping"}` + "\n"
+	last := `{"jsonrpc":"2.0","id":10,"method":"ping"}`
+	var out lockedBuffer
+	r, _ := ts.Filter(io.NopCloser(strings.NewReader(ping+long+get+last)), nopCloser{&out})
+	passed, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ping + long + last; string(passed) != want {
+		t.Errorf("the SDK was handed %d bytes; want the %d of the frames that are not the extension's", len(passed), len(want))
+	}
+	ts.Close() // waits for the answer
+	var reply struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(out.bytes(), &reply); err != nil || reply.ID != 7 || reply.Error.Code != codeInvalidParams || !strings.Contains(reply.Error.Message, "Task not found") {
+		t.Errorf("the answer to tasks/get: %s (%v); want -32602, not found, for id 7", out.bytes(), err)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.b.Bytes())
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -246,7 +246,7 @@ func (f *taskFilter) Read(p []byte) (int, error) {
 			f.next = line
 			continue
 		}
-		if len(line) > 0 && f.take(line) {
+		if len(line) > 0 && len(line) <= DefaultMaxFrame+1 && f.take(line) { // +1: the newline
 			continue
 		}
 		f.next = line
