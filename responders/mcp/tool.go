@@ -374,8 +374,8 @@ func (t *Tool) open(req *mcp.CallToolRequest, args []byte) (*state, error) {
 }
 
 // Close ends the multi round-trip asks still pending, and those a Bridge
-// handed on, as their caller gone, and waits for them. Calls after Close are refused with an error
-// result.
+// handed on, as their caller gone, and waits for them. Calls after Close
+// are refused with an error result.
 func (t *Tool) Close() error {
 	_ = t.init()
 	t.mu.Lock()
