@@ -43,7 +43,7 @@ import (
 // ADDR over streamable HTTP at /mcp, behind a bearer token and the web
 // card's Host and Origin checks.
 
-const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--nats URL [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION]]"
+const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--bridge-to card] [--bridge-timeout D] [--nats URL [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION]]"
 
 // mcpPath is where --listen serves MCP.
 const mcpPath = "/mcp"
@@ -80,6 +80,8 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	dialectName := dialectFlag(fs)
 	var nf mcpNATSFlags
 	nf.register(fs)
+	bridgeTo := fs.String("bridge-to", "", "hand an ask the person has not answered in the MCP client within --bridge-timeout on to `RESPONDER` (card: the --card web card), and return where it went, so that a client that gives up a long tool call is not kept waiting")
+	bridgeAfter := fs.Duration("bridge-timeout", mcpresponder.DefaultBridgeAfter, "with --bridge-to, how long the MCP client is given before the ask goes on (`D`, e.g. 90s; below the 180 s after which some clients give up)")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -127,6 +129,15 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		return exitUsage
 	case strings.TrimSpace(*session) == "":
 		fmt.Fprintln(e.stderr, "askuser mcp: --session is empty; give a session id")
+		return exitUsage
+	case *bridgeTo != "" && *bridgeTo != "card":
+		fmt.Fprintf(e.stderr, "askuser mcp: --bridge-to %q: the ask can go on to card (the --card web card)\n", *bridgeTo)
+		return exitUsage
+	case *bridgeTo == "card" && *cardAddr == "":
+		fmt.Fprintln(e.stderr, "askuser mcp: --bridge-to card needs --card ADDR, the card the ask goes on to")
+		return exitUsage
+	case *bridgeAfter <= 0:
+		fmt.Fprintln(e.stderr, "askuser mcp: --bridge-timeout must be a positive duration, such as 90s")
 		return exitUsage
 	}
 	store, err := resolveStore(*storeDir, *keyFile)
@@ -221,15 +232,35 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	}
 	sess := *session
 	newServer := func() *mcp.Server {
-		return mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: buildinfo.Version()}, &mcp.ServerOptions{Logger: logger})
+		// The Tasks extension is advertised: Tasks serves it in front of
+		// the SDK, for the clients that declare it.
+		caps := &mcp.ServerCapabilities{}
+		caps.AddExtension(mcpresponder.TasksExtension, nil)
+		return mcp.NewServer(&mcp.Implementation{Name: "askuser", Title: "askuser", Version: buildinfo.Version()}, &mcp.ServerOptions{Logger: logger, Capabilities: caps})
 	}
 	// Over HTTP, two servers on the one orchestrator: every caller with the
 	// bearer token gets the question tool; request_approval is served only
 	// to the approvers, each proving who they are by a token of their own.
 	server, approvers := newServer(), newServer()
 	defer o.Wait()
+	// The tasks of each server's tools, for clients that declare the Tasks
+	// extension: over HTTP request_approval's only for the approvers.
+	tasks, approverTasks := &mcpresponder.Tasks{Logger: logger}, &mcpresponder.Tasks{Logger: logger}
+	defer tasks.Close()
+	defer approverTasks.Close()
+	var bridge *mcpresponder.Bridge
+	if *bridgeTo == "card" {
+		bridge = &mcpresponder.Bridge{After: *bridgeAfter, To: ropts.Card, Where: func(a *askuser.Ask) string {
+			// The code goes to the person running the server, never into
+			// the result the model reads.
+			link := ropts.CardURL(a)
+			code := ropts.Codes.Issue(a.Session(), a.ID(), a.Form().ExpiresAt)
+			fmt.Fprintf(e.stderr, "askuser mcp: an unanswered ask went on to the card: %s (code %s)\n", link, code)
+			return link
+		}}
+	}
 	for _, d := range dialects {
-		tool := &mcpresponder.Tool{Orchestrator: o, Dialect: d, Keys: keys, Session: func(*mcp.CallToolRequest) string { return sess }}
+		tool := &mcpresponder.Tool{Orchestrator: o, Dialect: d, Keys: keys, Bridge: bridge, Session: func(*mcp.CallToolRequest) string { return sess }}
 		approval := d.Name() == approvaltool.ToolName
 		if approval {
 			tool.Session = func(req *mcp.CallToolRequest) string { return approvalSession(sess, req) }
@@ -242,6 +273,11 @@ func (e env) mcp(ctx context.Context, args []string) int {
 			if err := mcpresponder.AddTool(s, tool); err != nil {
 				fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 				return exitFailure
+			}
+			if s == server {
+				tasks.Tools = append(tasks.Tools, tool)
+			} else {
+				approverTasks.Tools = append(approverTasks.Tools, tool)
 			}
 		}
 	}
@@ -257,12 +293,15 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		case !*noApproval:
 			fmt.Fprintln(e.stderr, "askuser mcp: request_approval is not served: over --listen the bearer token alone does not say who may approve; name the approvers with --approvers FILE")
 		}
-		return e.mcpHTTP(ctx, server, approvers, names, *listen, *tokenFile, logger)
+		return e.mcpHTTP(ctx, server, approvers, tasks, approverTasks, names, *listen, *tokenFile, logger)
 	}
 	// askuser's IOTransport, not the SDK's: a frame the SDK cannot read
 	// gets a JSON-RPC error, where the SDK would end the connection and
 	// every pending ask with it.
-	t := &mcpresponder.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}, Logger: logger}
+	// Tasks reads the frames first: the SDK has no hook for the Tasks
+	// extension's methods.
+	r, w := tasks.Filter(io.NopCloser(e.stdin), nopWriteCloser{e.stdout})
+	t := &mcpresponder.IOTransport{Reader: r, Writer: w, Logger: logger}
 	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 		return exitFailure
@@ -321,7 +360,7 @@ func (e env) mcpCard(addr string, ropts *mcpresponder.Options, logger *slog.Logg
 // on 2026-07-28 and later are served statelessly (multi round-trip: the
 // form is the tool call's input request), the others with a session,
 // within which the server elicits during the call.
-func (e env) mcpHTTP(ctx context.Context, server, approvers *mcp.Server, approverTokens map[string]string, addr, tokenFile string, logger *slog.Logger) int {
+func (e env) mcpHTTP(ctx context.Context, server, approvers *mcp.Server, tasks, approverTasks *mcpresponder.Tasks, approverTokens map[string]string, addr, tokenFile string, logger *slog.Logger) int {
 	token, made, err := bearerToken("--token-file", tokenFile)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
@@ -341,7 +380,7 @@ func (e env) mcpHTTP(ctx context.Context, server, approvers *mcp.Server, approve
 	tcp := ln.Addr().(*net.TCPAddr)
 	urlHost, allowed := cardHost(addr, tcp)
 	srv := &http.Server{
-		Handler:           mcpHandler(server, approvers, token, approverTokens, allowed, logger),
+		Handler:           mcpHandler(server, approvers, tasks, approverTasks, token, approverTokens, allowed, logger),
 		ReadHeaderTimeout: mcpReadHeaderTimeout,
 		IdleTimeout:       mcpIdleTimeout,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
@@ -380,7 +419,7 @@ func (e env) mcpHTTP(ctx context.Context, server, approvers *mcp.Server, approve
 // A caller whose token is an approver's (principal "approver:NAME") is
 // served approvers, the server with request_approval; every other caller
 // with the bearer token (principal "bearer") is served server, without it.
-func mcpHandler(server, approvers *mcp.Server, token string, approverTokens map[string]string, allowed []string, logger *slog.Logger) http.Handler {
+func mcpHandler(server, approvers *mcp.Server, tasks, approverTasks *mcpresponder.Tasks, token string, approverTokens map[string]string, allowed []string, logger *slog.Logger) http.Handler {
 	get := func(r *http.Request) *mcp.Server {
 		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && strings.HasPrefix(ti.UserID, approverPrefix) {
 			return approvers
@@ -416,7 +455,20 @@ func mcpHandler(server, approvers *mcp.Server, token string, approverTokens map[
 		}
 		withSessions.ServeHTTP(w, r)
 	})
-	return closeRefused(hostcheck.New(allowed).Wrap(bearer(holdSlot(readBody(route)))))
+	// The Tasks extension's requests are answered before the SDK sees
+	// them, by the tasks of the caller's server.
+	callerTasks, approverTasksH := tasks.Handler(route), approverTasks.Handler(route)
+	withTasks := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path != mcpPath:
+			route.ServeHTTP(w, r)
+		case get(r) == approvers:
+			approverTasksH.ServeHTTP(w, r)
+		default:
+			callerTasks.ServeHTTP(w, r)
+		}
+	})
+	return closeRefused(hostcheck.New(allowed).Wrap(bearer(holdSlot(readBody(withTasks)))))
 }
 
 // readBody reads a request's body (at most mcpMaxBody bytes) within

@@ -63,6 +63,21 @@
 // refused, as a tool result marked isError that says which (ErrStateDamaged
 // and the others).
 //
+// # Tasks and the bridge deadline
+//
+// A client that declares the MCP Tasks extension (TasksExtension) gets a
+// task for its call instead, served by Tasks in front of the SDK (which
+// does not implement the extension): the call's ask is begun and the task
+// recorded before the task goes out, tasks/get shows the form as its input
+// request, tasks/update carries the person's reply, tasks/cancel withdraws
+// the ask. A task is a pending ask, so with a shared store it is served by
+// every server on it (see Tasks).
+//
+// Before 2026-07-28 a call stays open while the person answers, and some
+// clients give it up. Tool.Bridge hands an ask the person has not answered
+// in the client within Bridge.After on to another responder (the card),
+// and the call returns where it went (see Bridge).
+//
 // # Session and tool-call id
 //
 // MCP has no tool-call id, and from 2026-07-28 no session. The session of

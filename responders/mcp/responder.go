@@ -88,6 +88,9 @@ func (r *Responder) CanCollectSecrets() bool {
 // later, only a call that Tool serves). When it reports false the
 // orchestrator applies the unattended rules at once.
 func (r *Responder) Reachable(ctx context.Context, _ string) bool {
+	if isTask(ctx) {
+		return true // the client polls the task (see Tasks)
+	}
 	c := callFrom(ctx)
 	return c != nil && c.canElicit()
 }
@@ -100,6 +103,9 @@ func (r *Responder) Reachable(ctx context.Context, _ string) bool {
 // asked, or whose elicitation fails, leaves the ask unattended. Respond
 // returns once ctx is done; a reply that comes later is ignored.
 func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
+	if isTask(ctx) {
+		return respondTask(ctx, a)
+	}
 	c := callFrom(ctx)
 	if c == nil || !c.canElicit() {
 		return a.Unreachable()
@@ -113,7 +119,7 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 	if !c.canForm() {
 		return a.Unreachable()
 	}
-	return r.converse(ctx, a, c)
+	return r.bridge(ctx, a, c, r.converse)
 }
 
 // converse shows the form, from within the tool call, until a reply ends

@@ -88,6 +88,11 @@ type Tool struct {
 	// notification, when the client gave a progress token (zero:
 	// DefaultProgressInterval; negative: never).
 	ProgressInterval time.Duration
+	// Bridge, when set, hands on an ask that the person has not answered
+	// in the client within Bridge.After to another responder, and the
+	// call returns where it went (see Bridge; nil: the call waits for the
+	// ask's end).
+	Bridge *Bridge
 
 	initOnce sync.Once
 	o        *askuser.Orchestrator
@@ -100,6 +105,7 @@ type Tool struct {
 	sweepAt int                  // the size of used at which expired nonces are swept
 	closed  bool
 	active  sync.WaitGroup // asks of multi round-trip calls still running
+	bridges bridges        // asks of bridged calls still going on
 }
 
 func (t *Tool) init() error {
@@ -213,6 +219,9 @@ func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	if req.ProtocolVersion() >= multiRoundTrip {
 		return t.roundTrip(ctx, req, args)
+	}
+	if t.Bridge != nil {
+		return t.bridgeHandle(ctx, req, args)
 	}
 	stop := t.progress(ctx, req)
 	defer stop()
@@ -396,11 +405,11 @@ func (t *Tool) take(st *state) error {
 	return nil
 }
 
-// Close ends the multi round-trip asks still pending, as their caller
-// gone, and waits for them; with a shared store (Orchestrator.Asks) it
-// lets go of them instead, and they stay pending in the store, where a
-// retry on another server resumes them and their deadline ends them.
-// Calls after Close are refused with an error result.
+// Close ends the multi round-trip asks still pending, and those a Bridge
+// handed on, as their caller gone, and waits for them; with a shared store
+// (Orchestrator.Asks) it lets go of them instead, and they stay pending in
+// the store, where a retry on another server resumes them and their
+// deadline ends them. Calls after Close are refused with an error result.
 func (t *Tool) Close() error {
 	_ = t.init()
 	t.mu.Lock()
@@ -410,6 +419,7 @@ func (t *Tool) Close() error {
 	}
 	t.mu.Unlock()
 	t.active.Wait()
+	t.bridges.close()
 	return nil
 }
 
