@@ -2,71 +2,119 @@ package askuser
 
 import "context"
 
-// Resume calls f with a handle of the pending ask of a session's tool
-// call, wherever it began, so that a person's reply that reaches this
-// process — an MCP client's retry that a load balancer sent to another
-// server than the one that asked, say — is reported into the ask itself
-// rather than into a second one. In this process's memory (no Asks) it is
-// the ask pending here; with a shared store it is the ask in the store,
-// begun on any orchestrator on it, and every change made through the
-// handle (Report, Submit, Decline, Cancel, …) is written to the store as
-// any other, so that the first ending wins and the ask has one journal
-// record. The handle is good until f returns. Resume returns f's error;
-// ErrClosed, without calling f, for a tool call whose ask is final
-// (Await returns its result); ErrUnknownCall for a tool call that no ask
-// answers. Await waits for the outcome of what f did.
-func (o *Orchestrator) Resume(ctx context.Context, session, toolCallID string, f func(a *Ask) error) error {
-	o.init()
-	if toolCallID == "" {
-		return ErrUnknownCall
+// Resume hands f a handle on the pending ask of a session's tool call,
+// wherever it began — in this process, or with a shared store (Asks) in
+// any process on it, even one that has gone away — so that a reply that
+// reaches this process by a way of its own (an MCP client's retry that a
+// load balancer sent to another server than the one that asked, a poll of
+// an MCP task) is reported into the ask itself rather than into a second
+// one: f calls Report, Submit, Decline or Cancel on a, and every rule of
+// the ask holds as for any responder; on a shared store every change is
+// written to the store as any other, so that the first ending wins and
+// the ask has one journal record. The handle is good only until f
+// returns; Await waits for the outcome of what f did.
+//
+// When the tool call's ask is final, Resume returns its outcome, replayed,
+// and does not call f. When the ask has ended but is not final yet (its
+// finalization is under way), Resume returns ErrClosed and does not call
+// f. When no ask answers the tool call, Resume returns ErrUnknownCall.
+// Otherwise it returns f's error.
+func (o *Orchestrator) Resume(ctx context.Context, session, toolCallID string, f func(a *Ask) error) (*Outcome, error) {
+	a, release, out, err := o.take(ctx, session, toolCallID)
+	if err != nil || out != nil {
+		return out, err
 	}
-	if o.fl != nil {
-		return o.fl.resume(ctx, session, toolCallID, f)
+	defer release()
+	if err := a.open(); err != nil {
+		return nil, err
 	}
-	key := callKey{session, toolCallID}
-	o.mu.Lock()
-	a, final := o.byCall[key], o.replay[key] != nil
-	o.mu.Unlock()
-	switch {
-	case a != nil:
-		return f(a)
-	case final:
-		return ErrClosed
-	}
-	if _, ok := o.journalReplay(ctx, session, toolCallID); ok {
-		return ErrClosed
-	}
-	return ErrUnknownCall
+	return nil, f(a)
 }
 
-// resume is Resume with a shared store: the ask's entry is held while f
-// runs, with a local handle made for it when this process has none.
-func (fl *fleet) resume(ctx context.Context, session, toolCallID string, f func(a *Ask) error) error {
-	fa, out, err := fl.find(ctx, session, toolCallID)
+// Withdraw ends the pending ask of a session's tool call, wherever it
+// began, as superseded: its caller withdrew it (an MCP client cancelling
+// its task), so that nobody answered it. Its result is cancelled and
+// unattended, with the answers given so far, as Supersede's. It returns
+// ErrClosed when the ask had ended already and ErrUnknownCall when no ask
+// answers the tool call.
+func (o *Orchestrator) Withdraw(ctx context.Context, session, toolCallID string) error {
+	a, release, out, err := o.take(ctx, session, toolCallID)
 	switch {
 	case err != nil:
 		return err
 	case out != nil:
 		return ErrClosed
 	}
-	defer fl.release(fa)
-	fl.mu.Lock()
-	if fa.out != nil {
-		fl.mu.Unlock()
+	defer release()
+	if !a.tryEnd(&ending{reason: ReasonSuperseded}) {
 		return ErrClosed
 	}
-	a, rec := fa.ask, fa.rec
-	fresh := a == nil
-	if fresh {
-		if a, err = fl.newAsk(fa, rec); err != nil {
-			fl.mu.Unlock()
-			return err
+	return nil
+}
+
+// take finds a tool call's pending ask and a handle on it, held until
+// release is called, or its final outcome (replayed).
+func (o *Orchestrator) take(ctx context.Context, session, toolCallID string) (a *Ask, release func(), out *Outcome, err error) {
+	o.init()
+	if toolCallID == "" {
+		return nil, nil, nil, ErrUnknownCall
+	}
+	if fl := o.fl; fl != nil {
+		fa, out, err := fl.find(ctx, session, toolCallID)
+		if err != nil || out != nil {
+			return nil, nil, out, err
 		}
-		fa.ask = a
-	}
-	fl.mu.Unlock()
-	if fresh {
+		fl.mu.Lock()
+		if fa.ask == nil {
+			a, err := fl.newAsk(fa, fa.rec)
+			if err != nil {
+				fl.mu.Unlock()
+				fl.release(fa)
+				return nil, nil, nil, err
+			}
+			fa.ask = a
+		}
+		rec, final := fa.rec, fa.out
+		fl.mu.Unlock()
+		if final == nil && rec.Ending != nil {
+			// Ended, and maybe final in the store by now: what this
+			// process holds may be behind it.
+			fl.reread(ctx, fa)
+		}
+		fl.mu.Lock()
+		a, rec, final := fa.ask, fa.rec, fa.out
+		fl.mu.Unlock()
+		if final != nil {
+			fl.release(fa)
+			r := *final
+			r.Replayed = true
+			return nil, nil, &r, nil
+		}
 		a.sync(rec)
+		return a, func() { fl.release(fa) }, nil, nil
 	}
-	return f(a)
+	key := callKey{session, toolCallID}
+	o.mu.Lock()
+	a, final := o.byCall[key], o.replay[key]
+	o.mu.Unlock()
+	switch {
+	case final != nil:
+		r := *final
+		r.Replayed = true
+		return nil, nil, &r, nil
+	case a == nil:
+		if out, ok := o.journalReplay(ctx, session, toolCallID); ok {
+			return nil, nil, out, nil
+		}
+		return nil, nil, nil, ErrUnknownCall
+	}
+	if out := a.Outcome(); out != nil {
+		if out.Reason == ReasonCaller {
+			return nil, nil, nil, ErrUnknownCall
+		}
+		r := *out
+		r.Replayed = true
+		return nil, nil, &r, nil
+	}
+	return a, func() {}, nil, nil
 }

@@ -23,8 +23,8 @@ func (resumeHolder) Respond(ctx context.Context, _ *askuser.Ask) error {
 // TestResume: a reply reported through Resume's handle answers the ask
 // itself — in one process's memory, and with a shared store from another
 // orchestrator than the one that began it — its callers get the answer,
-// and the journal has one record; a final ask is ErrClosed, an unknown
-// tool call ErrUnknownCall.
+// and the journal has one record; a final ask gives its outcome replayed,
+// an unknown tool call ErrUnknownCall.
 func TestResume(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		name := map[bool]string{false: "memory", true: "shared store"}[shared]
@@ -53,7 +53,7 @@ func TestResume(t *testing.T) {
 					t.Fatal(err)
 				}
 				synctest.Wait()
-				err := answerer.Resume(ctx, "s1", "call-1", func(a *askuser.Ask) error {
+				_, err := answerer.Resume(ctx, "s1", "call-1", func(a *askuser.Ask) error {
 					if a.ToolCallID() != "call-1" || a.Form().Questions[0].ID != "env" {
 						t.Errorf("the handle is of tool call %q, form %+v; want call-1's ask", a.ToolCallID(), a.Form().Questions)
 					}
@@ -77,11 +77,11 @@ func TestResume(t *testing.T) {
 					t.Errorf("the journal has %d records; want the one of the answer", len(recs))
 				}
 				called := false
-				err = answerer.Resume(ctx, "s1", "call-1", func(*askuser.Ask) error { called = true; return nil })
-				if !errors.Is(err, askuser.ErrClosed) || called {
-					t.Errorf("Resume of a final ask: %v (f called: %v); want ErrClosed, f not called", err, called)
+				out, err := answerer.Resume(ctx, "s1", "call-1", func(*askuser.Ask) error { called = true; return nil })
+				if err != nil || out == nil || !out.Replayed || string(out.Result) != answeredChoice || called {
+					t.Errorf("Resume of a final ask: %+v, %v (f called: %v); want its outcome replayed, f not called", out, err, called)
 				}
-				err = answerer.Resume(ctx, "s1", "call-2", func(*askuser.Ask) error { called = true; return nil })
+				_, err = answerer.Resume(ctx, "s1", "call-2", func(*askuser.Ask) error { called = true; return nil })
 				if !errors.Is(err, askuser.ErrUnknownCall) || called {
 					t.Errorf("Resume of an unknown call: %v (f called: %v); want ErrUnknownCall", err, called)
 				}

@@ -64,7 +64,7 @@ func (t *Tool) resumeShared(ctx context.Context, req *mcp.CallToolRequest, args 
 		return errorResult(name, strings.TrimPrefix(err.Error(), "mcpresponder: ")), nil
 	}
 	var next *need
-	err := t.o.Resume(ctx, st.Session, st.Call, func(a *askuser.Ask) error {
+	out, err := t.o.Resume(ctx, st.Session, st.Call, func(a *askuser.Ask) error {
 		next = answerRound(a, newCall(req, nil), st.Round, res)
 		return nil
 	})
@@ -76,12 +76,14 @@ func (t *Tool) resumeShared(ctx context.Context, req *mcp.CallToolRequest, args 
 			return nil, ctx.Err()
 		}
 		return errorResult(name, "askuser could not reach the ask of this requestState: "+strings.TrimPrefix(err.Error(), "askuser: ")+"; call the tool again without the requestState to ask anew"), nil
+	case out != nil:
+		return t.result(out, nil)
 	case next != nil:
 		return t.inputRequest(req, args, st.Call, next)
 	}
 	stop := t.progress(ctx, req)
 	defer stop()
-	out, err := t.o.Await(ctx, st.Session, st.Call)
+	out, err = t.o.Await(ctx, st.Session, st.Call)
 	if errors.Is(err, askuser.ErrUnknownCall) {
 		return errorResult(name, strings.TrimPrefix(ErrStateGone.Error(), "mcpresponder: ")), nil
 	}

@@ -346,7 +346,7 @@ func (ts *Tasks) begin(ctx context.Context, t *Tool, req *mcp.CallToolRequest, a
 		V: taskVersion, Task: askID, Session: session, Principal: principal, Tool: req.Params.Name, Call: callID,
 		Version: c.version, URL: c.caps.url, Created: now, Updated: now, Expires: now, Round: 1,
 	}
-	out, err := t.o.Take(ctx, session, callID, func(a *askuser.Ask) error {
+	out, err := t.o.Resume(ctx, session, callID, func(a *askuser.Ask) error {
 		rec.Created, rec.Updated, rec.Expires = a.Form().AskedAt, a.Form().AskedAt, a.Form().ExpiresAt
 		return nil
 	})
@@ -404,7 +404,7 @@ func (ts *Tasks) get(ctx context.Context, p *taskParams, who taskCaller) (any, *
 		return nil, rerr
 	}
 	var inputs mcp.InputRequestMap
-	out, err := t.o.Take(ctx, rec.Session, rec.Call, func(a *askuser.Ask) error {
+	out, err := t.o.Resume(ctx, rec.Session, rec.Call, func(a *askuser.Ask) error {
 		if !rec.Waiting {
 			f := formFor(a, ts.callOf(rec, who, p.Meta))
 			inputs = mcp.InputRequestMap{rec.key(): f.params(rec.Problem, time.Now())}
@@ -485,7 +485,7 @@ func (ts *Tasks) update(ctx context.Context, p *taskParams, who taskCaller) (any
 	res := readResponse(raw)
 	var problem string
 	var ended bool
-	_, err := t.o.Take(ctx, rec.Session, rec.Call, func(a *askuser.Ask) error {
+	_, err := t.o.Resume(ctx, rec.Session, rec.Call, func(a *askuser.Ask) error {
 		f := formFor(a, ts.callOf(rec, who, p.Meta))
 		problem, ended, _ = f.reply(a, res) // an error is ErrClosed: the ask had ended
 		return nil
@@ -577,7 +577,7 @@ func isTask(ctx context.Context) bool {
 }
 
 // respondTask is Respond for an ask a task serves: the ask is answered
-// through Orchestrator.Take, wherever tasks/update lands, and this waits
+// through Orchestrator.Resume, wherever tasks/update lands, and this waits
 // for it to end. An ask in this process's memory cannot outlive its
 // Tasks: once they are closed nobody can reach it, and it is unattended.
 func respondTask(ctx context.Context, a *askuser.Ask) error {

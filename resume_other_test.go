@@ -10,7 +10,7 @@ import (
 )
 
 // waiting is a responder that shows the ask and waits: its replies come
-// by another way (Take).
+// by another way (Resume).
 var waiting = askuser.ResponderFunc(func(ctx context.Context, _ *askuser.Ask) error {
 	<-ctx.Done()
 	return nil
@@ -19,11 +19,11 @@ var waiting = askuser.ResponderFunc(func(ctx context.Context, _ *askuser.Ask) er
 const takeCall = `{"questions":[{"id":"env","header":"Env","question":"Deploy where?","options":[
 	{"label":"staging","description":"Safe","default":true},{"label":"production","description":"Real"}]}],"timeout_seconds":120}`
 
-// TestTake: a reply taken by a channel of the program's own, on the
+// TestResumeTaken: a reply taken by a channel of the program's own, on the
 // orchestrator that began the ask or, with a shared store, on another
 // one, is the ask's answer; a final ask is replayed, and f is not called;
 // Withdraw ends an ask as superseded; an unknown call is ErrUnknownCall.
-func TestTake(t *testing.T) {
+func TestResumeTaken(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		name := "memory"
 		if shared {
@@ -52,23 +52,23 @@ func TestTake(t *testing.T) {
 			if _, err := first.Begin(ctx, askuser.Request{Session: "s", ToolCallID: "c1", Arguments: []byte(takeCall)}); err != nil {
 				t.Fatal(err)
 			}
-			_, err := other.Take(ctx, "s", "c1", func(a *askuser.Ask) error {
+			_, err := other.Resume(ctx, "s", "c1", func(a *askuser.Ask) error {
 				if err := a.Report(askuser.Answer{QuestionID: "env", Selected: []string{"production"}}); err != nil {
 					return err
 				}
 				return a.Submit()
 			})
 			if err != nil {
-				t.Fatalf("Take: %v", err)
+				t.Fatalf("Resume: %v", err)
 			}
 			out, err := first.Await(ctx, "s", "c1")
 			if err != nil || out.Status != askuser.StatusAnswered || out.AnsweredBy != askuser.ByUser || out.Answer("env").Selected[0] != "production" {
 				t.Fatalf("the outcome: %+v, %v; want answered production, by the person", out, err)
 			}
 			called := false
-			out, err = other.Take(ctx, "s", "c1", func(*askuser.Ask) error { called = true; return nil })
+			out, err = other.Resume(ctx, "s", "c1", func(*askuser.Ask) error { called = true; return nil })
 			if err != nil || out == nil || !out.Replayed || called {
-				t.Errorf("Take of a final ask: %+v, %v, f called %v; want its outcome replayed, f not called", out, err, called)
+				t.Errorf("Resume of a final ask: %+v, %v, f called %v; want its outcome replayed, f not called", out, err, called)
 			}
 
 			if _, err := first.Begin(ctx, askuser.Request{Session: "s", ToolCallID: "c2", Arguments: []byte(takeCall)}); err != nil {
@@ -83,8 +83,8 @@ func TestTake(t *testing.T) {
 			if err := other.Withdraw(ctx, "s", "c2"); !errors.Is(err, askuser.ErrClosed) {
 				t.Errorf("Withdraw of an ended ask: %v; want ErrClosed", err)
 			}
-			if _, err := other.Take(ctx, "s", "nope", func(*askuser.Ask) error { return nil }); !errors.Is(err, askuser.ErrUnknownCall) {
-				t.Errorf("Take of an unknown call: %v; want ErrUnknownCall", err)
+			if _, err := other.Resume(ctx, "s", "nope", func(*askuser.Ask) error { return nil }); !errors.Is(err, askuser.ErrUnknownCall) {
+				t.Errorf("Resume of an unknown call: %v; want ErrUnknownCall", err)
 			}
 		})
 	}
