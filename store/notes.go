@@ -44,9 +44,10 @@ type MemoryNotes struct {
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 
-	mu   sync.Mutex
-	rev  uint64
-	byID map[string]memoryNote
+	mu    sync.Mutex
+	rev   uint64
+	byID  map[string]memoryNote
+	swept time.Time // when the notes past their time were last dropped
 }
 
 type memoryNote struct {
@@ -85,6 +86,16 @@ func (m *MemoryNotes) live(key string, now time.Time) (memoryNote, bool) {
 func (m *MemoryNotes) put(key string, data []byte, now time.Time) uint64 {
 	if m.byID == nil {
 		m.byID = map[string]memoryNote{}
+	}
+	// The notes past their time are dropped at most once a minute, so that
+	// keys never read again do not pile up.
+	if now.Sub(m.swept) >= time.Minute {
+		m.swept = now
+		for k, n := range m.byID {
+			if !now.Before(n.expires) {
+				delete(m.byID, k)
+			}
+		}
 	}
 	m.rev++
 	m.byID[key] = memoryNote{data: slices.Clone(data), rev: m.rev, expires: now.Add(m.ttl())}

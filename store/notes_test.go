@@ -42,6 +42,22 @@ func TestMemoryNotesExpire(t *testing.T) {
 	if _, err := n.Create(ctx, "seen.a", nil); err != nil {
 		t.Fatalf("Create of an expired key: %v", err)
 	}
+	if n.Len() != 1 {
+		t.Errorf("%d notes kept; want 1", n.Len())
+	}
+	// Keys never read again are dropped too, once their time has passed.
+	for _, k := range []string{"seen.x", "seen.y"} {
+		if _, err := n.Create(ctx, k, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now = now.Add(2 * time.Minute)
+	if _, err := n.Create(ctx, "seen.z", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n.Len() != 1 {
+		t.Errorf("%d notes kept after their time; want only the newest", n.Len())
+	}
 	if _, err := n.Create(ctx, "bad key", nil); err == nil {
 		t.Error("a key with a space was taken")
 	}

@@ -31,7 +31,9 @@
 // there are no remote images. It holds no secret either: a secret question
 // links to the web card.
 //
-// The links are signed with Options.Key and their single use is kept in
-// this process's memory: on a fleet, a link must come back to the replica
-// that mailed it (a sticky route on the link's path).
+// The links are signed with Options.Key and name their ask and session;
+// their single use is noted create-only in Options.Notes. On a fleet
+// (replicas sharing Orchestrator.Asks) give every replica the same Key and
+// Notes: the replica that began an ask mails it, once, and a link followed
+// on any replica finds the ask (askuser.Sessions.Find) and decides once.
 package email

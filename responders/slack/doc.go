@@ -46,7 +46,13 @@
 // Mode instead (a websocket it opens to Slack: no public URL, and it is
 // not served as the endpoint); the checks and the answers are the same.
 //
-// This responder holds the asks it posted in its own memory: on a fleet
-// (several replicas behind one interactivity URL) a click must reach the
-// replica that posted the ask.
+// On a fleet (replicas sharing Orchestrator.Asks, behind one
+// interactivity URL) give every replica the same Options.Notes: the
+// replica that began an ask posts it, once; the message's channel,
+// timestamp and confirmation code are noted there, so that a click on any
+// replica finds the ask (askuser.Sessions.Find) and the message is edited
+// once at every ending, wherever it happened; a replica started again
+// holds the asks still posted, and each replica's sweep (every Sweep)
+// edits the message of an ask whose replica went away. Signed requests are
+// noted create-only, so that a replay to any replica changes nothing.
 package slack

@@ -267,7 +267,12 @@ func (r *Responder) principal(team, user string) string {
 // finds the ask through the message's note. It does not block: the
 // message is posted by a short-lived goroutine.
 func (r *Responder) Asked(a *askuser.Ask) {
-	if !a.BeganHere() || !tokenID(a.ID()) {
+	if !a.BeganHere() {
+		return
+	}
+	if !tokenID(a.ID()) {
+		r.log.Error("askuser slack: an ask id this responder cannot note; it is not posted", "ask", a.ID())
+		_ = a.Unreachable()
 		return
 	}
 	e := &entry{a: a, posted: make(chan struct{}), channel: r.opts.Channel}
