@@ -293,7 +293,7 @@ func (r *Responder) admitted(req *http.Request, ask, session string) (string, bo
 var onceTmpl = template.Must(template.New("once").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>askuser: a one-time link</title></head>
-<body style="font-family:sans-serif;max-width:40em;margin:2em auto">
+<body>
 <h1>{{if .Open}}Open the question{{else}}This link opens nothing{{end}}</h1>
 <p>{{.Message}}</p>
 {{if .Open}}<form method="post"><button type="submit">Open the question</button></form>{{end}}

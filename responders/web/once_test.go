@@ -118,7 +118,7 @@ func TestOneTimeLink(t *testing.T) {
 		if len(cookies) != 1 || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode {
 			t.Fatalf("cookies %v; want one, HttpOnly and SameSite=Strict", cookies)
 		}
-		if rec := s.serve("GET", "http://localhost/asks/"+a.ID()+"?session=s1", cookies, nil, ""); rec.Code != http.StatusOK {
+		if rec := s.serve("GET", "http://localhost/asks/"+a.ID()+"?session=s1", cookies, nil, ""); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `data-once="yes"`) {
 			t.Fatalf("the ask's page with the cookie: %d %s", rec.Code, rec.Body)
 		}
 		// The admission is for this ask only: another ask the card shows
