@@ -133,8 +133,7 @@ const secretCall = `{"questions":[{"id":"token","header":"Token","question":"Pas
 // TestSecretLink: the mail of a secret question carries a one-time link
 // to the card, never the session's card URL; the link opens the card for
 // that ask once, as the mailbox; the secret answered there ends the ask
-// and is in no mail. Without SecretLink the mail says it cannot be
-// answered by email, and carries no card link at all.
+// and is in no mail.
 func TestSecretLink(t *testing.T) {
 	m := newMailbox(t, false)
 	card := newCard(t)
@@ -177,14 +176,30 @@ func TestSecretLink(t *testing.T) {
 	default:
 	}
 
-	r2 := newResponder(t, m, Options{CardURL: sessionURL})
-	o2, out2 := handle(t, r2, askuser.Request{Session: "s2", ToolCallID: "c", Arguments: []byte(secretCall)})
-	_, text, html = parts(t, m.next(t))
-	if strings.Contains(text+html, "SESSION-TOKEN") || strings.Contains(text, "/once/") || !strings.Contains(text, "never answered by email") {
-		t.Errorf("without SecretLink the mail:\n%s\nwant no card link, saying the secret is never answered by email", text)
+}
+
+// TestSecretMailHasNoSessionURL: the mail of a secret question never
+// carries the session's card URL, which opens every ask of the session to
+// whoever holds the mail; without a one-time link it says the secret is not
+// answered by email.
+func TestSecretMailHasNoSessionURL(t *testing.T) {
+	m := newMailbox(t, false)
+	r := newResponder(t, m, Options{CardURL: func(session, _ string) string {
+		return "https://askuser.example.test/sessions/" + session + "?token=SESSION-TOKEN"
+	}})
+	o := &askuser.Orchestrator{Responder: r}
+	defer o.Close()
+	out := make(chan *askuser.Outcome, 1)
+	go func() {
+		res, _ := o.Handle(context.Background(), askuser.Request{Session: "s2", ToolCallID: "c", Arguments: []byte(secretCall)})
+		out <- res
+	}()
+	_, text, html := parts(t, m.next(t))
+	if strings.Contains(text+html, "SESSION-TOKEN") || !strings.Contains(text, "never answered by email") {
+		t.Errorf("the mail of a secret question:\n%s\nwant no session card URL, saying the secret is never answered by email", text)
 	}
-	o2.Supersede("s2")
-	<-out2
+	o.Supersede("s2")
+	<-out
 }
 
 // heldAsk is the ask with the id that the responder holds.
