@@ -81,7 +81,10 @@ type chatStart struct {
 	public  string                             // --public-url, else http:// and the listen address
 	key     []byte                             // signs the mails' links: 32 bytes
 	cardURL func(session, askID string) string // nil: none
-	logger  *slog.Logger
+	// secretLink makes the one-time card links of asks with a secret
+	// (web.Responder.OneTimeLinks); nil: none.
+	secretLink func(*askuser.Ask, string) (string, error)
+	logger     *slog.Logger
 	// slackNotes and emailNotes are what the replicas of a fleet share
 	// (nil: in memory, for one process).
 	slackNotes, emailNotes store.Notes
@@ -97,12 +100,12 @@ func (c *chatFlags) start(ctx context.Context, useSlack, useEmail bool, s chatSt
 	}
 	var err error
 	if useSlack {
-		if ch.slack, err = c.slack.open(ctx, s.logger, s.cardURL, s.slackNotes); err != nil {
+		if ch.slack, err = c.slack.open(ctx, s.logger, s.secretLink, s.slackNotes); err != nil {
 			return nil, err
 		}
 	}
 	if useEmail {
-		if ch.email, err = c.email.open(ctx, s.logger, s.public, s.key, s.cardURL, s.emailNotes); err != nil {
+		if ch.email, err = c.email.open(ctx, s.logger, s.public, s.key, s.cardURL, s.secretLink, s.emailNotes); err != nil {
 			ch.close()
 			return nil, err
 		}
@@ -388,6 +391,9 @@ func (e env) startServeChat(ctx context.Context, c serveConfig, card *serve.Card
 	}
 	public := s.public
 	s.cardURL = func(session, _ string) string { return card.URL(public, session) }
+	if w, ok := card.Unwrap().(*web.Responder); ok {
+		s.secretLink = w.OneTimeLinks(public, 0)
+	}
 	if useEmail {
 		k, err := ring.Derive("askuser serve: email links")
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/mail"
 
+	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responders/email"
 	"github.com/askuser-go/askuser/store"
 )
@@ -53,8 +54,8 @@ func (f *emailFlags) check() error {
 // open makes the responder, which connects to the SMTP server once, so
 // that an unreachable server or a refused login is reported at start.
 // Its links begin with public; key signs them.
-func (f *emailFlags) open(ctx context.Context, logger *slog.Logger, public string, key []byte, cardURL func(session, askID string) string, notes store.Notes) (*email.Responder, error) {
-	opts := email.Options{SMTPAddr: f.smtp, From: f.from, To: f.to, PublicURL: public, Key: key, CardURL: cardURL, Logger: logger, Notes: notes}
+func (f *emailFlags) open(ctx context.Context, logger *slog.Logger, public string, key []byte, cardURL func(session, askID string) string, secretLink func(*askuser.Ask, string) (string, error), notes store.Notes) (*email.Responder, error) {
+	opts := email.Options{SMTPAddr: f.smtp, From: f.from, To: f.to, PublicURL: public, Key: key, CardURL: cardURL, SecretLink: secretLink, Logger: logger, Notes: notes}
 	if f.user != "" {
 		pw, err := readSecretFile("--smtp-password-file", f.passwordFile)
 		if err != nil {

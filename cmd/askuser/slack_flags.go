@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responders/slack"
 	"github.com/askuser-go/askuser/store"
 )
@@ -85,12 +86,12 @@ func slackID(s string) bool {
 
 // open reads the token files and makes the responder, which checks them
 // against Slack (auth.test, the channel, the user group) at once.
-func (f *slackFlags) open(ctx context.Context, logger *slog.Logger, cardURL func(session, askID string) string, notes store.Notes) (*slack.Responder, error) {
+func (f *slackFlags) open(ctx context.Context, logger *slog.Logger, secretLink func(*askuser.Ask, string) (string, error), notes store.Notes) (*slack.Responder, error) {
 	token, err := readSecretFile("--slack-bot-token-file", f.botTokenFile)
 	if err != nil {
 		return nil, err
 	}
-	opts := slack.Options{BotToken: token, Channel: f.channel, AllowedUsers: f.users(), AllowedUserGroup: f.allowedGroup, CardURL: cardURL, Logger: logger, Notes: notes}
+	opts := slack.Options{BotToken: token, Channel: f.channel, AllowedUsers: f.users(), AllowedUserGroup: f.allowedGroup, SecretLink: secretLink, Logger: logger, Notes: notes}
 	if f.signingSecretFile != "" {
 		if opts.SigningSecret, err = readSecretFile("--slack-signing-secret-file", f.signingSecretFile); err != nil {
 			return nil, err

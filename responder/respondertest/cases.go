@@ -23,13 +23,14 @@ var cases = []Case{
 	},
 	{
 		Name: "secret-forms",
-		Rule: "A responder that can collect secrets handles a secret question and sensitive ones without an error, a panic or a return without an ending while the ask is open.",
-		run:  batch{needs: collectsSecrets, asks: soon(secretForms), check: each(noFault)}.run,
+		Rule: "A responder that can collect secrets handles a secret question and sensitive ones without an error, a panic or a return without an ending while the ask is open; answered by its person (Filler), each ends submitted, by the user.",
+		run: batch{needs: collectsSecrets, asks: byFiller(secretForms), person: fillEach,
+			check: func(e *env, ps []*pend) error { return each(answeredByPerson(e))(e, ps) }}.run,
 	},
 	{
 		Name: "secret-not-in-errors",
 		Rule: "No secret value a responder hands over appears in an error Respond returns, in a panic, in the outcome's Fault or in what the orchestrator logs.",
-		run: batch{needs: collectsSecrets, asks: soon(secretForms), check: secretsKept,
+		run: batch{needs: collectsSecrets, asks: byFiller(secretForms), person: fillEach, check: secretsKept,
 			settled: "the secret values could not be looked for"}.run,
 	},
 	{
@@ -67,7 +68,7 @@ var cases = []Case{
 	{
 		Name: "ends-once",
 		Rule: "A responder ends an ask once and reports nothing after its own ending: Respond does not come back with the ErrClosed that refused a later report or ending.",
-		run:  batch{asks: soon(forms), check: endsOnce}.run,
+		run:  batch{asks: byPerson(forms), person: answerFirst, check: endsOnce}.run,
 	},
 	{
 		Name: "approval-not-taken",
@@ -107,6 +108,9 @@ type batch struct {
 	// before, when set, runs in each Respond (or Asked) before the
 	// responder is called; Respond is called once the ask's context is done.
 	before func(e *env, a *askuser.Ask)
+	// person, when set, acts as the person on the asks once they are
+	// asked (with Options.Person; it does nothing without).
+	person func(e *env, ps []*pend) error
 	// check is what the case expects of the asks once they have ended.
 	check func(e *env, ps []*pend) error
 	// settled, when set, says what could not be checked had a Respond not
@@ -126,7 +130,14 @@ func (b batch) run(e *env) error {
 	}
 	e.before = b.before
 	ps := e.askAll(b.asks(e))
+	var perr error
+	if b.person != nil {
+		perr = b.person(e, ps)
+	}
 	herr := e.finish(ps...)
+	if perr != nil {
+		return errors.Join(perr, herr)
+	}
 	if herr != nil && b.settled != "" {
 		return fmt.Errorf("%s: %w", b.settled, herr)
 	}
@@ -212,6 +223,28 @@ func soon(fs func(timeout int) []namedForm) func(*env) []namedForm {
 
 func late(fs func(timeout int) []namedForm) func(*env) []namedForm {
 	return func(*env) []namedForm { return fs(long) }
+}
+
+// byPerson asks forms due at the long deadline when the kit has a Person
+// to answer them (the person, a mail away, may take longer than the short
+// one), else at the short one.
+func byPerson(fs func(timeout int) []namedForm) func(*env) []namedForm {
+	return func(e *env) []namedForm {
+		if p, _ := e.person(); p != nil {
+			return fs(long)
+		}
+		return fs(e.short())
+	}
+}
+
+// byFiller is byPerson for a Person that can answer whole forms.
+func byFiller(fs func(timeout int) []namedForm) func(*env) []namedForm {
+	return func(e *env) []namedForm {
+		if e.filler() != nil {
+			return fs(long)
+		}
+		return fs(e.short())
+	}
 }
 
 // What a case needs of the responder.
@@ -390,7 +423,7 @@ func endsOnce(_ *env, ps []*pend) error {
 		}
 	}
 	if !own {
-		return skipError("the responder ended no ask itself (each ended at its deadline), so there was no ending of its own to follow")
+		return skipError("the responder ended no ask itself (each ended at its deadline), so there was no ending of its own to follow; a responder driven by a person gives the kit one (Options.Person)")
 	}
 	return errors.Join(errs...)
 }

@@ -5,15 +5,24 @@ import (
 	"fmt"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/secret"
 )
 
 // A Person acts as the person through a responder's own channel — signed
 // clicks for a chat responder, followed links for a mail one — so that the
 // kit can check what the responder does with a person's answer: the cases
-// that need one (person-answers, person-approves, person-denies) are
-// skipped without it. Its methods hand the action over and return; the
-// kit then waits for the ask to end. An error says the action could not be
-// made (not that the responder refused it), and fails the case.
+// that need one (person-answers, person-approves, person-denies, and
+// ends-once for a responder that ends no ask by itself) are skipped without
+// it. Its methods hand the action over and return; the kit then waits for
+// the ask to end. An error says the action could not be made (not that the
+// responder refused it), and fails the case. The person declines an
+// approval with Decide (askuser.DenyOnce), and waits by being asked
+// nothing: the cases that leave an ask to its deadline or end it from
+// outside run as they do without a Person.
+//
+// A Person that can also answer a whole form, secrets included, through
+// the responder's own path for them is a [Filler]: the secret cases then
+// have it hand the secrets over.
 //
 // A responder's author gives one with Options.Person:
 //
@@ -28,6 +37,22 @@ type Person interface {
 	// Decide decides the approval a with one of its options'
 	// values: askuser.ApproveOnce, askuser.DenyOnce, and so on.
 	Decide(a *askuser.Ask, choice string) error
+}
+
+// A Filler is a Person who can also answer every question of a form and
+// submit it, through the path the responder gives the person for it — for
+// a chat or mail responder, which never carries a secret, the one-time
+// link to the web card its message offers. With one, the secret cases
+// (secret-forms, secret-not-in-errors) have the person answer each sealed
+// form, and check that it ends submitted, by the user, with its secrets
+// sealed and found nowhere else; without one, they are checked with the
+// forms left to their deadline.
+type Filler interface {
+	Person
+	// Fill gives answers (one per question of a, in the form's order; a
+	// sealed question's value in Secret, which Fill may read and must not
+	// keep) and submits the ask.
+	Fill(a *askuser.Ask, answers []askuser.Answer) error
 }
 
 // personCases are the cases that need Options.Person.
@@ -52,6 +77,16 @@ var personCases = []Case{
 func init() { cases = append(cases, personCases...) }
 
 var errNoPerson = skipError("the kit has no way to act as the person through this responder's channel (Options.Person), so no person's answer was given")
+
+// filler is the kit's Person as a Filler, or nil.
+func (e *env) filler() Filler {
+	p, err := e.person()
+	if err != nil {
+		return nil
+	}
+	f, _ := p.(Filler)
+	return f
+}
 
 func (e *env) person() (Person, error) {
 	if e.opts.Person == nil {
@@ -137,4 +172,87 @@ func personDecides(e *env, choice string, want string) error {
 		return err
 	}
 	return p.c.wayOut()
+}
+
+// The answers the kit's person gives the secret forms: every sealed value
+// holds a canary, which the kit then looks for where no secret may be.
+func secretAnswers(f *askuser.Form) []askuser.Answer {
+	var as []askuser.Answer
+	for i := range f.Questions {
+		q := &f.Questions[i]
+		a := askuser.Answer{QuestionID: q.ID}
+		switch {
+		case !q.Sealed() && q.Kind == askuser.KindText:
+			a.Other = "respondertest-user"
+		case !q.Sealed():
+			a.Selected = []string{q.Options[0].Value}
+		case q.Kind == askuser.KindSecret || q.Kind == askuser.KindText:
+			a.Secret = secret.FromString(canaries[i%len(canaries)] + "-value")
+		case q.MultiSelect:
+			a.Secret = secret.FromString(`["` + q.Options[0].Label + `","` + q.Options[1].Label + `"]`)
+		default:
+			a.Secret = secret.FromString(q.Options[0].Label)
+		}
+		as = append(as, a)
+	}
+	return as
+}
+
+// fillEach has the kit's Filler, if there is one, answer each ask that
+// reached Respond with what answers gives for its form; an ask it could
+// not answer is superseded, so that it does not wait for its deadline.
+func fillEach(e *env, ps []*pend) error {
+	f := e.filler()
+	if f == nil {
+		return nil
+	}
+	var errs []error
+	for _, p := range ps {
+		if !p.waitEntered() {
+			continue
+		}
+		e.settle()
+		if err := f.Fill(p.c.ask, secretAnswers(p.c.ask.Form())); err != nil {
+			errs = append(errs, fmt.Errorf("%s: the person could not answer: %w", p.name, err))
+			e.o.Supersede(p.session)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// answerFirst has the kit's Person, if there is one, pick the first
+// option of the first ask, and ends the others from outside.
+func answerFirst(e *env, ps []*pend) error {
+	person, err := e.person()
+	if err != nil {
+		return nil
+	}
+	defer func() {
+		for _, p := range ps[1:] {
+			e.o.Supersede(p.session)
+		}
+	}()
+	p := ps[0]
+	if !p.waitEntered() {
+		return nil
+	}
+	e.settle()
+	if err := person.Choose(p.c.ask, 0, 0); err != nil {
+		e.o.Supersede(p.session)
+		return fmt.Errorf("%s: the person could not answer: %w", p.name, err)
+	}
+	return nil
+}
+
+// answeredByPerson: with a Filler, the ask ended submitted by the user.
+func answeredByPerson(e *env) func(p *pend) error {
+	return func(p *pend) error {
+		if e.filler() == nil {
+			return noFault(p)
+		}
+		if out := p.outcome(); out.Reason != askuser.ReasonSubmitted || out.AnsweredBy != askuser.ByUser {
+			return fmt.Errorf("after the person answered every question the ask ended %s, decided by %s (%v); want submitted by the user", out.Reason, out.AnsweredBy, out.Fault)
+		}
+		return nil
+	}
 }

@@ -2,6 +2,7 @@ package respondertest_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ type inbox struct {
 	asks      map[string]*askuser.Ask
 	wrongPick bool
 	approves  bool
+	leaked    string // the last secret fill handed over
 }
 
 func newInbox() *inbox { return &inbox{asks: map[string]*askuser.Ask{}} }
@@ -116,4 +118,78 @@ func TestPersonSkippedWithout(t *testing.T) {
 			t.Errorf("without a person, a person case failed instead of being skipped: %v", err)
 		}
 	})
+}
+
+// fill reports every answer, then submits; with leak, it keeps the last
+// secret it handed over, for Respond to leak.
+func (b *inbox) fill(id string, answers []askuser.Answer) error {
+	b.mu.Lock()
+	a := b.asks[id]
+	b.mu.Unlock()
+	if a == nil {
+		return askuser.ErrClosed
+	}
+	for _, ans := range answers {
+		if !ans.Secret.Empty() {
+			v := ans.Secret.Reveal()
+			b.mu.Lock()
+			b.leaked = string(v)
+			b.mu.Unlock()
+		}
+		if err := a.Report(ans); err != nil {
+			return err
+		}
+	}
+	return a.Submit()
+}
+
+type fillerPerson struct{ inboxPerson }
+
+func (p fillerPerson) Fill(a *askuser.Ask, answers []askuser.Answer) error {
+	return p.b.fill(a.ID(), answers)
+}
+
+// leaky is an inbox driven by Respond, which returns an error that
+// holds the last secret its person handed over.
+type leaky struct{ b *inbox }
+
+func (l leaky) Respond(ctx context.Context, a *askuser.Ask) error {
+	l.b.Asked(a)
+	<-ctx.Done()
+	l.b.mu.Lock()
+	defer l.b.mu.Unlock()
+	if l.b.leaked != "" {
+		return errors.New("the card took " + l.b.leaked)
+	}
+	return nil
+}
+
+func (leaky) CanTakeApprovals() bool { return true }
+
+// TestFiller: with a Filler every case but approval-not-taken (which
+// applies to a responder that takes no approvals) runs against a
+// person-driven responder, and Run says which were skipped; a responder
+// that puts a secret its person handed over in its error fails
+// secret-not-in-errors, which without a Filler has nothing to look for.
+func TestFiller(t *testing.T) {
+	skipped := respondertest.Run(t, func(*testing.T) askuser.Responder { return newInbox() }, &respondertest.Options{Synctest: true,
+		Person: func(r askuser.Responder) respondertest.Person { return fillerPerson{inboxPerson{r.(*inbox)}} }})
+	if len(skipped) != 1 || skipped["approval-not-taken"] == "" {
+		t.Errorf("skipped %v; want only approval-not-taken", skipped)
+	}
+	var err error
+	synctest.Test(t, func(t *testing.T) {
+		err = respondertest.Check(func() askuser.Responder { return leaky{newInbox()} }, &respondertest.Options{Synctest: true,
+			Person: func(r askuser.Responder) respondertest.Person { return fillerPerson{inboxPerson{r.(leaky).b}} }})
+	})
+	if err == nil || !strings.Contains(err.Error(), "secret-not-in-errors") || !strings.Contains(err.Error(), "the error Respond returned") {
+		t.Errorf("a responder that leaks its person's secret: %v; want secret-not-in-errors to fail", err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		err = respondertest.Check(func() askuser.Responder { return leaky{newInbox()} }, &respondertest.Options{Synctest: true,
+			Person: func(r askuser.Responder) respondertest.Person { return inboxPerson{r.(leaky).b} }})
+	})
+	if err != nil && strings.Contains(err.Error(), "secret-not-in-errors") {
+		t.Errorf("without a Filler, secret-not-in-errors failed: %v", err)
+	}
 }

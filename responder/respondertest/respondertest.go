@@ -14,7 +14,11 @@
 // through a channel of its own (a chat, a mail) can give the kit a way to
 // act as that person (Options.Person: signed clicks, followed links): the
 // person cases then check what the responder does with a person's answer,
-// approval and denial.
+// approval and denial, ends-once what it does after the person's answer,
+// and, with a [Filler] (a person who can answer a whole form, secrets
+// included, through the path the responder gives for them), the secret
+// cases what it does with the person's secrets. Run returns the cases it
+// skipped, so that a test can hold that every case ran.
 //
 // Approvals (askuser.ApprovalForm) get cases of their own. A responder that
 // does not declare it can take them (askuser.ApprovalCapable) must never be
@@ -128,11 +132,14 @@ func Cases() []Case { return append([]Case(nil), cases...) }
 // be nil. A case that fails reports its rule and what the responder did; a
 // case that could not be checked is skipped with the reason. Run fails t
 // with ErrNotReached when no case that ran reached Respond. It returns once
-// every case has finished.
-func Run(t *testing.T, newResponder func(t *testing.T) askuser.Responder, opts *Options) {
+// every case has finished, with the cases skipped (by name, with the
+// reason), so that a responder's author can hold how many ran.
+func Run(t *testing.T, newResponder func(t *testing.T) askuser.Responder, opts *Options) (skipped map[string]string) {
 	t.Helper()
 	o := opts.resolve()
 	var ran, reached atomic.Bool
+	var mu sync.Mutex
+	skipped = map[string]string{}
 	one := func(c Case) {
 		t.Run(c.Name, func(t *testing.T) {
 			ran.Store(true)
@@ -144,6 +151,9 @@ func Run(t *testing.T, newResponder func(t *testing.T) askuser.Responder, opts *
 			case res.err != nil:
 				t.Errorf("respondertest: %s: %s\n%v", c.Name, c.Rule, res.err)
 			case res.skip != "":
+				mu.Lock()
+				skipped[c.Name] = res.skip
+				mu.Unlock()
 				t.Skip(res.skip)
 			}
 		})
@@ -162,6 +172,7 @@ func Run(t *testing.T, newResponder func(t *testing.T) askuser.Responder, opts *
 	if ran.Load() && !reached.Load() {
 		t.Error(ErrNotReached)
 	}
+	return skipped
 }
 
 // Check runs every case, each with a fresh responder from newResponder, and

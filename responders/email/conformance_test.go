@@ -2,6 +2,7 @@ package email
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/mail"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -17,35 +19,64 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responder/respondertest"
+	"github.com/askuser-go/askuser/responders/web"
 )
 
-// TestConformance runs the conformance suite against the email responder
-// (approvals taken, behind a sign-in only the suite's person passes), with
-// the suite's person following the links of the mails it receives.
+// TestConformance runs the conformance suite against the email responder,
+// with the suite's person following the links of the mails it receives,
+// typing the codes sent apart from them, and answering secrets on the web
+// card through the mails' one-time links: once with approvals taken (by a
+// code sent apart), once without. Between the two, every case runs.
 func TestConformance(t *testing.T) {
 	var mu sync.Mutex
 	boxes := map[*Responder]*inbox{}
-	respondertest.Run(t, func(t *testing.T) askuser.Responder {
-		m := newMailbox(t, false)
-		r := newResponder(t, m, Options{Authorize: func(req *http.Request) (string, bool) {
-			return "person", req.Header.Get("X-Test-Person") == "signed in"
+	run := func(t *testing.T, codes bool) map[string]string {
+		return respondertest.Run(t, func(t *testing.T) askuser.Responder {
+			m := newMailbox(t, false)
+			card := newCard(t)
+			box := &inbox{m: m, mails: map[string][]byte{}, codes: map[string]string{}, card: card}
+			opts := Options{SecretLink: card.OneTimeLinks(cardBase, 0)}
+			if codes {
+				opts.SendCode = func(_ context.Context, mailbox string, a *askuser.Ask, code string) error {
+					box.mu.Lock()
+					box.codes[a.ID()] = code
+					box.mu.Unlock()
+					return nil
+				}
+			}
+			r := newResponder(t, m, opts)
+			mu.Lock()
+			boxes[r] = box
+			mu.Unlock()
+			return r
+		}, &respondertest.Options{Person: func(r askuser.Responder) respondertest.Person {
+			mu.Lock()
+			defer mu.Unlock()
+			return linkFollower{r: r.(*Responder), box: boxes[r.(*Responder)]}
 		}})
-		mu.Lock()
-		boxes[r] = &inbox{m: m, mails: map[string][]byte{}}
-		mu.Unlock()
-		return r
-	}, &respondertest.Options{Person: func(r askuser.Responder) respondertest.Person {
-		mu.Lock()
-		defer mu.Unlock()
-		return linkFollower{r: r.(*Responder), box: boxes[r.(*Responder)]}
-	}})
+	}
+	var with, without map[string]string
+	t.Run("approvals-by-code", func(t *testing.T) { with = run(t, true) })
+	t.Run("no-approvals", func(t *testing.T) { without = run(t, false) })
+	var never []string
+	for name := range with {
+		if _, ok := without[name]; ok {
+			never = append(never, name)
+		}
+	}
+	if len(never) != 0 || len(with) != 1 {
+		t.Errorf("cases that ran in neither run: %v (with approvals, skipped %v); want every case to run in one", never, with)
+	}
+	t.Logf("with approvals %d of %d cases ran, without %d", len(respondertest.Cases())-len(with), len(respondertest.Cases()), len(respondertest.Cases())-len(without))
 }
 
 // inbox sorts a mailbox's mails by the ask they are for.
 type inbox struct {
 	m     *mailbox
+	card  *web.Responder
 	mu    sync.Mutex
 	mails map[string][]byte // ask id → mail
+	codes map[string]string // ask id → the code sent apart
 }
 
 // mail waits up to a minute for the mail of an ask.
@@ -105,8 +136,11 @@ func (p linkFollower) followID(askID string, option int) error {
 	if get.Code != http.StatusOK || !strings.Contains(get.Body.String(), `<form method="post"`) {
 		return fmt.Errorf("the link's confirm page: %d %s", get.Code, get.Body)
 	}
-	req := httptest.NewRequest(http.MethodPost, path, nil)
-	req.Header.Set("X-Test-Person", "signed in")
+	p.box.mu.Lock()
+	code := p.box.codes[askID]
+	p.box.mu.Unlock()
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(url.Values{"code": {code}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	post := httptest.NewRecorder()
 	p.r.ServeHTTP(post, req)
 	switch post.Code {
@@ -120,6 +154,15 @@ func (p linkFollower) followID(askID string, option int) error {
 
 // textLinks reads the links of the mail's plain-text part, in order.
 func textLinks(raw []byte) ([][][]byte, error) {
+	b, err := textPart(raw)
+	if err != nil {
+		return nil, err
+	}
+	return linkRE.FindAllSubmatch(b, -1), nil
+}
+
+// textPart reads the mail's plain-text part.
+func textPart(raw []byte) ([]byte, error) {
 	msg, err := mail.ReadMessage(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
@@ -135,11 +178,7 @@ func textLinks(raw []byte) ([][][]byte, error) {
 			return nil, errors.New("the mail has no plain-text part")
 		}
 		if strings.HasPrefix(part.Header.Get("Content-Type"), "text/plain") {
-			b, err := io.ReadAll(part) // quoted-printable is decoded by the reader
-			if err != nil {
-				return nil, err
-			}
-			return linkRE.FindAllSubmatch(b, -1), nil
+			return io.ReadAll(part) // quoted-printable is decoded by the reader
 		}
 	}
 }
@@ -158,4 +197,26 @@ func (p linkFollower) Decide(a *askuser.Ask, choice string) error {
 		}
 	}
 	return fmt.Errorf("the approval has no option %q", choice)
+}
+
+// Fill answers a form with a secret on the web card, through the mail's
+// one-time link.
+func (p linkFollower) Fill(a *askuser.Ask, answers []askuser.Answer) error {
+	raw, err := p.box.mail(a.ID())
+	if err != nil {
+		return err
+	}
+	text, err := textPart(raw)
+	if err != nil {
+		return err
+	}
+	m := onceRE.FindSubmatch(text)
+	if m == nil {
+		return fmt.Errorf("the mail has no one-time link to the card:\n%s", text)
+	}
+	b := &browser{card: p.box.card}
+	if err := b.open(string(m[1])); err != nil {
+		return err
+	}
+	return b.answer(a, answers)
 }

@@ -12,10 +12,14 @@
 //
 // An email address is a mailbox, not a person: whoever reads the mail (a
 // shared inbox, a forwarding rule) holds the links. So an approval is taken
-// here only when the program says how the confirm page verifies the person
-// (Options.Authorize: the web card's sign-in, say), and the answer's
-// principal is the mailbox ("mailto:ADDRESS") unless Authorize names
-// someone.
+// here only when the program says how the confirm page verifies more than
+// the mailbox: Options.Authorize (the web card's sign-in, say), or a code
+// sent separately (Options.SendCode: a text message, a chat, another
+// mailbox), which the confirm page asks for, refusing a wrong one and,
+// after MaxCodeAttempts of them, taking no decision on that approval by
+// email. The answer's principal is the mailbox ("mailto:ADDRESS") unless
+// Authorize names someone. The command has no flag for SendCode: a
+// program gives it in Go.
 //
 // A program makes one with New (which connects to the SMTP server once, so
 // that a misconfiguration is reported at start), mounts it at
@@ -28,12 +32,18 @@
 //
 // The mail holds no model-written HTML: every text a model wrote is escaped
 // and made inert (controls, bidi and invisible characters visible), and
-// there are no remote images. It holds no secret either: a secret question
-// links to the web card.
+// there are no remote images. It holds no secret either: an ask with a
+// secret question links to the web card with a one-time link for that ask
+// (Options.SecretLink, from web.Responder.OneTimeLinks), never with the
+// session's card URL, and without SecretLink it is not answered by email.
 //
 // The links are signed with Options.Key and name their ask and session;
 // their single use is noted create-only in Options.Notes. On a fleet
 // (replicas sharing Orchestrator.Asks) give every replica the same Key and
 // Notes: the replica that began an ask mails it, once, and a link followed
 // on any replica finds the ask (askuser.Sessions.Find) and decides once.
+//
+// An approval's code (Options.SendCode) is kept in the memory of the
+// replica that mailed the approval: on a fleet, its confirm page must come
+// back to that replica (a sticky route on the link's path).
 package email

@@ -73,12 +73,23 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case http.MethodPost:
 		principal := "mailto:" + r.addr(r.opts.To)
 		if f.Approval != nil {
-			p, ok := r.opts.Authorize(req)
-			if !ok {
-				page(w, http.StatusForbidden, "Sign in first", "An approval needs you, not only your mailbox: sign in where the program says, then open the link again. Nothing was changed.")
+			if r.opts.Authorize != nil {
+				p, ok := r.opts.Authorize(req)
+				if !ok {
+					page(w, http.StatusForbidden, "Sign in first", "An approval needs you, not only your mailbox: sign in where the program says, then open the link again. Nothing was changed.")
+					return
+				}
+				principal = p
+			}
+			req.Body = http.MaxBytesReader(w, req.Body, 4<<10)
+			if err := req.ParseForm(); err != nil {
+				page(w, http.StatusBadRequest, "Not taken", "The form could not be read. Nothing was changed.")
 				return
 			}
-			principal = p
+			if why := r.checkCode(a.ID(), req.PostForm.Get("code")); why != "" {
+				page(w, http.StatusForbidden, "Not the code", why)
+				return
+			}
 		}
 		// The link is spent before it decides, by the first replica to
 		// note it: a replay, here or on another replica, finds it used.
@@ -204,7 +215,11 @@ func (r *Responder) confirm(w http.ResponseWriter, f *askuser.Form, opt askuser.
 	if !f.ExpiresAt.IsZero() {
 		b.WriteString("<p>Answer by " + f.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC") + ".</p>")
 	}
-	b.WriteString(`<form method="post" action="` + html.EscapeString(path) + `"><button type="submit">Confirm: ` + esc(opt.Label) + `</button></form>`)
+	b.WriteString(`<form method="post" action="` + html.EscapeString(path) + `">`)
+	if f.Approval != nil && r.opts.SendCode != nil {
+		b.WriteString(`<p><label>The code sent to you apart from this mail: <input name="code" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" required></label></p>`)
+	}
+	b.WriteString(`<button type="submit">Confirm: ` + esc(opt.Label) + `</button></form>`)
 	writePage(w, http.StatusOK, "Confirm your answer", b.String())
 }
 

@@ -47,12 +47,31 @@ type Options struct {
 	// Key signs the links: at least 32 bytes, the same on every replica.
 	Key []byte
 	// CardURL is the web card's URL for an ask, for what a link cannot
-	// answer (several questions, free text, secrets); nil: none.
+	// answer (several questions, free text); nil: none. It is never put in
+	// the mail of an ask with a secret: see SecretLink.
 	CardURL func(session, askID string) string
+	// SecretLink makes a one-time link to the web card for an ask with a
+	// secret question, for the mailbox ("mailto:ADDRESS"):
+	// web.Responder.OneTimeLinks gives one. The mail carries it in place of
+	// CardURL: good once, for that ask only. Nil: an ask with a secret
+	// cannot be answered by email. A secret never goes through mail.
+	SecretLink func(a *askuser.Ask, principal string) (string, error)
 	// Authorize, when set, verifies the person on the confirm page before
 	// an approval is taken (the web card's sign-in, say), and names them
-	// (the principal). Without it, approvals are not taken by email.
+	// (the principal).
 	Authorize func(r *http.Request) (principal string, ok bool)
+	// SendCode, when set, sends a short code (XXXX-XXXX) for the approval
+	// a through a channel apart from the mail (a text message, a chat,
+	// another mailbox) to the person of mailbox, once, as the approval is
+	// mailed: its confirm pages ask for it, refuse a wrong one, and after
+	// MaxCodeAttempts wrong codes take no decision on that approval by
+	// email. Say which approval the code is for (a.Form().Approval.Action,
+	// which a model wrote: make it inert where it is shown). An approval
+	// that cannot be sent a code is not mailed (nobody can be asked). The
+	// principal stays the mailbox unless Authorize names someone; with
+	// both set, a decision needs both. Without Authorize and SendCode,
+	// approvals are not taken by email.
+	SendCode func(ctx context.Context, mailbox string, a *askuser.Ask, code string) error
 	// Logger receives what goes wrong (nil: slog.Default()). No answer,
 	// link or password is ever logged.
 	Logger *slog.Logger
@@ -89,6 +108,7 @@ type Responder struct {
 
 	mu     sync.Mutex
 	asks   map[string]*askuser.Ask
+	codes  map[string]*approvalCode // ask id → the code SendCode sent
 	closed bool
 }
 
@@ -118,7 +138,8 @@ func New(ctx context.Context, opts Options) (*Responder, error) {
 			return nil, fmt.Errorf("email: %q is not an address: %v", inert.Line(a), err)
 		}
 	}
-	r := &Responder{opts: opts, log: opts.Logger, public: strings.TrimRight(opts.PublicURL, "/"), asks: map[string]*askuser.Ask{}, notes: opts.Notes}
+	r := &Responder{opts: opts, log: opts.Logger, public: strings.TrimRight(opts.PublicURL, "/"), asks: map[string]*askuser.Ask{}, notes: opts.Notes,
+		codes: map[string]*approvalCode{}}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -188,9 +209,10 @@ func (r *Responder) dial(ctx context.Context) (*smtp.Client, error) {
 // ResponderName is the responder's name in the journal: "email".
 func (r *Responder) ResponderName() string { return "email" }
 
-// CanTakeApprovals reports whether the confirm page verifies the person
-// (Options.Authorize): a mailbox alone does not.
-func (r *Responder) CanTakeApprovals() bool { return r.opts.Authorize != nil }
+// CanTakeApprovals reports whether the confirm page verifies more than the
+// mailbox (Options.Authorize, or a code Options.SendCode sends apart): a
+// mailbox alone does not.
+func (r *Responder) CanTakeApprovals() bool { return r.opts.Authorize != nil || r.opts.SendCode != nil }
 
 // FollowSessions keeps s, through which a link that reaches this replica
 // finds an ask another replica mailed. The orchestrator calls it at its
@@ -219,11 +241,16 @@ func (r *Responder) Asked(a *askuser.Ask) {
 	a.AfterEnd(func() {
 		r.mu.Lock()
 		delete(r.asks, a.ID())
+		delete(r.codes, a.ID())
 		r.mu.Unlock()
 	})
 	go func() {
 		defer r.wg.Done()
-		msg, err := r.compose(a)
+		err := r.sendCode(a)
+		var msg []byte
+		if err == nil {
+			msg, err = r.compose(a)
+		}
 		if err == nil {
 			err = r.send(msg)
 		}
@@ -311,8 +338,18 @@ func (r *Responder) compose(a *askuser.Ask) ([]byte, error) {
 		}
 		links = append(links, entry{label, o.Description, r.public + "/email/l/" + tok})
 	}
-	var card string
-	if len(links) == 0 && r.opts.CardURL != nil {
+	var card, once string
+	switch {
+	case len(links) > 0:
+	case hasSealed(f):
+		if r.opts.SecretLink != nil {
+			l, err := r.opts.SecretLink(a, "mailto:"+r.addr(r.opts.To))
+			if err != nil {
+				return nil, fmt.Errorf("email: no one-time link to the web card could be made: %w", err)
+			}
+			once = l
+		}
+	case r.opts.CardURL != nil:
 		card = r.opts.CardURL(a.Session(), a.ID())
 	}
 	subject := "Your agent asks"
@@ -358,6 +395,11 @@ func (r *Responder) compose(a *askuser.Ask) ([]byte, error) {
 		htm.WriteString("</p>")
 	}
 	switch {
+	case once != "":
+		txt.WriteString("Answer on the web card (a one-time link: it opens this ask once, so do not forward it; the secret is typed there, never in a mail):\n" + once + "\n\n")
+		htm.WriteString(`<p><a href="` + html.EscapeString(once) + `">Answer on the web card</a> (a one-time link: it opens this ask once, so do not forward it; the secret is typed there, never in a mail)</p>`)
+	case hasSealed(f):
+		para("This ask holds a secret, which is never answered by email: answer it where the agent runs.")
 	case card != "":
 		txt.WriteString("Answer on the web card:\n" + card + "\n\n")
 		htm.WriteString(`<p><a href="` + html.EscapeString(card) + `">Answer on the web card</a></p>`)
@@ -365,6 +407,9 @@ func (r *Responder) compose(a *askuser.Ask) ([]byte, error) {
 		para("This ask cannot be answered by email.")
 	default:
 		para("Each link opens a page that asks you to confirm; opening it decides nothing.")
+		if f.Approval != nil && r.opts.SendCode != nil {
+			para("The page asks for the code sent to you apart from this mail.")
+		}
 	}
 	if !f.ExpiresAt.IsZero() {
 		para("Answer by " + f.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC") + ".")
@@ -400,6 +445,17 @@ func (r *Responder) compose(a *askuser.Ask) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// hasSealed reports whether a question of f is sealed (a secret, or
+// sensitive).
+func hasSealed(f *askuser.Form) bool {
+	for i := range f.Questions {
+		if f.Questions[i].Sealed() {
+			return true
+		}
+	}
+	return false
 }
 
 // oneLine keeps a header on one line whatever inert kept.

@@ -25,8 +25,12 @@
 // approved, with Approve and Deny, and "for this session" as separate,
 // explicit buttons; an irreversible one asks, in a modal, for a short code
 // that the message shows, typed back. A secret never goes through Slack,
-// which keeps messages: the message links to the web card (Options.CardURL)
-// instead, and without one the question cannot be answered here.
+// which keeps messages, and neither does a link anyone in the channel
+// could follow: the message has an "Answer on the web card" button, and a
+// click on it by someone allowed sends them alone, in an ephemeral
+// message, a one-time link to the web card for that ask
+// (Options.SecretLink, from web.Responder.OneTimeLinks). Without
+// SecretLink the question cannot be answered here.
 //
 // Every request to the endpoint is checked before anything is read from
 // it: the X-Slack-Signature over the raw body with the signing secret, a

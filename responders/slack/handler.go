@@ -128,9 +128,6 @@ func (r *Responder) blockActions(cb *slack.InteractionCallback) {
 		team = cb.User.TeamID
 	}
 	for _, act := range cb.ActionCallback.BlockActions {
-		if act.ActionID == actionCard {
-			continue // a link: the browser opens it
-		}
 		askID, _, _ := strings.Cut(act.Value, sep)
 		if !r.may(r.ctx, team, user) {
 			r.ephemeral(cb.Channel.ID, user, "This ask isn't yours: only the people the program names can answer it.")
@@ -171,6 +168,8 @@ func (r *Responder) act(cb *slack.InteractionCallback, act *slack.BlockAction, e
 			return
 		}
 		r.submitIfDone(cb, a)
+	case actionCard:
+		r.secretLink(cb, e, principal)
 	case actionOther, actionModal:
 		r.openAnswer(cb, e)
 	case actionDetails:
@@ -202,6 +201,23 @@ func parts0(p []string, i int) string {
 		return p[i]
 	}
 	return ""
+}
+
+// secretLink sends the clicker, alone, a one-time link to the web card
+// for the ask's secret: never a link in the channel, where anyone could
+// follow it.
+func (r *Responder) secretLink(cb *slack.InteractionCallback, e *entry, principal string) {
+	if r.opts.SecretLink == nil {
+		r.ephemeral(cb.Channel.ID, cb.User.ID, "This question asks for a credential, which cannot be answered from Slack.")
+		return
+	}
+	link, err := r.opts.SecretLink(e.a, principal)
+	if err != nil {
+		r.log.Warn("askuser slack: no one-time link to the web card could be made", "ask", e.a.ID(), "err", err)
+		r.ephemeral(cb.Channel.ID, cb.User.ID, "No link to the web card could be made: the ask may have ended.")
+		return
+	}
+	r.ephemeral(cb.Channel.ID, cb.User.ID, "Your one-time link to answer on the web card: <"+escapeAmp(link)+"|open the card>. It opens once, for you only, and only this ask: do not share it.")
 }
 
 // refused tells the clicker why an answer was not taken.

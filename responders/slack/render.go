@@ -21,7 +21,7 @@ const (
 	actionModal   = "askuser_modal"   // value: ask: the modal with every question
 	actionApprove = "askuser_approve" // value: ask|option value
 	actionDetails = "askuser_details" // value: ask: the approval's details, in a modal
-	actionCard    = "askuser_card"    // a link to the web card: nothing to do
+	actionCard    = "askuser_card"    // value: ask: a one-time link to the web card, sent to the clicker alone
 	viewAnswer    = "askuser_answer"  // private_metadata: ask
 	viewConfirm   = "askuser_confirm" // private_metadata: ask|option value
 	viewDetails   = "askuser_view_details"
@@ -107,11 +107,10 @@ func render(askID string, f *askuser.Form, o renderOptions) ([]slack.Block, stri
 		blocks = append(blocks, slack.NewSectionBlock(text(body, maxPlain), nil, nil, slack.SectionBlockOptionBlockID("q"+strconv.Itoa(i))))
 		switch {
 		case q.Sealed():
-			if o.cardURL != "" {
+			if o.secretLink {
 				b := slack.NewButtonBlockElement(actionCard, askID, text("Answer on the web card", maxLabel))
-				b.URL = o.cardURL
 				blocks = append(blocks, slack.NewActionBlock("card"+strconv.Itoa(i), b),
-					slack.NewContextBlock("", ours("This question asks for a credential, and "+cardNote+": answer it on the web card.")))
+					slack.NewContextBlock("", ours("This question asks for a credential, and "+cardNote+": the button sends you, and only you, a one-time link to the web card.")))
 			} else {
 				blocks = append(blocks, slack.NewContextBlock("", ours("This question asks for a credential, and "+cardNote+": it cannot be answered here.")))
 			}
@@ -247,8 +246,8 @@ func shortDigest(d string) string {
 }
 
 type renderOptions struct {
-	cardURL   string
-	challenge string
+	secretLink bool // the responder makes one-time links to the card
+	challenge  string
 }
 
 // renderEnded is the message once the ask has ended: what was decided, by

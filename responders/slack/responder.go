@@ -47,9 +47,15 @@ type Options struct {
 	// for the person, journaled as the answer's principal (nil, or an
 	// empty result: "slack:<team>/<user>").
 	Principal func(team, user string) string
-	// CardURL is the web card's URL for an ask, put in the message for the
-	// questions Slack must not carry (secrets); nil: none.
-	CardURL func(session, askID string) string
+	// SecretLink makes a one-time link to the web card for an ask with a
+	// question Slack must not carry (a secret), for the person principal
+	// names: web.Responder.OneTimeLinks gives one. The message offers
+	// "Answer on the web card"; a click on it by someone allowed gets the
+	// link in an ephemeral message that only they see, good once, for
+	// that ask only. Nil: such a question cannot be answered from Slack.
+	// The message never holds a link that opens the session's card, which
+	// anyone in the channel could follow.
+	SecretLink func(a *askuser.Ask, principal string) (string, error)
 	// APIURL is where Slack's Web API is (for tests, and Slack-compatible
 	// servers), ending in a slash; empty: Slack's.
 	APIURL string
@@ -320,11 +326,7 @@ func (r *Responder) post(e *entry) {
 		_ = a.Unreachable()
 		return
 	}
-	var card string
-	if r.opts.CardURL != nil {
-		card = r.opts.CardURL(a.Session(), a.ID())
-	}
-	blocks, fb := render(a.ID(), a.Form(), renderOptions{cardURL: card, challenge: e.challenge})
+	blocks, fb := render(a.ID(), a.Form(), renderOptions{secretLink: r.opts.SecretLink != nil, challenge: e.challenge})
 	ch, ts, err := r.api.PostMessageContext(ctx, e.channel, slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(fb, false),
 		slack.MsgOptionDisableMarkdown(), slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
 	if err != nil {

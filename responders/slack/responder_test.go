@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responders/slack/slacktest"
+	"github.com/askuser-go/askuser/responders/web"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -37,7 +40,9 @@ func newResponder(t *testing.T, f *slacktest.Fake, opts Options) *Responder {
 	if opts.AllowedUsers == nil && opts.AllowedUserGroup == "" {
 		opts.AllowedUsers = []string{"U1"}
 	}
-	opts.HTTPClient = &http.Client{Transport: roundTrip{f}}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Transport: roundTrip{f}}
+	}
 	r, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -435,15 +440,63 @@ func TestIrreversibleApproval(t *testing.T) {
 	})
 }
 
+// TestConformance runs the conformance suite with its person clicking
+// signed buttons as the allowed user, and answering secrets on the web
+// card through the one-time link the card button sends them: every case
+// runs but approval-not-taken, which is for a responder that takes no
+// approvals.
 func TestConformance(t *testing.T) {
-	respondertest.Run(t, func(t *testing.T) askuser.Responder {
-		return newResponder(t, slacktest.NewHandler(), Options{})
-	}, &respondertest.Options{Synctest: true, Person: func(r askuser.Responder) respondertest.Person { return clicker{r.(*Responder)} }})
+	var mu sync.Mutex
+	people := map[*Responder]clicker{}
+	skipped := respondertest.Run(t, func(t *testing.T) askuser.Responder {
+		f := slacktest.NewHandler()
+		card := newCard(t)
+		r := newResponder(t, f, Options{SecretLink: card.OneTimeLinks(cardBase, 0)})
+		mu.Lock()
+		people[r] = clicker{r: r, f: f, card: card}
+		mu.Unlock()
+		return r
+	}, &respondertest.Options{Synctest: true, Person: func(r askuser.Responder) respondertest.Person {
+		mu.Lock()
+		defer mu.Unlock()
+		return people[r.(*Responder)]
+	}})
+	delete(skipped, "approval-not-taken")
+	if len(skipped) != 0 {
+		t.Errorf("cases skipped: %v; want every case to run but approval-not-taken", skipped)
+	}
+	t.Logf("%d of %d cases ran", len(respondertest.Cases())-len(skipped)-1, len(respondertest.Cases()))
 }
 
 // clicker is the conformance suite's person: signed clicks, by the allowed
-// user, posted to the responder's endpoint.
-type clicker struct{ r *Responder }
+// user, posted to the responder's endpoint, and a browser on the web card
+// for secrets.
+type clicker struct {
+	r    *Responder
+	f    *slacktest.Fake
+	card *web.Responder
+}
+
+// Fill answers a form with a sealed question on the card, through the
+// one-time link the message's card button sends.
+func (c clicker) Fill(a *askuser.Ask, answers []askuser.Answer) error {
+	sealed := false
+	for _, q := range a.Form().Questions {
+		sealed = sealed || q.Sealed()
+	}
+	if !sealed {
+		return errors.New("the clicker answers on the card only a form with a secret, which is what the message's card button is for")
+	}
+	link, err := oneTimeLink(c.f, c.r, "U1", a)
+	if err != nil {
+		return err
+	}
+	b := &browser{card: c.card}
+	if err := b.open(link); err != nil {
+		return err
+	}
+	return b.answer(a, answers)
+}
 
 func (c clicker) click(actionID, value string) error {
 	rec := serve(c.r, signed(click("T1", "U1", actionID, value), time.Now(), signingSecret))

@@ -45,7 +45,9 @@ func (r *Responder) isClosed() bool {
 }
 
 // findAsk finds the ask a request names by id and authorizes the request
-// for its session (403). An ask the card does not hold, in the session the
+// for its session (403): a browser that a one-time link admitted to the
+// ask (OneTimeLinks) is authorized for it by its cookie, in place of
+// Options.Authorize. An ask the card does not hold, in the session the
 // request names (?session=, as the page sends it), is looked for on the
 // fleet: the request is authorized for that session first, so that no
 // refused request makes the card read the store, and the card follows the
@@ -57,6 +59,9 @@ func (r *Responder) isClosed() bool {
 func (r *Responder) findAsk(w http.ResponseWriter, req *http.Request, page bool) (*askuser.Ask, string, bool) {
 	id := req.PathValue("id")
 	if a := r.lookup(id); a != nil {
+		if p, ok := r.admitted(req, id, a.Session()); ok {
+			return a, p, true
+		}
 		p, ok := r.authorize(w, req, a.Session())
 		return a, p, ok
 	}
@@ -65,7 +70,10 @@ func (r *Responder) findAsk(w http.ResponseWriter, req *http.Request, page bool)
 		missing(w, page, http.StatusNotFound)
 		return nil, "", false
 	}
-	p, ok := r.authorize(w, req, sess)
+	p, ok := r.admitted(req, id, sess)
+	if !ok {
+		p, ok = r.authorize(w, req, sess)
+	}
 	if !ok {
 		return nil, "", false
 	}

@@ -24,6 +24,7 @@ func (r *Responder) routes() {
 	m.HandleFunc("POST /api/asks/{id}/submit", r.askRoute(true, r.submit))
 	m.HandleFunc("POST /api/asks/{id}/decline", r.askRoute(true, r.decline))
 	m.HandleFunc("POST /api/asks/{id}/dismiss", r.askRoute(true, r.dismiss))
+	m.HandleFunc("/"+oncePath+"{code}", r.onceRoute)
 	r.mux = m
 }
 

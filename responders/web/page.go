@@ -22,6 +22,7 @@ type pageData struct {
 	Root    string // the mount point, relative to the page
 	Session string
 	AskID   string
+	Once    bool // admitted by a one-time link: to this ask only
 }
 
 // csp returns the page's Content-Security-Policy for a nonce.
@@ -49,7 +50,8 @@ func (r *Responder) askPage(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	r.page(w, pageData{Session: a.Session(), AskID: a.ID()})
+	_, once := r.admitted(req, a.ID(), a.Session())
+	r.page(w, pageData{Session: a.Session(), AskID: a.ID(), Once: once})
 }
 
 func (r *Responder) page(w http.ResponseWriter, d pageData) {

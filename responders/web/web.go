@@ -136,6 +136,12 @@
 // waits at most 5 seconds for the final state, so a WriteTimeout of a few
 // seconds more suits every route.
 //
+// A chat message or a mail that carries a question the card must answer
+// (a secret) links to it with a one-time link (Responder.OneTimeLinks):
+// good once, until it expires, for one ask only, and admitting the
+// browser that uses it to that ask in place of Authorize; never with a
+// URL that opens the whole session to whoever reads the channel.
+//
 // Approvals need more than the above: see Approvals.
 //
 // Every string the model wrote reaches the page only through JSON and
@@ -297,6 +303,8 @@ type Responder struct {
 	asks       map[string]*entry
 	ended      []string // ended ask ids, oldest first
 	sessions   map[string]*session
+	once       map[string]onceCode // one-time codes not yet used, by onceKey
+	onceUsed   map[string]bool     // one-time codes used, by onceKey
 }
 
 // entry is an ask the responder knows: pending, or ended and kept.
