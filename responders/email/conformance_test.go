@@ -141,6 +141,7 @@ func (p linkFollower) followID(askID string, option int) error {
 	p.box.mu.Unlock()
 	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(url.Values{"code": {code}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Test-Person", "signed in") // for a responder that verifies by Authorize (the fleet's)
 	post := httptest.NewRecorder()
 	p.r.ServeHTTP(post, req)
 	switch post.Code {
