@@ -73,25 +73,11 @@ var (
 )
 
 func (a *asks) Create(ctx context.Context, key string, data []byte) (uint64, error) {
-	rev, err := a.kv.Create(ctx, key, data)
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		return 0, fmt.Errorf("natsstore: creating pending ask %s: %w", key, store.ErrExists)
-	}
-	if err != nil {
-		return 0, keyErr("creating pending ask", key, err)
-	}
-	return rev, nil
+	return kvCreate(ctx, a.kv, "pending ask", key, data)
 }
 
 func (a *asks) Get(ctx context.Context, key string) (store.Entry, error) {
-	e, err := a.kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return store.Entry{}, fmt.Errorf("natsstore: reading pending ask %s: %w", key, store.ErrNotFound)
-	}
-	if err != nil {
-		return store.Entry{}, keyErr("reading pending ask", key, err)
-	}
-	return store.Entry{Key: key, Data: nonNil(e.Value()), Revision: e.Revision()}, nil
+	return kvGet(ctx, a.kv, "pending ask", key)
 }
 
 // nonNil keeps empty data apart from a removal's nil.
@@ -103,36 +89,7 @@ func nonNil(b []byte) []byte {
 }
 
 func (a *asks) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
-	if rev == 0 {
-		// To JetStream, revision 0 means "the key holds nothing": the
-		// write would create the key. No entry has revision 0.
-		return 0, fmt.Errorf("natsstore: updating pending ask %s at revision 0: %w", key, store.ErrChanged)
-	}
-	for try := 0; ; try++ {
-		n, err := a.kv.Update(ctx, key, data, rev)
-		if err == nil {
-			return n, nil
-		}
-		if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) && !errors.Is(err, jetstream.ErrKeyExists) {
-			return 0, keyErr("updating pending ask", key, err)
-		}
-		// A clustered stream refuses a write that expects a revision
-		// while another to the same key is in flight; when that other
-		// fails too, both are refused though the key is still at rev.
-		// Only a newer revision is a real conflict; at rev, the write
-		// is tried again.
-		cur, gerr := a.kv.Get(ctx, key)
-		if gerr != nil || cur.Revision() != rev || try >= maxSpuriousConflicts {
-			return 0, fmt.Errorf("natsstore: updating pending ask %s at revision %d: %w", key, rev, store.ErrChanged)
-		}
-		t := time.NewTimer(time.Duration(1+try) * 5 * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return 0, ctx.Err()
-		}
-	}
+	return kvUpdate(ctx, a.kv, "pending ask", key, data, rev)
 }
 
 // List asks the leader of the bucket's stream which keys are under prefix

@@ -3,7 +3,6 @@ package natsstore
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -40,39 +39,15 @@ func (s *Store) Notes(ctx context.Context, name string, ttl time.Duration) (stor
 type notes struct{ kv jetstream.KeyValue }
 
 func (n *notes) Create(ctx context.Context, key string, data []byte) (uint64, error) {
-	rev, err := n.kv.Create(ctx, key, data)
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		return 0, fmt.Errorf("natsstore: creating note %s: %w", key, store.ErrExists)
-	}
-	if err != nil {
-		return 0, keyErr("creating note", key, err)
-	}
-	return rev, nil
+	return kvCreate(ctx, n.kv, "note", key, data)
 }
 
 func (n *notes) Get(ctx context.Context, key string) (store.Entry, error) {
-	e, err := n.kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return store.Entry{}, fmt.Errorf("natsstore: reading note %s: %w", key, store.ErrNotFound)
-	}
-	if err != nil {
-		return store.Entry{}, keyErr("reading note", key, err)
-	}
-	return store.Entry{Key: key, Data: nonNil(e.Value()), Revision: e.Revision()}, nil
+	return kvGet(ctx, n.kv, "note", key)
 }
 
 func (n *notes) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
-	if rev == 0 {
-		return 0, fmt.Errorf("natsstore: updating note %s at revision 0: %w", key, store.ErrChanged)
-	}
-	nrev, err := n.kv.Update(ctx, key, data, rev)
-	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
-		return 0, fmt.Errorf("natsstore: updating note %s at revision %d: %w", key, rev, store.ErrChanged)
-	}
-	if err != nil {
-		return 0, keyErr("updating note", key, err)
-	}
-	return nrev, nil
+	return kvUpdate(ctx, n.kv, "note", key, data, rev)
 }
 
 func (n *notes) List(ctx context.Context, prefix string) ([]store.Entry, error) {
