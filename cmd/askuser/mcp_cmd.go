@@ -43,7 +43,7 @@ import (
 // ADDR over streamable HTTP at /mcp, behind a bearer token and the web
 // card's Host and Origin checks.
 
-const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--bridge-to card|slack [--slack-… flags] [--slack-listen ADDR]] [--bridge-timeout D] [--nats URL [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION]]"
+const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--nats URL [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION]] [--bridge-to card|slack [--bridge-timeout D]] [--slack-bot-token-file FILE --slack-channel ID (--slack-allowed-users U1,U2 | --slack-allowed-usergroup ID) (--slack-signing-secret-file FILE --slack-listen ADDR | --slack-app-token-file FILE) [--slack-api-url URL]]"
 
 // mcpPath is where --listen serves MCP.
 const mcpPath = "/mcp"
