@@ -400,8 +400,9 @@ func (t *Tool) take(st *state) error {
 	return nil
 }
 
-// Close ends the multi round-trip asks still pending, and those a Bridge
-// handed on, as their caller gone, and waits for them; with a shared store
+// Close ends the multi round-trip asks still pending, and those whose call
+// returned before them (a Bridge handed them on, or their rounds ended),
+// as their caller gone, and waits for them; with a shared store
 // (Orchestrator.Asks) it lets go of them instead, and they stay pending in
 // the store, where a retry on another server resumes them and their
 // deadline ends them. Calls after Close are refused with an error result.
