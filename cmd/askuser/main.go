@@ -9,7 +9,7 @@
 //	askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]
 //	askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
 //	askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--listen ADDR]
-//	askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
+//	askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--nats URL [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION]] [--bridge-to card|slack [--bridge-timeout D]] [--slack-bot-token-file FILE --slack-channel ID (--slack-allowed-users U1,U2 | --slack-allowed-usergroup ID) (--slack-signing-secret-file FILE --slack-listen ADDR | --slack-app-token-file FILE) [--slack-api-url URL]]
 //	askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--public-url URL] [--slack-* ...] [--smtp HOST:PORT ...]
 //	askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
 //	askuser journal verify [--key-file FILE] FILE | --nats URL [--nats-token-file FILE]
@@ -77,7 +77,16 @@
 // short code, and is declined without one. --session names the session of
 // every ask (default mcp); --consents FILE keeps "for this session"
 // approvals as on approve; --journal, --store, --key-file and
-// --max-timeout-seconds are as on ask.
+// --max-timeout-seconds are as on ask; --approvers FILE names, over
+// --listen, the people served request_approval. --nats URL (with
+// --nats-token-file, --nats-replicas, --journal-retention, as on serve)
+// keeps the pending asks, the journal, secrets and decisions in the
+// fleet's store, so that several servers behind a load balancer serve one
+// ask. --bridge-to card|slack hands an ask the person has not answered in
+// the client within --bridge-timeout (default 90s) on to the card or to a
+// Slack channel (the --slack-* flags, as on ask, and --slack-listen ADDR
+// for Slack's interactivity endpoint unless in Socket Mode), and the call
+// returns where it went.
 //
 // serve runs askuser as a service for agents in any language (see
 // docs/serve.md): an agent API on --listen behind a bearer token
@@ -197,7 +206,7 @@ const usage = `usage:
   askuser ask [--dialect ask_user|pi-ask|pi] [--responder tui|stdio|auto|web|script=FILE] [--listen ADDR] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--server URL [--token-file FILE]]
   askuser schema [--dialect ask_user|pi-ask|pi|request_approval] [--tool ask_user|request_approval] [--format json|openai|anthropic|anthropic-strict|gemini|gemini-json-schema|mcp|result] [--max-timeout-seconds N]
   askuser approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--listen ADDR]
-  askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE]
+  askuser mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--nats URL [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION]] [--bridge-to card|slack [--bridge-timeout D]] [--slack-bot-token-file FILE --slack-channel ID (--slack-allowed-users U1,U2 | --slack-allowed-usergroup ID) (--slack-signing-secret-file FILE --slack-listen ADDR | --slack-app-token-file FILE) [--slack-api-url URL]]
   askuser serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--public-url URL] [--slack-* ...] [--smtp HOST:PORT ...]
   askuser journal [--session ID] [--json] FILE | --nats URL [--nats-token-file FILE]
   askuser journal verify [--key-file FILE] FILE | --nats URL [--nats-token-file FILE]

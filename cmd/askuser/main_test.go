@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -321,5 +322,52 @@ func TestParse(t *testing.T) {
 	fs.String("s", "", "")
 	if code, stop := parse(fs, []string{"a", "--s"}); !stop || code != exitUsage {
 		t.Errorf("a flag without its value: %d, %v; want a usage error", code, stop)
+	}
+}
+
+// TestMCPHelpListsEveryFlag: every flag askuser mcp registers (as its
+// --help lists them) is in its synopsis, in the usage text, and in the
+// command's doc comment, so that none of them is only found by reading
+// the code.
+func TestMCPHelpListsEveryFlag(t *testing.T) {
+	code, _, help := cli(t, "", "mcp", "--help")
+	if code != 0 {
+		t.Fatalf("mcp --help: exit %d, %s", code, help)
+	}
+	syn := "askuser " + mcpSynopsis
+	if !strings.Contains(help, "usage: "+syn+"\n") {
+		t.Errorf("mcp --help does not begin with the synopsis:\n%s", help)
+	}
+	usageLine := ""
+	for _, l := range strings.Split(usage, "\n") {
+		if strings.HasPrefix(l, "  askuser mcp ") {
+			usageLine = strings.TrimSpace(l)
+		}
+	}
+	if usageLine != syn {
+		t.Errorf("the usage text's mcp line\n%s\nis not the synopsis\n%s", usageLine, syn)
+	}
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src[:bytes.Index(src, []byte("\npackage main"))])
+	if !strings.Contains(doc, "//\t"+syn+"\n") {
+		t.Errorf("the command's doc comment does not show the synopsis %q", syn)
+	}
+	flags := regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllStringSubmatch(help, -1)
+	if len(flags) < 20 {
+		t.Fatalf("mcp --help lists %d flags; want them all:\n%s", len(flags), help)
+	}
+	for _, f := range flags {
+		name := "--" + f[1]
+		if !regexp.MustCompile(regexp.QuoteMeta(name) + `\b[^-]`).MatchString(syn + " ") {
+			t.Errorf("%s is registered but not in the synopsis %q", name, syn)
+		}
+	}
+	for _, name := range []string{"--nats", "--bridge-to", "--bridge-timeout", "--slack-listen"} {
+		if !strings.Contains(doc, name+" ") {
+			t.Errorf("the command's doc comment does not say what %s does", name)
+		}
 	}
 }

@@ -43,7 +43,7 @@ import (
 // ADDR over streamable HTTP at /mcp, behind a bearer token and the web
 // card's Host and Origin checks.
 
-const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--bridge-to card] [--bridge-timeout D] [--nats URL [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION]]"
+const mcpSynopsis = "mcp [--dialect ask_user|pi-ask|pi|request_approval] [--no-approval] [--consents FILE] [--listen ADDR] [--token-file FILE] [--approvers FILE] [--card ADDR] [--session ID] [--journal FILE] [--max-timeout-seconds N] [--store DIR] [--key-file FILE] [--nats URL [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION]] [--bridge-to card|slack [--bridge-timeout D]] [--slack-bot-token-file FILE --slack-channel ID (--slack-allowed-users U1,U2 | --slack-allowed-usergroup ID) (--slack-signing-secret-file FILE --slack-listen ADDR | --slack-app-token-file FILE) [--slack-api-url URL]]"
 
 // mcpPath is where --listen serves MCP.
 const mcpPath = "/mcp"
@@ -80,8 +80,10 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	dialectName := dialectFlag(fs)
 	var nf mcpNATSFlags
 	nf.register(fs)
-	bridgeTo := fs.String("bridge-to", "", "hand an ask the person has not answered in the MCP client within --bridge-timeout on to `RESPONDER` (card: the --card web card), and return where it went, so that a client that gives up a long tool call is not kept waiting")
+	bridgeTo := fs.String("bridge-to", "", "hand an ask the person has not answered in the MCP client within --bridge-timeout on to `RESPONDER` (card: the --card web card; slack: the channel of the --slack-* flags), and return where it went, so that a client that gives up a long tool call is not kept waiting")
 	bridgeAfter := fs.Duration("bridge-timeout", mcpresponder.DefaultBridgeAfter, "with --bridge-to, how long the MCP client is given before the ask goes on (`D`, e.g. 90s; below the 180 s after which some clients give up)")
+	var sl mcpSlack
+	sl.register(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -130,14 +132,18 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	case strings.TrimSpace(*session) == "":
 		fmt.Fprintln(e.stderr, "askuser mcp: --session is empty; give a session id")
 		return exitUsage
-	case *bridgeTo != "" && *bridgeTo != "card":
-		fmt.Fprintf(e.stderr, "askuser mcp: --bridge-to %q: the ask can go on to card (the --card web card)\n", *bridgeTo)
+	case *bridgeTo != "" && *bridgeTo != "card" && *bridgeTo != "slack":
+		fmt.Fprintf(e.stderr, "askuser mcp: --bridge-to %q: the ask can go on to card (the --card web card) or slack (the --slack-* flags' channel)\n", *bridgeTo)
 		return exitUsage
 	case *bridgeTo == "card" && *cardAddr == "":
 		fmt.Fprintln(e.stderr, "askuser mcp: --bridge-to card needs --card ADDR, the card the ask goes on to")
 		return exitUsage
 	case *bridgeAfter <= 0:
 		fmt.Fprintln(e.stderr, "askuser mcp: --bridge-timeout must be a positive duration, such as 90s")
+		return exitUsage
+	}
+	if err := sl.check(*bridgeTo); err != nil {
+		fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
 		return exitUsage
 	}
 	store, err := resolveStore(*storeDir, *keyFile)
@@ -220,6 +226,18 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		}
 		defer stopCard()
 	}
+	var bridge *mcpresponder.Bridge
+	if *bridgeTo == "slack" {
+		// Stopped after o.Wait (deferred below): an ended ask's message is
+		// edited in its AfterEnd.
+		b, stopSlack, err := sl.start(ctx, e, *bridgeAfter, logger)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "askuser mcp: %v\n", err)
+			return exitFailure
+		}
+		defer stopSlack()
+		bridge = b
+	}
 	o.Responder = mcpresponder.New(ropts)
 	if o.Asks != nil {
 		rctx, cancel := context.WithTimeout(ctx, serveReadyTimeout)
@@ -248,7 +266,6 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	tasks, approverTasks := &mcpresponder.Tasks{Logger: logger}, &mcpresponder.Tasks{Logger: logger}
 	defer tasks.Close()
 	defer approverTasks.Close()
-	var bridge *mcpresponder.Bridge
 	if *bridgeTo == "card" {
 		bridge = &mcpresponder.Bridge{After: *bridgeAfter, To: ropts.Card, Where: func(a *askuser.Ask) string {
 			// The code goes to the person running the server, never into

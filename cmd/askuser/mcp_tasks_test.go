@@ -177,7 +177,7 @@ func TestMCPBridgeFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mcp", "--bridge-to", "slack"}, `--bridge-to "slack": the ask can go on to card`},
+		{[]string{"mcp", "--bridge-to", "email"}, `--bridge-to "email": the ask can go on to card`},
 		{[]string{"mcp", "--bridge-to", "card"}, "--bridge-to card needs --card ADDR"},
 		{[]string{"mcp", "--bridge-to", "card", "--card", "127.0.0.1:0", "--bridge-timeout", "0s"}, "--bridge-timeout must be a positive duration"},
 	} {

@@ -65,7 +65,7 @@ func TestApprovalRoundTripRaw(t *testing.T) {
 		}
 		start := time.Now()
 		res := approvalCall(t, cs, deleteCall, state, accept(map[string]any{"approve": true, "confirm": "approve", "sudo": true}))
-		wantRoundsCapped(t, res, "request_approval", time.Since(start))
+		wantRoundsCapped(t, v20260728, res, "request_approval", time.Since(start))
 		time.Sleep(121 * time.Second)
 		synctest.Wait()
 		if recs := j.records(); len(recs) != 1 || recs[0].Reason != askuser.ReasonDeadline {

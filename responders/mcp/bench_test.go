@@ -1,8 +1,12 @@
 package mcpresponder_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"testing"
 	"time"
 
@@ -27,7 +31,8 @@ import (
 // call of each per iteration and reports the ratio of their times, which
 // a noisy machine disturbs least: read that one. On 2026-07-28 the fleet
 // sub-benchmarks serve the same call from a shared store in NATS
-// JetStream (benchFleet), against the same baseline.
+// JetStream (benchFleet), and the tasks sub-benchmarks serve it as a task
+// of the Tasks extension (benchTasks), against the same baseline.
 //
 //	go test -run '^$' -bench BenchmarkRoundTrip -benchmem -count 6 ./responders/mcp/
 func BenchmarkRoundTrip(b *testing.B) {
@@ -112,6 +117,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 		if v == v20260728 {
 			benchFleet(b, v, rawCS, rawParams, handler)
+			benchTasks(b, v, rawCS, rawParams)
 		}
 		tool.Close()
 		o.Wait()
@@ -216,4 +222,114 @@ func benchClient(b *testing.B, s *mcp.Server, version string, h func(context.Con
 		ss.Wait()
 	})
 	return cs
+}
+
+// benchTasks is the 2026-07-28 round trip of BenchmarkRoundTrip as a task
+// of the Tasks extension, for a client that declares it: tools/call
+// answered with a task, tasks/get to its input request, tasks/update with
+// the reply, and tasks/get until it is completed, with the tool's result.
+// Each request is a JSON-RPC request through Tasks.Handler, in process
+// (an httptest recorder: no network), against the same baseline in the
+// same run (the SDK alone over in-memory transports: the call and its
+// retry). It also reports how many tasks/get a round trip took until the
+// result was there.
+func benchTasks(b *testing.B, v string, rawCS *mcp.ClientSession, rawParams *mcp.CallToolParams) {
+	o := &askuser.Orchestrator{Responder: mcpresponder.New(nil), Logger: quiet}
+	tool := &mcpresponder.Tool{Orchestrator: o, ProgressInterval: -1}
+	tasks := &mcpresponder.Tasks{Tools: []*mcpresponder.Tool{tool}, Logger: quiet}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Version: "bench"}, &mcp.ServerOptions{Logger: quiet})
+	if err := mcpresponder.AddTool(srv, tool); err != nil {
+		b.Fatal(err)
+	}
+	h := tasks.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: quiet}))
+	defer o.Wait()
+	defer tool.Close()
+	defer tasks.Close()
+	meta := taskMeta(true)
+	id := 0
+	rpc := func(b *testing.B, method, name string, params map[string]any) map[string]any {
+		id++
+		params["_meta"] = meta
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+		req.Header.Set("Mcp-Method", method)
+		req.Header.Set("Mcp-Name", name)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", v)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		data := w.Body.Bytes()
+		if i := bytes.Index(data, []byte("data: ")); i >= 0 { // an event stream
+			data = data[i+len("data: "):]
+			if j := bytes.IndexByte(data, '\n'); j >= 0 {
+				data = data[:j]
+			}
+		}
+		var reply struct {
+			Result map[string]any `json:"result"`
+			Error  map[string]any `json:"error"`
+		}
+		if err := json.Unmarshal(data, &reply); err != nil || reply.Error != nil || reply.Result == nil {
+			b.Fatalf("%s: %v %v\n%s", method, err, reply.Error, data)
+		}
+		return reply.Result
+	}
+	args := json.RawMessage(deployCall)
+	gets := 0
+	roundTrip := func(b *testing.B) {
+		task, _ := rpc(b, "tools/call", "ask_user", map[string]any{"name": "ask_user", "arguments": args})["taskId"].(string)
+		if task == "" {
+			b.Fatal("tools/call made no task")
+		}
+		got := rpc(b, "tasks/get", task, map[string]any{"taskId": task})
+		gets++
+		reqs, _ := got["inputRequests"].(map[string]any)
+		if got["status"] != "input_required" || len(reqs) != 1 {
+			b.Fatalf("tasks/get: %v; want input_required", got)
+		}
+		for key := range reqs {
+			rpc(b, "tasks/update", task, map[string]any{"taskId": task, "inputResponses": map[string]any{
+				key: map[string]any{"action": "accept", "content": map[string]any{"env": "production"}}}})
+		}
+		for {
+			got = rpc(b, "tasks/get", task, map[string]any{"taskId": task})
+			gets++
+			if got["status"] == "completed" {
+				return
+			}
+			if got["status"] != "working" {
+				b.Fatalf("tasks/get: %v; want working, then completed", got)
+			}
+			runtime.Gosched()
+		}
+	}
+	b.Run(v+"/tasks", func(b *testing.B) {
+		b.ReportAllocs()
+		gets = 0
+		for b.Loop() {
+			roundTrip(b)
+		}
+		b.ReportMetric(float64(gets)/float64(b.N), "gets/op")
+	})
+	b.Run(v+"/tasks-interleaved", func(b *testing.B) {
+		var ask, raw time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			roundTrip(b)
+			t1 := time.Now()
+			if res, err := rawCS.CallTool(context.Background(), rawParams); err != nil || res.IsError {
+				b.Fatalf("%v %v", err, res)
+			}
+			ask += t1.Sub(t0)
+			raw += time.Since(t1)
+		}
+		b.ReportMetric(float64(ask)/float64(b.N), "askuser-ns/op")
+		b.ReportMetric(float64(raw)/float64(b.N), "baseline-ns/op")
+		b.ReportMetric(float64(ask)/float64(raw), "ratio")
+	})
 }

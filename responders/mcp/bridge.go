@@ -3,6 +3,8 @@ package mcpresponder
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strconv"
 	"sync"
 	"time"
 
@@ -43,30 +45,64 @@ func (b *Bridge) after() time.Duration {
 	return DefaultBridgeAfter
 }
 
-// bridgeKey keys the bridgeCall of a tool call that a Bridge serves.
+// bridgeKey keys the bridgeCall of a tool call that stays open while the
+// person answers (clients before 2026-07-28), which Tool serves.
 type bridgeKey struct{}
 
-// A bridgeCall is how the responder tells the tool call that its ask
-// went on.
+// A bridgeCall is how the responder tells such a tool call that it may
+// return before the ask ends: the ask went on through the Tool's Bridge,
+// or the person's replies did not fit the form MaxRounds times.
 type bridgeCall struct {
-	b    *Bridge
+	b    *Bridge      // nil: none, only the end of the rounds returns early
 	went chan bridged // holds one
 }
 
-// bridged is where an ask went.
+// bridged is why a call returns before its ask ends.
 type bridged struct {
-	ask     string
-	where   string
-	expires time.Time
+	ask      string
+	where    string // where the ask went, when handedOn
+	expires  time.Time
+	handedOn bool         // the ask went on through the bridge
+	capped   *roundsError // the rounds ended: the replies did not fit
+}
+
+// roundsEnded is what converse returns after the reply to its last form
+// did not fit either: the person is asked nothing more in the client.
+type roundsEnded struct{ problem string }
+
+func (e *roundsEnded) Error() string {
+	return "mcpresponder: the person's reply did not fit the form " + strconv.Itoa(MaxRounds) + " times"
+}
+
+// ended reports the end of the rounds that err says, if it does.
+func ended(err error) *roundsEnded {
+	var re *roundsEnded
+	if errors.As(err, &re) {
+		return re
+	}
+	return nil
 }
 
 // bridge asks by ask (the form, from within the call) until the bridge's
-// After, and then hands the ask on to its responder, telling the tool
-// call where it went. Without a bridge on ctx it is ask.
+// After, or until the rounds end, and then hands the ask on to the
+// bridge's responder, telling the tool call where it went. Without a
+// bridge, past the rounds, it tells the call so, and the ask waits for
+// its deadline. Without a bridgeCall on ctx (a call that Tool does not
+// serve, which cannot return early) the ask waits for its deadline past
+// the rounds.
 func (r *Responder) bridge(ctx context.Context, a *askuser.Ask, c *call, ask func(context.Context, *askuser.Ask, *call) error) error {
 	bc, _ := ctx.Value(bridgeKey{}).(*bridgeCall)
-	if bc == nil || bc.b.To == nil {
-		return ask(ctx, a, c)
+	if bc == nil || bc.b == nil || bc.b.To == nil {
+		err := ask(ctx, a, c)
+		re := ended(err)
+		if re == nil {
+			return err // the ask ended, or its context did
+		}
+		if bc != nil {
+			bc.went <- bridged{ask: a.ID(), expires: a.Form().ExpiresAt, capped: cappedInCall(a, re.problem)}
+		}
+		<-ctx.Done() // the deadline decides
+		return nil
 	}
 	actx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -74,35 +110,46 @@ func (r *Responder) bridge(ctx context.Context, a *askuser.Ask, c *call, ask fun
 	go func() { done <- ask(actx, a, c) }()
 	timer := time.NewTimer(bc.b.after())
 	defer timer.Stop()
+	var re *roundsEnded
 	select {
 	case err := <-done:
-		return err
+		if re = ended(err); re == nil {
+			return err
+		}
 	case <-ctx.Done():
 		stop()
-		return <-done
+		<-done
+		return nil
 	case <-timer.C:
-	}
-	select {
-	case err := <-done: // the ask ended as the time came
-		return err
-	default:
-	}
-	stop()
-	if err := <-done; ctx.Err() != nil {
-		return err
+		stop()
+		if err := <-done; ctx.Err() != nil {
+			return nil
+		} else if re = ended(err); re == nil && err != nil {
+			return err
+		}
+		select {
+		case <-a.Done(): // the ask ended as the time came
+			return nil
+		default:
+		}
 	}
 	where := ""
 	if bc.b.Where != nil {
 		where = bc.b.Where(a)
 	}
-	bc.went <- bridged{ask: a.ID(), where: where, expires: a.Form().ExpiresAt}
+	w := bridged{ask: a.ID(), where: where, expires: a.Form().ExpiresAt, handedOn: true}
+	if re != nil {
+		w.capped = cappedInCall(a, re.problem)
+	}
+	bc.went <- w
 	return bc.b.To.Respond(ctx, a)
 }
 
 // bridgeHandle answers a tool call that stays open while the person
-// answers, with a Bridge: the ask is asked as Handle asks it, until the
-// bridge hands it on; then the call returns where it went, and the ask
-// goes on without it.
+// answers: the ask is asked as Handle asks it, until its end, or until
+// the responder says that the call may return before it (the ask went on
+// through the Bridge, or the replies did not fit the form MaxRounds
+// times); then the call returns that, and the ask goes on without it.
 func (t *Tool) bridgeHandle(ctx context.Context, req *mcp.CallToolRequest, args []byte) (*mcp.CallToolResult, error) {
 	stop := t.progress(ctx, req)
 	defer stop()
@@ -131,16 +178,21 @@ func (t *Tool) bridgeHandle(ctx context.Context, req *mcp.CallToolRequest, args 
 			return t.result(h.out, h.err)
 		default:
 		}
-		return bridgedResult(t.dialect().Name(), w), nil
+		return bridgedResult(t.dialect().Name(), w, time.Now()), nil
 	case <-ctx.Done():
-		cancel() // the caller went away before the bridge: as Handle
+		cancel() // the caller went away first: the ask ends as its caller gone
 		<-done
 		return nil, ctx.Err()
 	}
 }
 
-// bridgedResult tells the model that the ask went on, and where.
-func bridgedResult(tool string, w bridged) *mcp.CallToolResult {
+// bridgedResult tells the model why the call returned before its ask
+// ended: the ask went on, and where, or the person's replies did not fit
+// the form (a result marked isError, as from 2026-07-28 on).
+func bridgedResult(tool string, w bridged, now time.Time) *mcp.CallToolResult {
+	if !w.handedOn {
+		return errorResult(tool, w.capped.message(now))
+	}
 	where := w.where
 	if where == "" {
 		where = "another channel"
@@ -148,10 +200,16 @@ func bridgedResult(tool string, w bridged) *mcp.CallToolResult {
 	text := tool + ": the person has not answered here yet, so the question went on to " + where +
 		", where it stays open until " + w.expires.UTC().Format(time.RFC3339) +
 		" (ask " + w.ask + "). Its answer is journaled there; this call has no answer. Tell the person where to answer if they asked you to, and go on without the answer."
+	if w.capped != nil {
+		text = tool + ": " + w.capped.lead() + ", so the question went on to " + where +
+			", where it stays open until " + w.expires.UTC().Format(time.RFC3339) +
+			" (ask " + w.ask + "). Nothing of those replies was kept; its answer is journaled there, and this call has no answer. Tell the person to answer there, and go on without the answer; do not ask it again here."
+	}
 	meta, _ := json.Marshal(map[string]any{"askId": w.ask, "where": w.where, "expiresAt": w.expires.UTC().Format(time.RFC3339)})
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: text}},
 		Meta:    mcp.Meta{"askuser/bridged": json.RawMessage(meta)},
+		IsError: w.capped != nil,
 	}
 }
 

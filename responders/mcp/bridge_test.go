@@ -131,3 +131,53 @@ func TestBridgeDeadlineFirst(t *testing.T) {
 		}
 	})
 }
+
+// TestBridgeRoundsEnd: before 2026-07-28, with a bridge, an ask whose
+// replies did not fit the form MaxRounds times goes on through the
+// bridge at once, without waiting for the bridge's time: the call
+// returns a result marked isError that says what happened and where the
+// ask went, and the ask is answered and journaled there, once.
+func TestBridgeRoundsEnd(t *testing.T) {
+	for _, v := range []string{v20250618, v20251125} {
+		t.Run(v, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				card := &elsewhere{after: 10 * time.Second}
+				h, co := answering(reply("accept", map[string]any{"env_other": ghToken}))
+				r := newRig(t, rigOptions{version: v, client: co, tool: func(tl *mcpresponder.Tool) {
+					tl.Bridge = &mcpresponder.Bridge{After: 30 * time.Second, To: card,
+						Where: func(a *askuser.Ask) string { return "http://card.test/ask/" + a.ID() }}
+				}})
+				start := time.Now()
+				res := r.call(t, deployCall)
+				if d := time.Since(start); d != 0 {
+					t.Errorf("the call returned after %v; want at once, before the bridge's 30s", d)
+				}
+				if n := len(h.seen()); n != mcpresponder.MaxRounds {
+					t.Errorf("%d forms shown; want %d", n, mcpresponder.MaxRounds)
+				}
+				asked := card.seen()
+				if len(asked) != 1 {
+					t.Fatalf("the card was handed %d asks; want 1", len(asked))
+				}
+				txt := text(res)
+				for _, want := range []string{"ask_user: the person's reply did not fit the form 3 times", "went on to http://card.test/ask/" + asked[0], "this call has no answer"} {
+					if !strings.Contains(txt, want) {
+						t.Errorf("the call's result %q does not say %q", txt, want)
+					}
+				}
+				if !res.IsError || strings.Contains(txt, ghToken) {
+					t.Errorf("the call's result: isError %v, %q; want isError, without what was typed", res.IsError, txt)
+				}
+				if res.Meta["askuser/bridged"] == nil {
+					t.Errorf("the result's _meta: %s; want askuser/bridged", mustJSON(t, res.Meta))
+				}
+				time.Sleep(11 * time.Second)
+				synctest.Wait()
+				recs := r.journal.records()
+				if len(recs) != 1 || recs[0].Status != askuser.StatusAnswered || recs[0].AnsweredBy != askuser.ByUser || recs[0].AskID != asked[0] {
+					t.Fatalf("journal: %s; want one record, answered by the person on the card", mustJSON(t, recs))
+				}
+			})
+		})
+	}
+}

@@ -62,6 +62,7 @@ type roundsError struct {
 	problem   string // what was wrong with the last reply
 	expiresAt time.Time
 	approval  bool // the ask is an approval, which the deadline decides nothing of
+	inCall    bool // the forms were elicited from within the call (before 2026-07-28): no requestState
 }
 
 // capped is the end of a's rounds, after a reply with problem.
@@ -70,8 +71,16 @@ func capped(a *askuser.Ask, problem string) *roundsError {
 	return &roundsError{problem: problem, expiresAt: f.ExpiresAt, approval: f.Approval != nil}
 }
 
-// message says what happened and what the model can do.
-func (e *roundsError) message(now time.Time) string {
+// cappedInCall is capped for a call that elicits from within itself.
+func cappedInCall(a *askuser.Ask, problem string) *roundsError {
+	e := capped(a, problem)
+	e.inCall = true
+	return e
+}
+
+// lead says what happened: the replies did not fit, and the last one's
+// problem.
+func (e *roundsError) lead() string {
 	var b strings.Builder
 	b.WriteString("the person's reply did not fit the form ")
 	b.WriteString(strconv.Itoa(MaxRounds))
@@ -79,14 +88,25 @@ func (e *roundsError) message(now time.Time) string {
 	if e.problem != "" {
 		b.WriteString(" (the last reply: " + e.problem + ")")
 	}
+	return b.String()
+}
+
+// message says what happened and what the model can do.
+func (e *roundsError) message(now time.Time) string {
+	var b strings.Builder
+	b.WriteString(e.lead())
 	b.WriteString(". Nothing of those replies was kept. The ask stays pending until its deadline")
 	if left := e.expiresAt.Sub(now); left > 0 {
 		b.WriteString(", in " + span(left))
 	}
+	spent, anew := "this requestState is spent", "call the tool again without a requestState to ask anew"
+	if e.inCall {
+		spent, anew = "this call has no answer", "call the tool again to ask anew"
+	}
 	if e.approval {
-		b.WriteString(", when it ends unresolved (nothing is approved) and is journaled; this requestState is spent. Go on without the permission, or call the tool again without a requestState to ask anew")
+		b.WriteString(", when it ends unresolved (nothing is approved) and is journaled; " + spent + ". Go on without the permission, or " + anew)
 	} else {
-		b.WriteString(", when it ends as timed_out with the recommended answers applied and is journaled; this requestState is spent. Go on without the answer, or call the tool again without a requestState to ask anew, with questions the person's client can answer")
+		b.WriteString(", when it ends as timed_out with the recommended answers applied and is journaled; " + spent + ". Go on without the answer, or " + anew + ", with questions the person's client can answer")
 	}
 	return b.String()
 }

@@ -180,7 +180,7 @@ func TestRoundTripThreeMismatches(t *testing.T) {
 		_, state = form(t, toolCall(t, cs, deployCall, state, accept(map[string]any{"bogus": "x"})))
 		start := time.Now()
 		res := toolCall(t, cs, deployCall, state, accept(map[string]any{"env": []any{"staging"}}))
-		wantRoundsCapped(t, res, "ask_user", time.Since(start))
+		wantRoundsCapped(t, v20260728, res, "ask_user", time.Since(start))
 		if again := toolCall(t, cs, deployCall, state, accept(map[string]any{"env": "production"})); !strings.Contains(text(again), "already used") {
 			t.Errorf("the spent requestState again: %q; want the already-used refusal", text(again))
 		}

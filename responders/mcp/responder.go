@@ -99,7 +99,9 @@ func (r *Responder) Reachable(ctx context.Context, _ string) bool {
 // ask with what the person did: accept (the answers, submitted), decline,
 // or cancel (dismissed). A reply that does not match the form is no
 // answer: the person is asked again, with what was wrong, at most twice,
-// and after that the ask waits for its deadline. A client that cannot be
+// and after that the ask waits for its deadline (under a Tool, whose call
+// returns at once an error result that says so, or goes on through its
+// Bridge). A client that cannot be
 // asked, or whose elicitation fails, leaves the ask unattended. Respond
 // returns once ctx is done; a reply that comes later is ignored.
 func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
@@ -123,7 +125,8 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 }
 
 // converse shows the form, from within the tool call, until a reply ends
-// the ask, or until the third form's reply did not match either.
+// the ask, or until the third form's reply did not match either, when it
+// returns a *roundsEnded (see bridge, which acts on it).
 func (r *Responder) converse(ctx context.Context, a *askuser.Ask, c *call) error {
 	f := formFor(a, c)
 	problem := ""
@@ -145,8 +148,7 @@ func (r *Responder) converse(ctx context.Context, a *askuser.Ask, c *call) error
 			return a.Unreachable()
 		}
 		if sent == maxForms {
-			<-ctx.Done() // the deadline decides
-			return nil
+			return &roundsEnded{problem: problem} // the deadline decides; the call is told at once
 		}
 	}
 }

@@ -183,11 +183,11 @@ func TestMismatchAskedAgain(t *testing.T) {
 }
 
 // TestMismatchThenDeadline: after three replies that do not match, the
-// person is not asked a fourth time; the ask waits for its deadline, which
-// applies the recommended option (timed out, answered by the timeout).
-// Before 2026-07-28 the call stays open until then; from 2026-07-28 the
-// third retry gets, at once, an error result that says so (MaxRounds),
-// and the deadline journals the ask.
+// person is not asked a fourth time; the call gets, at once, an error
+// result that says so (MaxRounds) on every protocol revision — before
+// 2026-07-28 too, where the call used to stay open until the deadline —
+// and the ask stays pending until its deadline, which applies the
+// recommended option (timed out, by the timeout) and journals it once.
 func TestMismatchThenDeadline(t *testing.T) {
 	for _, v := range generations {
 		t.Run(v, func(t *testing.T) {
@@ -199,18 +199,17 @@ func TestMismatchThenDeadline(t *testing.T) {
 				if n := len(h.seen()); n != mcpresponder.MaxRounds {
 					t.Errorf("%d forms shown; want %d", n, mcpresponder.MaxRounds)
 				}
-				if v >= v20260728 {
-					wantRoundsCapped(t, res, "ask_user", time.Since(start))
-					time.Sleep(121 * time.Second)
-					synctest.Wait()
-					if recs := r.journal.records(); len(recs) != 1 || recs[0].Status != askuser.StatusTimedOut || recs[0].AnsweredBy != askuser.ByTimeout {
-						t.Errorf("journal %s; want one record, timed out at the deadline", mustJSON(t, recs))
-					}
-					return
+				wantRoundsCapped(t, v, res, "ask_user", time.Since(start))
+				if p := r.o.Pending("mcp"); v < v20260728 && len(p) != 1 {
+					t.Errorf("%d asks pending after the rounds' end; want the one, pending until its deadline", len(p))
 				}
-				wantResult(t, res, `{"status":"timed_out","answered_by":"timeout","answers":[{"id":"env","selected":["staging"],"other_text":null}]}`)
-				if d := time.Since(start); d != 120*time.Second {
-					t.Errorf("the result came after %v; want the deadline, 2m0s", d)
+				if recs := r.journal.records(); len(recs) != 0 {
+					t.Errorf("journal %s before the deadline; want none yet", mustJSON(t, recs))
+				}
+				time.Sleep(121 * time.Second)
+				synctest.Wait()
+				if recs := r.journal.records(); len(recs) != 1 || recs[0].Status != askuser.StatusTimedOut || recs[0].AnsweredBy != askuser.ByTimeout {
+					t.Errorf("journal %s; want one record, timed out at the deadline", mustJSON(t, recs))
 				}
 			})
 		})
@@ -219,14 +218,19 @@ func TestMismatchThenDeadline(t *testing.T) {
 
 // wantRoundsCapped checks that res is the error result of an ask past
 // MaxRounds, returned at once (after waited), saying what happened and
-// what to do, and that it carries no requestState.
-func wantRoundsCapped(t *testing.T, res *mcp.CallToolResult, tool string, waited time.Duration) {
+// what to do on protocol revision v, and that it carries no
+// requestState.
+func wantRoundsCapped(t *testing.T, v string, res *mcp.CallToolResult, tool string, waited time.Duration) {
 	t.Helper()
 	msg := text(res)
 	if !res.IsError || !strings.HasPrefix(msg, tool+": the person's reply did not fit the form 3 times") {
 		t.Errorf("isError %v, %q; want the error result of the rounds' end", res.IsError, msg)
 	}
-	for _, want := range []string{"stays pending until its deadline", "call the tool again without a requestState"} {
+	wants := []string{"stays pending until its deadline", "call the tool again without a requestState"}
+	if v < v20260728 {
+		wants = []string{"stays pending until its deadline", "this call has no answer", "call the tool again to ask anew"}
+	}
+	for _, want := range wants {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the rounds' end %q does not say %q", msg, want)
 		}

@@ -30,7 +30,10 @@ const DefaultProgressInterval = 15 * time.Second
 //   - before 2026-07-28, the call stays open while the person answers: the
 //     Responder elicits from within it (see WithCall), and the call sends
 //     progress notifications meanwhile, so that a client that asked for
-//     them does not time it out;
+//     them does not time it out; past MaxRounds forms whose replies did
+//     not fit, the call returns at once an error result that says so, and
+//     the ask stays pending until its deadline (or, with a Bridge, goes
+//     on through it at once);
 //   - from 2026-07-28 on, the call returns the form as its input request,
 //     with an opaque requestState, and the client retries it with the
 //     reply; the ask stays pending here in the meantime, and is finalized
@@ -220,15 +223,7 @@ func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if req.ProtocolVersion() >= multiRoundTrip {
 		return t.roundTrip(ctx, req, args)
 	}
-	if t.Bridge != nil {
-		return t.bridgeHandle(ctx, req, args)
-	}
-	stop := t.progress(ctx, req)
-	defer stop()
-	out, err := t.o.Handle(context.WithValue(ctx, callKey{}, newCall(req, nil)), askuser.Request{
-		Session: t.session(req), ToolCallID: newToolCallID(), Dialect: t.dialect(), Arguments: args,
-	})
-	return t.result(out, err)
+	return t.bridgeHandle(ctx, req, args)
 }
 
 // newToolCallID makes askuser's tool-call id for a call: MCP has none, and
@@ -405,8 +400,9 @@ func (t *Tool) take(st *state) error {
 	return nil
 }
 
-// Close ends the multi round-trip asks still pending, and those a Bridge
-// handed on, as their caller gone, and waits for them; with a shared store
+// Close ends the multi round-trip asks still pending, and those whose call
+// returned before them (a Bridge handed them on, or their rounds ended),
+// as their caller gone, and waits for them; with a shared store
 // (Orchestrator.Asks) it lets go of them instead, and they stay pending in
 // the store, where a retry on another server resumes them and their
 // deadline ends them. Calls after Close are refused with an error result.
