@@ -72,7 +72,7 @@ var pairCSRFKey = []byte("the pair's cards' CSRF key, 32 bytes or more")
 type mailPair struct {
 	oA     *askuser.Orchestrator
 	cardB  *web.Responder // replica B's card
-	person linkFollower // on replica B
+	person linkFollower   // on replica B
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
