@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/natsstore"
@@ -16,7 +19,6 @@ import (
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // announcing is a replica's responder: its card, which it tells of every
@@ -252,4 +254,42 @@ func TestOneTimeLinkFleetEnded(t *testing.T) {
 	if rec := b.serve("POST", "http://localhost/once/not-a-code", nil, ""); rec.Code != http.StatusNotFound {
 		t.Errorf("a made-up link on B: %d; want 404", rec.Code)
 	}
+}
+
+// TestOneTimeLinkNotedRefusals: on notes, as in memory, a link past its
+// lifetime is refused as expired, and a link whose ask has ended as
+// ended, each with no cookie.
+func TestOneTimeLinkNotedRefusals(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &onceSetup{asks: make(chan *askuser.Ask, 4)}
+		s.card = web.New(&web.Options{Logger: quiet, Notes: &store.MemoryNotes{}, Authorize: func(*http.Request, string) (string, error) {
+			return "", errors.New("only a one-time link admits here")
+		}})
+		s.o = &askuser.Orchestrator{Responder: chat{s.asks}, Logger: quiet, Secrets: secretstore.NewMemory(nil)}
+		s.links = s.card.OneTimeLinks("http://localhost/", time.Minute)
+		defer func() { s.o.Close(); s.card.Close() }()
+		a, out := s.ask(t, "s", secretCall)
+		expired, err := s.links(a, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute - time.Second)
+		if rec := s.serve("GET", expired, nil, nil, ""); rec.Code != http.StatusOK {
+			t.Fatalf("the link before its lifetime: %d; want its page", rec.Code)
+		}
+		time.Sleep(time.Second)
+		if rec := s.serve("POST", expired, nil, nil, ""); rec.Code != http.StatusGone || !strings.Contains(rec.Body.String(), "expired") || rec.Header().Get("Set-Cookie") != "" {
+			t.Errorf("the link at its lifetime: %d %q; want 410 saying it expired", rec.Code, rec.Body)
+		}
+		fresh, err := s.links(a, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.o.Supersede("s")
+		<-out
+		synctest.Wait()
+		if rec := s.serve("POST", fresh, nil, nil, ""); rec.Code != http.StatusGone || !strings.Contains(rec.Body.String(), "has ended") || rec.Header().Get("Set-Cookie") != "" {
+			t.Errorf("the link of an ended ask: %d %q; want 410 saying the question ended", rec.Code, rec.Body)
+		}
+	})
 }
