@@ -372,6 +372,23 @@ func (c *chatFlags) publicOr(def string) string {
 	return def
 }
 
+// notesTTL is how long the responders' notes, shared by every replica on
+// the store, are kept: as long as the longest ask, and a week at least.
+func notesTTL(c serveConfig) time.Duration {
+	return max(store.DefaultRetention, time.Duration(c.ceiling)*time.Second+time.Hour)
+}
+
+// serveCardNotes returns the notes serve's card keeps its one-time links
+// in (web.Options.Notes), shared by every replica on the store so that a
+// link in a Slack message or a mail is redeemed once on any of them; nil
+// when neither Slack nor email runs, as nothing then makes such a link.
+func serveCardNotes(ctx context.Context, c serveConfig, st *natsstore.Store) (store.Notes, error) {
+	if !c.chat.slack.given() && !c.chat.email.given() {
+		return nil, nil
+	}
+	return st.Notes(ctx, "web", notesTTL(c))
+}
+
 // startServeChat makes serve's Slack and email responders, if its flags
 // configure them: their card links open the service's card, and the mails'
 // links are signed by a key derived from the fleet's key ring, so that
@@ -401,9 +418,7 @@ func (e env) startServeChat(ctx context.Context, c serveConfig, card *serve.Card
 		}
 		s.key = k[:]
 	}
-	// The responders' notes are shared by every replica on the store,
-	// for as long as the longest ask (and a week at least).
-	ttl := max(store.DefaultRetention, time.Duration(c.ceiling)*time.Second+time.Hour)
+	ttl := notesTTL(c)
 	var err error
 	if useSlack {
 		if s.slackNotes, err = st.Notes(ctx, "slack", ttl); err != nil {

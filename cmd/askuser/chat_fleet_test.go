@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -87,3 +88,75 @@ func do(t *testing.T, req *http.Request) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// TestServeSlackFleetOneTimeLink: the one-time card link replica A sends
+// for a secret (a click on A's endpoint) opens on replica B — its page,
+// then its button, which admits the browser to the ask (303 and a
+// cookie) — and, used, is refused on A and on B: the link's note is in
+// the fleet's shared store, not in A's memory.
+func TestServeSlackFleetOneTimeLink(t *testing.T) {
+	fake := slacktest.New()
+	defer fake.Close()
+	dir := t.TempDir()
+	f := newServeFixture(t, slackArgs(t, fake, dir)...)
+	srvA := f.srv
+	srvB := startServe(t, f.args...)
+	a := newAgentClient(t, f.token)
+
+	a.callAsync(srvA.base, "s", "c1", slackSecret)
+	posted := nextCall(t, fake.Posted, "chat.postMessage")
+	card := slacktest.Buttons(posted)["askuser_card"]
+	if len(card) != 1 {
+		t.Fatalf("buttons %v; want the card button", slacktest.Buttons(posted))
+	}
+	click := slacktest.Click(slacktest.Team, "U1", "askuser_card", card[0])
+	if code := do(t, slacktest.Signed(srvA.base+"/slack/interactivity", click, time.Now(), slacktest.SigningSecret)); code != http.StatusOK {
+		t.Fatalf("the click on A: %d", code)
+	}
+	var path string
+	for deadline := time.Now().Add(serveWait); path == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, e := range fake.Ephemerals() {
+			if m := onceRE.FindStringSubmatch(e); m != nil {
+				path = m[1]
+			}
+		}
+	}
+	if path == "" {
+		t.Fatalf("no one-time link was sent to U1: ephemerals %q", fake.Ephemerals())
+	}
+	open := func(method, base string) (*http.Response, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		c := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	if resp, body := open(http.MethodGet, srvB.base); resp.StatusCode != http.StatusOK || !strings.Contains(body, `<form method="post">`) {
+		t.Fatalf("GET of A's link on B: %d %s; want its page with the button", resp.StatusCode, body)
+	}
+	if resp, body := open(http.MethodPost, srvB.base); resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("POST of A's link on B: %d %v %s; want 303 and the cookie that admits to the ask", resp.StatusCode, resp.Header, body)
+	}
+	for name, base := range map[string]string{"A": srvA.base, "B": srvB.base} {
+		if resp, body := open(http.MethodPost, base); resp.StatusCode != http.StatusGone || !strings.Contains(body, "used already") {
+			t.Errorf("the used link on %s: %d %s; want 410 saying it was used", name, resp.StatusCode, body)
+		}
+	}
+}
+
+// slackSecret is a call with a secret question, which Slack links to the
+// card.
+const slackSecret = `{"questions":[{"id":"token","header":"Token","question":"Paste the deploy token","kind":"secret","secret_name":"DEPLOY_TOKEN","purpose":"to deploy"}],"timeout_seconds":300}`
+
+// onceRE finds the path of a one-time card link in a Slack message.
+var onceRE = regexp.MustCompile(`https?://[^/|>\s]+(/once/[A-Za-z0-9_-]+)`)

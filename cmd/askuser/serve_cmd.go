@@ -340,7 +340,11 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	// A card URL lasts at least as long as the longest ask: the one
 	// printed when a call begins still opens the card at its end.
 	urlLife := max(time.Hour, time.Duration(c.ceiling)*time.Second)
-	card, err := serve.NewCard(serve.CardConfig{Keys: km.ring, URLLifetime: urlLife, Web: web.Options{AllowedHosts: allowed, BodyTimeout: lim.body, Logger: logger}})
+	onceNotes, err := serveCardNotes(ctx, c, st.Store)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	card, err := serve.NewCard(serve.CardConfig{Keys: km.ring, URLLifetime: urlLife, Web: web.Options{AllowedHosts: allowed, BodyTimeout: lim.body, Logger: logger, Notes: onceNotes}})
 	if err != nil {
 		return fail(exitFailure, fmt.Errorf("%s: %w", km.source, err))
 	}

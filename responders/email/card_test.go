@@ -84,6 +84,11 @@ func (b *browser) open(link string) error {
 
 // answer puts each answer of a on the card, and submits.
 func (b *browser) answer(a *askuser.Ask, answers []askuser.Answer) error {
+	return b.answerID(a.ID(), a.Session(), answers)
+}
+
+// answerID is answer for the ask of id in session.
+func (b *browser) answerID(id, session string, answers []askuser.Answer) error {
 	for _, ans := range answers {
 		body := map[string]any{}
 		if len(ans.Selected) > 0 {
@@ -98,11 +103,11 @@ func (b *browser) answer(a *askuser.Ask, answers []askuser.Answer) error {
 			clear(v)
 		}
 		js, _ := json.Marshal(body)
-		if rec := b.do("PUT", cardBase+"/api/asks/"+a.ID()+"/answers/"+ans.QuestionID+"?session="+url.QueryEscape(a.Session()), string(js)); rec.Code != http.StatusOK {
+		if rec := b.do("PUT", cardBase+"/api/asks/"+id+"/answers/"+ans.QuestionID+"?session="+url.QueryEscape(session), string(js)); rec.Code != http.StatusOK {
 			return fmt.Errorf("the card refused the answer to %s: %d %s", ans.QuestionID, rec.Code, rec.Body)
 		}
 	}
-	rec := b.do("POST", cardBase+"/api/asks/"+a.ID()+"/submit?session="+url.QueryEscape(a.Session()), "{}")
+	rec := b.do("POST", cardBase+"/api/asks/"+id+"/submit?session="+url.QueryEscape(session), "{}")
 	switch rec.Code {
 	case http.StatusOK:
 		return nil

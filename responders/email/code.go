@@ -5,10 +5,16 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
+	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
 )
 
 // MaxCodeAttempts is how many wrong codes (Options.SendCode) the confirm
@@ -23,15 +29,27 @@ const codeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 // codeLen is a code's length: 40 bits, shown as XXXX-XXXX.
 const codeLen = 8
 
-// approvalCode is the code an approval's confirm page asks for: its
-// digest, and how many wrong codes may still be typed.
+// approvalCode is what the note of an approval's code holds: the code's
+// digest (hex), and how many wrong codes may still be typed.
 type approvalCode struct {
-	sum  [32]byte
-	left int
+	Sum  string `json:"sum"`
+	Left int    `json:"left"`
 }
 
+// codeKey is the note of the code of the ask askID, in Options.Notes: the
+// ask id's digest, so that any id makes a key.
+func codeKey(askID string) string {
+	d := sha256.Sum256([]byte(askID))
+	return "code." + hex.EncodeToString(d[:16])
+}
+
+// codeNoteTimeout bounds each read and write of a code's note.
+const codeNoteTimeout = 10 * time.Second
+
 // sendCode sends an approval's code through Options.SendCode, when the
-// responder has one; anything else needs none.
+// responder has one; anything else needs none. The code's digest and the
+// attempts left are noted in Options.Notes first, so that a confirm page
+// on any replica checks it.
 func (r *Responder) sendCode(a *askuser.Ask) error {
 	if a.Form().Approval == nil || r.opts.SendCode == nil {
 		return nil
@@ -44,9 +62,10 @@ func (r *Responder) sendCode(a *askuser.Ask) error {
 		b[i] = codeAlphabet[int(b[i])%len(codeAlphabet)]
 	}
 	code := string(b[:])
-	r.mu.Lock()
-	r.codes[a.ID()] = &approvalCode{sum: sha256.Sum256(b[:]), left: MaxCodeAttempts}
-	r.mu.Unlock()
+	sum := sha256.Sum256(b[:])
+	if err := r.noteCode(a.ID(), hex.EncodeToString(sum[:])); err != nil {
+		return fmt.Errorf("email: the approval's code could not be noted for the replicas, so the approval is not mailed: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(r.ctx, sendTimeout)
 	defer cancel()
 	if err := r.opts.SendCode(ctx, r.addr(r.opts.To), a, code[:4]+"-"+code[4:]); err != nil {
@@ -55,12 +74,40 @@ func (r *Responder) sendCode(a *askuser.Ask) error {
 	return nil
 }
 
-// checkCode checks a code typed on an approval's confirm page: "" when it
-// is the approval's, else what the page says (and a wrong code is
-// counted).
-func (r *Responder) checkCode(askID, typed string) string {
+// noteCode notes the code's digest for askID, create-only; an ask noted
+// already (mailed again, by a replica that took over) keeps the attempts
+// its confirm pages have left.
+func (r *Responder) noteCode(askID, sum string) error {
+	ctx, cancel := context.WithTimeout(r.ctx, codeNoteTimeout)
+	defer cancel()
+	key := codeKey(askID)
+	data, _ := json.Marshal(approvalCode{Sum: sum, Left: MaxCodeAttempts})
+	_, err := r.notes.Create(ctx, key, data)
+	for range 8 {
+		if !errors.Is(err, store.ErrExists) && !errors.Is(err, store.ErrChanged) {
+			return err
+		}
+		var e store.Entry
+		if e, err = r.notes.Get(ctx, key); err != nil {
+			return err
+		}
+		var c approvalCode
+		if json.Unmarshal(e.Data, &c) != nil {
+			c.Left = 0 // not a note this responder wrote: no attempt is left
+		}
+		data, _ = json.Marshal(approvalCode{Sum: sum, Left: min(max(c.Left, 0), MaxCodeAttempts)})
+		_, err = r.notes.Update(ctx, key, data, e.Revision)
+	}
+	return err
+}
+
+// checkCode checks a code typed on an approval's confirm page: 0 and ""
+// when it is the approval's, else the status and what the page says (and
+// a wrong code is counted, by a compare-and-set on the code's note, so
+// that MaxCodeAttempts holds across the replicas).
+func (r *Responder) checkCode(ctx context.Context, askID, typed string) (int, string) {
 	if r.opts.SendCode == nil {
-		return ""
+		return 0, ""
 	}
 	norm := strings.Map(func(c rune) rune {
 		switch {
@@ -72,20 +119,45 @@ func (r *Responder) checkCode(askID, typed string) string {
 		return c
 	}, typed)
 	sum := sha256.Sum256([]byte(norm))
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c := r.codes[askID]
-	switch {
-	case c == nil || c.left <= 0:
-		return fmt.Sprintf("This approval took %d wrong codes: it is no longer decided by email. Nothing was changed.", MaxCodeAttempts)
-	case typed == "":
-		return "Type the code sent to you apart from this mail. Nothing was changed."
-	case subtle.ConstantTimeCompare(sum[:], c.sum[:]) != 1:
-		c.left--
-		if c.left == 0 {
-			return fmt.Sprintf("That is not the code, and it was the last attempt: this approval took %d wrong codes and is no longer decided by email. Nothing was changed.", MaxCodeAttempts)
+	ctx, cancel := context.WithTimeout(ctx, codeNoteTimeout)
+	defer cancel()
+	const retry = "The code could not be checked just now; nothing was changed. Open the link again in a moment."
+	spent := fmt.Sprintf("This approval took %d wrong codes: it is no longer decided by email. Nothing was changed.", MaxCodeAttempts)
+	key := codeKey(askID)
+	for range 16 {
+		e, err := r.notes.Get(ctx, key)
+		if errors.Is(err, store.ErrNotFound) {
+			return http.StatusForbidden, spent // no code was sent for it, or its note is gone
 		}
-		return fmt.Sprintf("That is not the code sent to you. %d attempts are left. Nothing was changed.", c.left)
+		if err != nil {
+			r.log.Error("askuser email: the note of an approval's code could not be read", "ask", askID, "err", err)
+			return http.StatusServiceUnavailable, retry
+		}
+		var c approvalCode
+		err = json.Unmarshal(e.Data, &c)
+		want, herr := hex.DecodeString(c.Sum)
+		switch {
+		case err != nil || herr != nil || len(want) != len(sum) || c.Left <= 0:
+			// Spent, or not a note this responder wrote: no attempt is left.
+			return http.StatusForbidden, spent
+		case typed == "":
+			return http.StatusForbidden, "Type the code sent to you apart from this mail. Nothing was changed."
+		case subtle.ConstantTimeCompare(sum[:], want) == 1:
+			return 0, ""
+		}
+		c.Left--
+		data, _ := json.Marshal(c)
+		_, err = r.notes.Update(ctx, key, data, e.Revision)
+		switch {
+		case errors.Is(err, store.ErrChanged):
+			continue // another attempt was counted meanwhile: count this one after it
+		case err != nil:
+			r.log.Error("askuser email: a wrong code could not be counted", "ask", askID, "err", err)
+			return http.StatusServiceUnavailable, retry
+		case c.Left == 0:
+			return http.StatusForbidden, fmt.Sprintf("That is not the code, and it was the last attempt: this approval took %d wrong codes and is no longer decided by email. Nothing was changed.", MaxCodeAttempts)
+		}
+		return http.StatusForbidden, fmt.Sprintf("That is not the code sent to you. %d attempts are left. Nothing was changed.", c.Left)
 	}
-	return ""
+	return http.StatusServiceUnavailable, retry
 }

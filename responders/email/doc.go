@@ -42,8 +42,8 @@
 // (replicas sharing Orchestrator.Asks) give every replica the same Key and
 // Notes: the replica that began an ask mails it, once, and a link followed
 // on any replica finds the ask (askuser.Sessions.Find) and decides once.
-//
-// An approval's code (Options.SendCode) is kept in the memory of the
-// replica that mailed the approval: on a fleet, its confirm page must come
-// back to that replica (a sticky route on the link's path).
+// An approval's code (Options.SendCode) is noted there too, as its digest
+// and the attempts left, each wrong code counted by a compare-and-set: a
+// confirm page on any replica checks it, and MaxCodeAttempts holds across
+// the fleet.
 package email

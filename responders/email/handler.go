@@ -86,8 +86,12 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				page(w, http.StatusBadRequest, "Not taken", "The form could not be read. Nothing was changed.")
 				return
 			}
-			if why := r.checkCode(a.ID(), req.PostForm.Get("code")); why != "" {
-				page(w, http.StatusForbidden, "Not the code", why)
+			if status, why := r.checkCode(req.Context(), a.ID(), req.PostForm.Get("code")); status != 0 {
+				title := "Not the code"
+				if status == http.StatusServiceUnavailable {
+					title = "Try again"
+				}
+				page(w, status, title, why)
 				return
 			}
 		}

@@ -75,10 +75,12 @@ type Options struct {
 	// Logger receives what goes wrong (nil: slog.Default()). No answer,
 	// link or password is ever logged.
 	Logger *slog.Logger
-	// Notes keeps the links already used, shared by the replicas of a
-	// fleet, so that a link decides once whichever replica it reaches:
-	// give every replica the same one (natsstore's Store.Notes), with a
-	// time to live longer than the longest ask, the same Key and the same
+	// Notes keeps the links already used and the approvals' codes
+	// (SendCode: each code's digest and the attempts left), shared by the
+	// replicas of a fleet, so that a link decides once whichever replica
+	// it reaches and a code's attempts are counted across them all: give
+	// every replica the same one (natsstore's Store.Notes), with a time
+	// to live longer than the longest ask, the same Key and the same
 	// Orchestrator.Asks. nil: notes in memory, for one process.
 	Notes store.Notes
 	// TLSInsecureSkipVerify accepts any certificate on STARTTLS: for a
@@ -108,7 +110,6 @@ type Responder struct {
 
 	mu     sync.Mutex
 	asks   map[string]*askuser.Ask
-	codes  map[string]*approvalCode // ask id → the code SendCode sent
 	closed bool
 }
 
@@ -138,8 +139,7 @@ func New(ctx context.Context, opts Options) (*Responder, error) {
 			return nil, fmt.Errorf("email: %q is not an address: %v", inert.Line(a), err)
 		}
 	}
-	r := &Responder{opts: opts, log: opts.Logger, public: strings.TrimRight(opts.PublicURL, "/"), asks: map[string]*askuser.Ask{}, notes: opts.Notes,
-		codes: map[string]*approvalCode{}}
+	r := &Responder{opts: opts, log: opts.Logger, public: strings.TrimRight(opts.PublicURL, "/"), asks: map[string]*askuser.Ask{}, notes: opts.Notes}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -241,7 +241,6 @@ func (r *Responder) Asked(a *askuser.Ask) {
 	a.AfterEnd(func() {
 		r.mu.Lock()
 		delete(r.asks, a.ID())
-		delete(r.codes, a.ID())
 		r.mu.Unlock()
 	})
 	go func() {

@@ -64,8 +64,13 @@ var onceLinkRE = regexp.MustCompile(`<(` + regexp.QuoteMeta(cardBase) + `/once/[
 // oneTimeLink clicks the message's "Answer on the web card" as user, and
 // returns the link the ephemeral reply gave them.
 func oneTimeLink(f *slacktest.Fake, r *Responder, user string, a *askuser.Ask) (string, error) {
+	return oneTimeLinkFor(f, r, user, a.ID())
+}
+
+// oneTimeLinkFor is oneTimeLink for the ask of id, clicked on r.
+func oneTimeLinkFor(f *slacktest.Fake, r *Responder, user, id string) (string, error) {
 	n := len(f.Ephemerals())
-	if rec := serve(r, signed(click("T1", user, actionCard, a.ID()), time.Now(), signingSecret)); rec.Code != http.StatusOK {
+	if rec := serve(r, signed(click("T1", user, actionCard, id), time.Now(), signingSecret)); rec.Code != http.StatusOK {
 		return "", fmt.Errorf("the click: %d %s", rec.Code, rec.Body)
 	}
 	synctest.Wait()
@@ -129,6 +134,11 @@ func (b *browser) open(link string) error {
 
 // answer puts each answer of a on the card, and submits.
 func (b *browser) answer(a *askuser.Ask, answers []askuser.Answer) error {
+	return b.answerID(a.ID(), a.Session(), answers)
+}
+
+// answerID is answer for the ask of id in session.
+func (b *browser) answerID(id, session string, answers []askuser.Answer) error {
 	for _, ans := range answers {
 		body := map[string]any{}
 		if len(ans.Selected) > 0 {
@@ -143,11 +153,11 @@ func (b *browser) answer(a *askuser.Ask, answers []askuser.Answer) error {
 			clear(v)
 		}
 		js, _ := json.Marshal(body)
-		if rec := b.do("PUT", cardBase+"/api/asks/"+a.ID()+"/answers/"+ans.QuestionID+"?session="+a.Session(), string(js)); rec.Code != http.StatusOK {
+		if rec := b.do("PUT", cardBase+"/api/asks/"+id+"/answers/"+ans.QuestionID+"?session="+session, string(js)); rec.Code != http.StatusOK {
 			return fmt.Errorf("the card refused the answer to %s: %d %s", ans.QuestionID, rec.Code, rec.Body)
 		}
 	}
-	rec := b.do("POST", cardBase+"/api/asks/"+a.ID()+"/submit?session="+a.Session(), "{}")
+	rec := b.do("POST", cardBase+"/api/asks/"+id+"/submit?session="+session, "{}")
 	switch rec.Code {
 	case http.StatusOK:
 		return nil

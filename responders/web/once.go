@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
 )
 
 // OneTimeLinks returns a function that makes one-time links to the card
@@ -39,10 +42,13 @@ import (
 //
 // Issuing a link puts the ask on the card (as Asked does) if the card
 // does not show it yet, so that the card needs no other part in the
-// orchestrator. The codes live in this Responder's memory: on a fleet, a
-// link must come back to the replica that made it. The cookie it sets is
-// signed under Options.CSRFKey, and admits on every replica with that key.
-// Give a link only to whoever may answer the ask.
+// orchestrator. The codes live in Options.Notes when it is set, so that on
+// a fleet a link made on one replica is redeemed once on any replica (the
+// one that redeems it finds the ask through the sessions it follows);
+// without Notes they live in this Responder's memory, and a link must come
+// back to the replica that made it. The cookie it sets is signed under
+// Options.CSRFKey, and admits on every replica with that key. Give a link
+// only to whoever may answer the ask.
 func (r *Responder) OneTimeLinks(base string, lifetime time.Duration) func(a *askuser.Ask, principal string) (string, error) {
 	base = strings.TrimRight(base, "/")
 	return func(a *askuser.Ask, principal string) (string, error) {
@@ -92,20 +98,33 @@ func (r *Responder) issueOnce(a *askuser.Ask, principal string, lifetime time.Du
 	var b [20]byte
 	_, _ = rand.Read(b[:])
 	code := base64.RawURLEncoding.EncodeToString(b[:])
+	c := onceCode{ask: a.ID(), session: a.Session(), principal: principal, until: until}
+	if n := r.opts.Notes; n != nil {
+		if r.isClosed() {
+			return "", errOnceClosed
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), onceNoteTimeout)
+		defer cancel()
+		if _, err := n.Create(ctx, onceNoteKey(code), c.note()); err != nil {
+			return "", fmt.Errorf("web: the one-time link could not be noted for the replicas, so none was made: %w", err)
+		}
+	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		return "", errOnceClosed
 	}
-	for k, c := range r.once {
-		if !now.Before(c.until) {
-			delete(r.once, k)
+	if r.opts.Notes == nil {
+		for k, c := range r.once {
+			if !now.Before(c.until) {
+				delete(r.once, k)
+			}
 		}
+		if r.once == nil {
+			r.once = map[string]onceCode{}
+		}
+		r.once[onceKey(code)] = c
 	}
-	if r.once == nil {
-		r.once = map[string]onceCode{}
-	}
-	r.once[onceKey(code)] = onceCode{ask: a.ID(), session: a.Session(), principal: principal, until: until}
 	if r.asks[a.ID()] != nil {
 		r.mu.Unlock()
 		return code, nil
@@ -137,9 +156,21 @@ func onceKey(code string) string {
 	return hex.EncodeToString(d[:])
 }
 
+// The refusals of a one-time link, as its page says them.
+const (
+	onceUsedMsg    = "This link was used already: it opens the card once. Ask for a new one where you found it."
+	onceUnknownMsg = "This is not a link the card made, or it was changed."
+	onceExpiredMsg = "This link has expired. Ask for a new one where you found it."
+	onceEndedMsg   = "The question this link was for has ended: it was answered, or its time ran out."
+	onceRetryMsg   = "This link could not be checked just now; nothing was changed. Open it again in a moment."
+)
+
 // redeemOnce takes a code, once: it returns what the code admits to, or a
 // refusal (status and page) saying why not.
-func (r *Responder) redeemOnce(code string) (onceCode, int, string) {
+func (r *Responder) redeemOnce(ctx context.Context, code string) (onceCode, int, string) {
+	if r.opts.Notes != nil {
+		return r.redeemNoted(ctx, code)
+	}
 	now := time.Now()
 	key := onceKey(code)
 	r.mu.Lock()
@@ -147,16 +178,16 @@ func (r *Responder) redeemOnce(code string) (onceCode, int, string) {
 	c, ok := r.once[key]
 	switch {
 	case !ok && r.onceUsed[key]:
-		return c, http.StatusGone, "This link was used already: it opens the card once. Ask for a new one where you found it."
+		return c, http.StatusGone, onceUsedMsg
 	case !ok:
-		return c, http.StatusNotFound, "This is not a link the card made, or it was changed."
+		return c, http.StatusNotFound, onceUnknownMsg
 	case !now.Before(c.until):
 		delete(r.once, key)
-		return c, http.StatusGone, "This link has expired. Ask for a new one where you found it."
+		return c, http.StatusGone, onceExpiredMsg
 	}
 	if e := r.asks[c.ask]; e == nil || e.ended {
 		delete(r.once, key)
-		return c, http.StatusGone, "The question this link was for has ended: it was answered, or its time ran out."
+		return c, http.StatusGone, onceEndedMsg
 	}
 	delete(r.once, key)
 	if r.onceUsed == nil {
@@ -184,15 +215,14 @@ func (r *Responder) onceRoute(w http.ResponseWriter, req *http.Request) {
 	code := req.PathValue("code")
 	switch req.Method {
 	case http.MethodGet, http.MethodHead:
-		r.mu.Lock()
-		_, ok := r.once[onceKey(code)]
-		used := r.onceUsed[onceKey(code)]
-		r.mu.Unlock()
+		used, ok, err := r.peekOnce(req.Context(), code)
 		switch {
+		case err != nil:
+			oncePage(w, http.StatusServiceUnavailable, onceRetryMsg, false)
 		case used:
-			oncePage(w, http.StatusGone, "This link was used already: it opens the card once. Ask for a new one where you found it.", false)
+			oncePage(w, http.StatusGone, onceUsedMsg, false)
 		case !ok:
-			oncePage(w, http.StatusNotFound, "This is not a link the card made, or it was changed.", false)
+			oncePage(w, http.StatusNotFound, onceUnknownMsg, false)
 		default:
 			oncePage(w, http.StatusOK, "This link opens the question on the web card, once, for you. Opening this page decided nothing.", true)
 		}
@@ -201,7 +231,7 @@ func (r *Responder) onceRoute(w http.ResponseWriter, req *http.Request) {
 			oncePage(w, http.StatusForbidden, "This link must be opened from its own page.", false)
 			return
 		}
-		c, status, why := r.redeemOnce(code)
+		c, status, why := r.redeemOnce(req.Context(), code)
 		if status != 0 {
 			oncePage(w, status, why, false)
 			return
@@ -307,4 +337,106 @@ func oncePage(w http.ResponseWriter, status int, msg string, open bool) {
 		Message string
 		Open    bool
 	}{msg, open})
+}
+
+// onceNoteTimeout bounds each read and write of a one-time code's note.
+const onceNoteTimeout = 10 * time.Second
+
+// onceNoteKey is the key of a code's note in Options.Notes: its digest,
+// so that the store holds no code a person could use.
+func onceNoteKey(code string) string { return "once." + onceKey(code) }
+
+// onceNoteJSON is what a code's note holds.
+type onceNoteJSON struct {
+	Ask       string `json:"a"`
+	Session   string `json:"s"`
+	Principal string `json:"p,omitempty"`
+	Until     int64  `json:"u"` // unix milliseconds
+	Used      bool   `json:"used,omitempty"`
+}
+
+// note is c as its note holds it, not yet used.
+func (c onceCode) note() []byte {
+	p, _ := json.Marshal(onceNoteJSON{Ask: c.ask, Session: c.session, Principal: c.principal, Until: c.until.UnixMilli()})
+	return p
+}
+
+// readOnceNote reads a code's note: the code, whether it was used, and
+// whether there is one; err when the notes could not be read.
+func (r *Responder) readOnceNote(ctx context.Context, code string) (n onceNoteJSON, e store.Entry, ok bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, onceNoteTimeout)
+	defer cancel()
+	e, err = r.opts.Notes.Get(ctx, onceNoteKey(code))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return n, e, false, nil
+	case err != nil:
+		r.logger().Error("web: reading a one-time link's note failed", "err", err)
+		return n, e, false, err
+	}
+	if json.Unmarshal(e.Data, &n) != nil || n.Ask == "" {
+		// Not a note this card wrote: no link it made.
+		return n, e, false, nil
+	}
+	return n, e, true, nil
+}
+
+// peekOnce reports, for a GET, whether a code was used and whether it is
+// one the card (or, with Notes, a replica's card) made and has not used.
+func (r *Responder) peekOnce(ctx context.Context, code string) (used, ok bool, err error) {
+	if r.opts.Notes == nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		_, ok = r.once[onceKey(code)]
+		return r.onceUsed[onceKey(code)], ok, nil
+	}
+	n, _, found, err := r.readOnceNote(ctx, code)
+	return n.Used, found && !n.Used, err
+}
+
+// redeemNoted is redeemOnce on Options.Notes: the code's note is marked
+// used by a compare-and-set, so that of the replicas redeeming one code
+// at once, one admits. The ask is looked for among those the card holds,
+// then in its session on the fleet.
+func (r *Responder) redeemNoted(ctx context.Context, code string) (onceCode, int, string) {
+	n, e, ok, err := r.readOnceNote(ctx, code)
+	switch {
+	case err != nil:
+		return onceCode{}, http.StatusServiceUnavailable, onceRetryMsg
+	case !ok:
+		return onceCode{}, http.StatusNotFound, onceUnknownMsg
+	case n.Used:
+		return onceCode{}, http.StatusGone, onceUsedMsg
+	case !time.Now().Before(time.UnixMilli(n.Until)):
+		return onceCode{}, http.StatusGone, onceExpiredMsg
+	}
+	c := onceCode{ask: n.Ask, session: n.Session, principal: n.Principal, until: time.UnixMilli(n.Until)}
+	if !r.showing(c.ask) {
+		if !r.followOnce(ctx, c.session) {
+			return onceCode{}, http.StatusServiceUnavailable, onceRetryMsg
+		}
+		if !r.showing(c.ask) {
+			return onceCode{}, http.StatusGone, onceEndedMsg
+		}
+	}
+	n.Used = true
+	p, _ := json.Marshal(n)
+	uctx, cancel := context.WithTimeout(ctx, onceNoteTimeout)
+	defer cancel()
+	switch _, err := r.opts.Notes.Update(uctx, onceNoteKey(code), p, e.Revision); {
+	case errors.Is(err, store.ErrChanged):
+		return onceCode{}, http.StatusGone, onceUsedMsg // another redemption came first
+	case err != nil:
+		r.logger().Error("web: noting a one-time link as used failed", "err", err)
+		return onceCode{}, http.StatusServiceUnavailable, onceRetryMsg
+	}
+	return c, 0, ""
+}
+
+// showing reports whether the card shows the ask, pending.
+func (r *Responder) showing(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.asks[id]
+	return e != nil && !e.ended
 }

@@ -213,6 +213,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
 )
 
 // Options configures a Responder. The zero value works: every request for
@@ -274,6 +275,17 @@ type Options struct {
 	// one after a restart) set the same key: at least 32 random bytes,
 	// derived from a secret they share, never sent to the pages.
 	CSRFKey []byte
+	// Notes, when set, keeps the codes of the one-time links
+	// (OneTimeLinks) — each code's digest, the ask, session and principal
+	// it admits to, its expiry — and their single use, so that a link made
+	// on one replica of a fleet is redeemed, once, on any replica: give
+	// every replica the same one (natsstore's Store.Notes), with a time to
+	// live longer than the longest ask, and the same CSRFKey (the cookie a
+	// link sets is signed under it). A redemption is a compare-and-set on
+	// the code's note: two replicas redeeming one code at once admit once.
+	// Nil: the codes live in this Responder's memory, and a link must come
+	// back to the replica that made it.
+	Notes store.Notes
 }
 
 // A Responder shows asks on a web card and takes answers through its JSON
