@@ -541,6 +541,7 @@ func TestAskWebBrowserTwoCards(t *testing.T) {
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.WSURLReadTimeout(2*time.Minute), // a loaded machine can take longer than the 20 s default to start Chromium
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(t.TempDir()))

@@ -44,6 +44,9 @@ func browser(t *testing.T) (context.Context, *dialogs) {
 		chromedp.ExecPath(chromium),
 		chromedp.Headless,
 		chromedp.NoSandbox,
+		// Chromium on a loaded CI machine can take longer than
+		// chromedp's 20 s to say where it listens.
+		chromedp.WSURLReadTimeout(2 * time.Minute),
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
@@ -55,23 +58,38 @@ func browser(t *testing.T) (context.Context, *dialogs) {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(480, 900),
 	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(alloc)
-	t.Cleanup(func() {
+	d := &dialogs{}
+	var ctx context.Context
+	// Listen starts the browser; a timeout on this first context would
+	// stop it, so each action gets its own (see run). A Chromium that
+	// exits before it listens (it happens on a loaded machine) is started
+	// again, twice at most, with a fresh profile.
+	for try := 1; ; try++ {
+		if try > 1 {
+			opts = append(opts, chromedp.UserDataDir(t.TempDir()))
+		}
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		tab, cancelTab := chromedp.NewContext(alloc)
+		err := chromedp.Listen(tab, func(ev any) {
+			if ev, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+				d.add(ev.Message)
+				go chromedp.Call(tab, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+			}
+		})
+		if err == nil {
+			ctx = tab
+			t.Cleanup(func() {
+				cancelTab()
+				cancelAlloc()
+			})
+			break
+		}
 		cancelTab()
 		cancelAlloc()
-	})
-	d := &dialogs{}
-	// Listen starts the browser; a timeout on this first context would
-	// stop it, so each action gets its own (see run).
-	err := chromedp.Listen(ctx, func(ev any) {
-		if ev, ok := ev.(*page.EventJavascriptDialogOpening); ok {
-			d.add(ev.Message)
-			go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		if try == 3 || !strings.Contains(err.Error(), "failed to start") {
+			t.Fatalf("starting chromium (try %d): %v", try, err)
 		}
-	})
-	if err != nil {
-		t.Fatalf("starting chromium: %v", err)
+		t.Logf("chromium exited before it listened (try %d), starting it again: %v", try, err)
 	}
 	msgs := chromedp.Console(ctx)
 	go func() {
