@@ -27,8 +27,8 @@ type voteCard struct {
 }
 
 func (c *voteCard) FollowSessions(s *askuser.Sessions) { c.sessions = s }
-func (c *voteCard) Asked(a *askuser.Ask)                { c.asks <- a }
-func (c *voteCard) CanTakeApprovals() bool              { return true }
+func (c *voteCard) Asked(a *askuser.Ask)               { c.asks <- a }
+func (c *voteCard) CanTakeApprovals() bool             { return true }
 func (c *voteCard) Respond(ctx context.Context, a *askuser.Ask) error {
 	c.Asked(a)
 	<-ctx.Done()
