@@ -50,6 +50,20 @@ type Ask struct {
 	// With a shared store (Orchestrator.Asks): the ask's entry there.
 	// Every change goes through the store, and askState mirrors it.
 	fa *fleetAsk
+
+	// core, when set, makes this a channel's handle on the ask core: the
+	// handle a route's step gives each of its channels, so that a vote
+	// cast through it names the channel (responder is the step's channel
+	// name). Every read and change goes to core; only responder, voter
+	// and voted are the handle's own.
+	core *Ask
+}
+
+// channelHandle returns a handle on a for the channel a route's step
+// names, by that name.
+func (a *Ask) channelHandle(channel string) *Ask {
+	return &Ask{o: a.o, id: a.id, session: a.session, toolCallID: a.toolCallID, form: a.form, dialect: a.dialect,
+		responder: channel, base: a.base, rt: a.rt, fa: a.fa, core: a}
 }
 
 // askState is the part of an ask that changes: the one thing the rules of
@@ -89,6 +103,9 @@ func applyChange(st *askState, expires, now time.Time, f func(*askState) error) 
 // rule (the deadline ending itself, the caller going away). An ending set
 // here is published on endCh, and with a store finalized by this process.
 func (a *Ask) change(f func(*askState) error, force bool) error {
+	if a.core != nil {
+		return a.core.change(f, force)
+	}
 	if a.fa != nil {
 		return a.o.fl.change(a.fa, f, force)
 	}
@@ -112,6 +129,9 @@ func (a *Ask) change(f func(*askState) error, force bool) error {
 // open returns ErrClosed when the ask has ended, or when its deadline has
 // come, which ends it there.
 func (a *Ask) open() error {
+	if a.core != nil {
+		return a.core.open()
+	}
 	a.mu.Lock()
 	ended := a.end != nil
 	a.mu.Unlock()
@@ -175,6 +195,9 @@ func (a *Ask) Shared() bool { return a.fa != nil }
 
 // Done is closed when the ask's outcome is final.
 func (a *Ask) Done() <-chan struct{} {
+	if a.core != nil {
+		return a.core.Done()
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.done == nil {
@@ -197,6 +220,9 @@ var closedChan = func() chan struct{} {
 
 // Outcome returns the final outcome, or nil while the ask is pending.
 func (a *Ask) Outcome() *Outcome {
+	if a.core != nil {
+		return a.core.Outcome()
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.outcome
@@ -227,6 +253,10 @@ func (a *Ask) setFinal(out *Outcome) {
 // goroutine waiting for it.
 func (a *Ask) AfterEnd(f func()) {
 	if f == nil {
+		return
+	}
+	if a.core != nil {
+		a.core.AfterEnd(f)
 		return
 	}
 	a.mu.Lock()
@@ -266,6 +296,11 @@ func (a *Ask) callAfterEnd(f func()) {
 // SetPrincipal records who is answering (an opaque name the embedding
 // program understands), for the journal and the Outcome.
 func (a *Ask) SetPrincipal(p string) {
+	if a.core != nil {
+		a.core.mu.Lock()
+		a.core.principal = p
+		a.core.mu.Unlock()
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.principal = p
@@ -282,6 +317,9 @@ func (a *Ask) voterNow() string {
 // Accepted returns the answers accepted so far, in question order. Sealed
 // answers carry no secret value.
 func (a *Ask) Accepted() []Answer {
+	if a.core != nil {
+		return a.core.Accepted()
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []Answer
@@ -339,6 +377,9 @@ func (a *Ask) ClearDraft(questionID string) error {
 }
 
 func (a *Ask) report(ans Answer, draft bool) error {
+	if a.core != nil {
+		return a.core.report(ans, draft)
+	}
 	defer ans.Secret.Wipe()
 	if err := a.form.CheckAnswer(ans); err != nil {
 		// An ask that has ended says so first.
@@ -507,9 +548,13 @@ func (a *Ask) Votes() *route.Verdict {
 	if rt == nil {
 		return nil
 	}
-	a.mu.Lock()
-	votes := slices.Clone(a.votes)
-	a.mu.Unlock()
+	c := a
+	if a.core != nil {
+		c = a.core
+	}
+	c.mu.Lock()
+	votes := slices.Clone(c.votes)
+	c.mu.Unlock()
 	v, err := route.Decide(*rt.Quorum, rt.parties(), votes, nil)
 	if err != nil {
 		return nil

@@ -33,6 +33,45 @@ const pendingVersion = 1
 // others step in only when it is gone.
 const finalizeGrace = 10 * time.Second
 
+// tellLease is how long a replica's claim to tell a route's step holds:
+// telling only hands the ask to the step's responders, so a claim still
+// unfinished after it belongs to a replica that is gone, and another
+// replica tells the step.
+const tellLease = 10 * time.Second
+
+// A stepClaim is a replica's claim, in an ask's record, to tell the step
+// (the beginning of the route's plan) Step, until Until.
+type stepClaim struct {
+	Step  int       `json:"step"`
+	Until time.Time `json:"until"`
+}
+
+// told is how many beginnings of the ask's route have been told: a
+// record written before steps_told says nothing, and is read as told up
+// to what has begun.
+func (r *pendingRecord) told() int {
+	if r.StepsTold == 0 {
+		return r.StepsBegun
+	}
+	return r.StepsTold
+}
+
+// nextTimer is when the ask's timer comes due: when a begun step left
+// untold can be claimed (at once, or when the claim on it runs out),
+// else the earlier of the deadline and the next step not begun yet.
+func (r *pendingRecord) nextTimer(now time.Time) time.Time {
+	if r.Routing != nil && r.told() < r.StepsBegun {
+		if r.Telling != nil && r.Telling.Until.After(now) {
+			if r.Telling.Until.Before(r.Form.ExpiresAt) {
+				return r.Telling.Until
+			}
+			return r.Form.ExpiresAt
+		}
+		return now
+	}
+	return r.Routing.nextTimer(r.Form, r.StepsBegun)
+}
+
 // pendingRecord is what a store keeps of an ask: everything another
 // process needs to show it, take answers for it, end it and finalize it.
 // Sealed answers are references and staging ids only.
@@ -59,9 +98,21 @@ type pendingRecord struct {
 	// (1 from the start): written with compare-and-set by the replica
 	// whose timer begins the next, so a step begins once across the
 	// fleet.
-	StepsBegun int           `json:"steps_begun,omitempty"`
-	Ending     *storedEnding `json:"ending,omitempty"`
-	Final      *Record       `json:"final,omitempty"`
+	StepsBegun int `json:"steps_begun,omitempty"`
+	// StepsTold is how many of the begun beginnings have been told to
+	// their channels (1 from the start: the first step is the ask's
+	// Responder). A step begun and not told — its replica died between
+	// the two — is told by whichever replica the ask's timer reaches
+	// next. Zero in a record written before this field: read as
+	// StepsBegun (see told).
+	StepsTold int `json:"steps_told,omitempty"`
+	// Telling is the claim of the replica telling the step StepsTold:
+	// written with compare-and-set with the beginning (or, for a step
+	// whose teller died, alone), cleared with StepsTold's increment. A
+	// claim whose Until has passed is taken over.
+	Telling *stepClaim    `json:"telling,omitempty"`
+	Ending  *storedEnding `json:"ending,omitempty"`
+	Final   *Record       `json:"final,omitempty"`
 	// Journaled says the final record reached the journal. A final ask
 	// that is not journaled is the journal's outbox: whichever replica
 	// its timer reaches writes the record again until the journal takes
@@ -906,11 +957,17 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 	case rec.Ending != nil:
 		return fl.finalize(fa, nil)
 	case time.Now().Before(rec.Form.ExpiresAt):
-		if plan := rec.Routing.plan(rec.Form); rec.StepsBegun < len(plan) && !time.Now().Before(plan[rec.StepsBegun].At) {
+		plan := rec.Routing.plan(rec.Form)
+		if told := rec.told(); told < rec.StepsBegun && told < len(plan) {
+			// A step begun and never told: its replica died between the
+			// two.
+			return fl.tellUntold(ctx, fa, told, plan[told])
+		}
+		if rec.StepsBegun < len(plan) && !time.Now().Before(plan[rec.StepsBegun].At) {
 			return fl.beginStep(ctx, fa, rec.StepsBegun, plan[rec.StepsBegun])
 		}
 		// Early: a timer an ending replaced, or a clock ahead.
-		return fl.st.Schedule(ctx, key, rec.Routing.nextTimer(rec.Form, rec.StepsBegun))
+		return fl.st.Schedule(ctx, key, rec.nextTimer(time.Now()))
 	}
 	// The deadline's ending, unless another came first; either way the
 	// ask is finalized here.
@@ -927,47 +984,124 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 }
 
 // beginStep begins the step b, the k-th beginning of an ask's route: it
-// writes steps_begun = k+1 with compare-and-set, and only the replica
-// whose write lands tells the step's channels (its own Channels), so a
-// step begins once across the fleet; then it sets the ask's timer to the
-// next step or the deadline.
+// writes steps_begun = k+1 with compare-and-set, with this replica's
+// claim to tell it, and only the replica whose write lands tells the
+// step's channels (its own Channels), so a step begins once across the
+// fleet; then it records the step told and sets the ask's timer to the
+// next step or the deadline. A replica that dies before recording it
+// leaves the step to the next replica the timer reaches (tellUntold).
 func (fl *fleet) beginStep(ctx context.Context, fa *fleetAsk, k int, b route.Begin) error {
 	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
-		if r.Final != nil || r.Ending != nil || r.StepsBegun != k {
+		if r.Final != nil || r.Ending != nil || r.StepsBegun != k || r.told() != k {
 			return false, nil
 		}
 		r.StepsBegun = k + 1
+		r.StepsTold = k
+		r.Telling = &stepClaim{Step: k, Until: time.Now().Add(tellLease).UTC()}
 		return true, nil
 	})
 	if err != nil {
 		return err
 	}
+	if landed {
+		return fl.tellClaimed(ctx, fa, k, b)
+	}
+	return fl.scheduleNext(ctx, fa)
+}
+
+// tellUntold tells the step b, the k-th beginning of an ask's route,
+// which another replica began and never told: it claims the telling with
+// compare-and-set — when no other replica's claim still holds — and only
+// the replica whose claim lands tells it. Its timer comes again when
+// another's claim runs out.
+func (fl *fleet) tellUntold(ctx context.Context, fa *fleetAsk, k int, b route.Begin) error {
+	now := time.Now()
+	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+		if r.Final != nil || r.Ending != nil || r.told() != k || r.StepsBegun <= k {
+			return false, nil
+		}
+		if r.Telling != nil && r.Telling.Step == k && r.Telling.Until.After(now) {
+			return false, nil // another replica is telling it
+		}
+		r.StepsTold = k
+		r.Telling = &stepClaim{Step: k, Until: now.Add(tellLease).UTC()}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	if landed {
+		return fl.tellClaimed(ctx, fa, k, b)
+	}
+	return fl.scheduleNext(ctx, fa)
+}
+
+// tellClaimed tells the step b, the k-th beginning, that this replica
+// claimed, records it told (steps_told = k+1, the claim cleared), and
+// sets the ask's timer. A step this replica could not tell (it is
+// closing) is left claimed: the claim runs out and another replica tells
+// it.
+func (fl *fleet) tellClaimed(ctx context.Context, fa *fleetAsk, k int, b route.Begin) error {
+	if testHookStepClaimed != nil {
+		if err := testHookStepClaimed(fl.o, k); err != nil {
+			return err
+		}
+	}
+	if !fl.tellStep(fa, b) {
+		return fl.scheduleNext(ctx, fa)
+	}
+	if _, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+		if r.told() != k || r.StepsBegun <= k {
+			return false, nil // recorded already: another replica's claim ran out and it told it too
+		}
+		r.StepsTold = k + 1
+		r.Telling = nil
+		return true, nil
+	}); err != nil {
+		return err
+	}
+	return fl.scheduleNext(ctx, fa)
+}
+
+// testHookStepClaimed, set by tests only, is called when a replica's
+// claim to tell a step (the step-th beginning) has landed, before it
+// tells it; an error stops it there, as a replica that died between
+// beginning a step and telling it.
+var testHookStepClaimed func(o *Orchestrator, step int) error
+
+// scheduleNext sets an ask's timer from its record as last read here,
+// unless it has ended (its ending set the timer that finalizes it).
+func (fl *fleet) scheduleNext(ctx context.Context, fa *fleetAsk) error {
 	fl.mu.Lock()
 	rec := fa.rec
 	fl.mu.Unlock()
-	if landed {
-		fl.tellStep(fa, b)
-	}
 	if rec.Final != nil || rec.Ending != nil {
 		return nil
 	}
-	return fl.st.Schedule(ctx, fa.key, rec.Routing.nextTimer(rec.Form, rec.StepsBegun))
+	return fl.st.Schedule(ctx, fa.key, rec.nextTimer(time.Now()))
 }
 
 // tellStep shows an ask to the responders of step b on this replica,
-// holding it here until its outcome is final.
-func (fl *fleet) tellStep(fa *fleetAsk, b route.Begin) {
+// holding it here until its outcome is final. It reports false when it
+// could not (this replica is closing, or cannot rebuild the ask), so that
+// another replica tells the step; an ask already final here has nothing
+// left to tell.
+func (fl *fleet) tellStep(fa *fleetAsk, b route.Begin) bool {
 	fl.mu.Lock()
-	if fl.closed || fa.out != nil {
+	if fl.closed {
 		fl.mu.Unlock()
-		return
+		return false
+	}
+	if fa.out != nil {
+		fl.mu.Unlock()
+		return true
 	}
 	if fa.ask == nil {
 		a, err := fl.newAsk(fa, fa.rec)
 		if err != nil {
 			fl.mu.Unlock()
 			fl.o.logger().Error("askuser: an ask whose route's step began cannot be shown here", "ask", fa.rec.AskID, "err", err)
-			return
+			return false
 		}
 		fa.ask = a
 	}
@@ -981,6 +1115,7 @@ func (fl *fleet) tellStep(fa *fleetAsk, b route.Begin) {
 		fl.mu.Unlock()
 		return func() { fl.release(fa) }
 	})
+	return true
 }
 
 // outcomeFromRecord rebuilds an outcome from a journal record.
@@ -1054,7 +1189,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		Dialect: d.Name(), Form: form, Responder: o.respName, Routing: rt,
 	}
 	if rt != nil && rt.Route != nil {
-		rec.StepsBegun = 1
+		rec.StepsBegun, rec.StepsTold = 1, 1
 	}
 	if req.Form == nil {
 		rec.Arguments = json.RawMessage(req.Arguments)

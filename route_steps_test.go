@@ -2,6 +2,7 @@ package askuser_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
@@ -188,4 +189,91 @@ func TestRouteStepsOnceAcrossReplicas(t *testing.T) {
 			t.Errorf("journal: %d records, %+v", len(recs), recs)
 		}
 	})
+}
+
+// approvingTally is a tally that takes approvals.
+type approvingTally struct{ *tally }
+
+func (approvingTally) CanTakeApprovals() bool { return true }
+
+// TestVoteViaIsTheStepsChannel: a vote cast through a responder a
+// route's step reached says via the step's channel as the route names it
+// ("slack:#ops", found under its kind "slack"), not the ask's first
+// responder; a vote on the first responder says its name. In memory and
+// on a store shared by two replicas (the step told on either).
+func TestVoteViaIsTheStepsChannel(t *testing.T) {
+	r := route.Route{Name: "prod", Steps: []route.Step{
+		{Responders: []string{"card"}},
+		{Responders: []string{"slack:#ops"}, After: route.Duration(30 * time.Second)},
+	}, Quorum: &route.Quorum{Required: 2, Eligible: []route.Approver{{Principal: "alice"}, {Principal: "bob"}}}}
+	routes := func(route.Request) (route.Route, bool) { return r, true }
+	for _, shared := range []bool{false, true} {
+		t.Run(map[bool]string{false: "memory", true: "store"}[shared], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var st *store.Memory
+				if shared {
+					st = store.NewMemory(0)
+				}
+				card := newBallot()
+				j := &approvalJournal{}
+				var orch []*askuser.Orchestrator
+				var slack []*tally
+				for i := range map[bool]int{false: 1, true: 2}[shared] {
+					s := &tally{}
+					o := &askuser.Orchestrator{Routes: routes, Journal: j, Logger: newDiscardLogger(),
+						Channels: map[string]askuser.Responder{"slack": approvingTally{s}}}
+					if i == 0 {
+						o.Responder = card
+					}
+					if shared {
+						o.Asks = st
+						if err := o.Ready(context.Background()); err != nil {
+							t.Fatal(err)
+						}
+					}
+					orch, slack = append(orch, o), append(slack, s)
+				}
+				defer func() {
+					for _, o := range orch {
+						o.Close()
+						o.Wait()
+					}
+				}()
+				res := make(chan result, 1)
+				go func() {
+					out, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall)})
+					res <- result{out, err}
+				}()
+				cast(t, <-card.asks, vote{"alice", askuser.ApproveOnce})
+				time.Sleep(31 * time.Second)
+				synctest.Wait()
+				var told []*askuser.Ask
+				for _, s := range slack {
+					told = append(told, s.told()...)
+				}
+				if len(told) != 1 {
+					t.Fatalf("the second step was told %d times; want once", len(told))
+				}
+				cast(t, told[0], vote{"bob", askuser.ApproveOnce})
+				out := <-res
+				if out.err != nil {
+					t.Fatal(out.err)
+				}
+				var rr quorumResult
+				if err := json.Unmarshal(out.out.Result, &rr); err != nil {
+					t.Fatal(err)
+				}
+				if rr.Status != askuser.Approved || len(rr.Votes) != 2 || rr.Votes[0].Via != "card" || rr.Votes[1].Via != "slack:#ops" {
+					t.Fatalf("result %s; want approved, alice via card, bob via slack:#ops", out.out.Result)
+				}
+				for _, o := range orch {
+					o.Wait()
+				}
+				synctest.Wait()
+				if recs := j.records(); len(recs) != 1 || recs[0].AnsweredVia != "slack:#ops" {
+					t.Errorf("journal: %d records; want one answered via slack:#ops", len(recs))
+				}
+			})
+		})
+	}
 }

@@ -352,7 +352,10 @@ func (o *Orchestrator) channel(name string) (Responder, bool) {
 // tell shows the ask to the responders of the step b begins: each
 // channel the step names, as Orchestrator.Channels resolves it, is given
 // the ask's handle — with the answers and votes so far — as its own
-// responder would be (Asked, or Respond until the ask ends). A name the
+// responder would be (Asked, or Respond until the ask ends). For an
+// approval a quorum decides, each channel is given a handle of its own,
+// named by the channel as the route names it, so that a vote through it
+// has that via. A name the
 // orchestrator has no responder for is logged and passed over. hold, when
 // set, is called once per responder told, and returns what to call when
 // it is done with the ask.
@@ -374,10 +377,16 @@ func (o *Orchestrator) tell(a *Ask, b route.Begin, hold func() func()) {
 		if hold != nil {
 			done = hold()
 		}
+		h := a
+		if a.quorumRouting() != nil {
+			// A handle of the channel's own: a vote cast through it is
+			// by this channel (its via), and its voter is its own.
+			h = a.channelHandle(name)
+		}
 		o.running.Add(1)
 		if ev, ok := findOptional[EventDriven](r); ok {
 			a.AfterEnd(done)
-			a.notify(ev)
+			h.notify(ev)
 			continue
 		}
 		ctx, cancel := context.WithDeadline(a.base, a.form.ExpiresAt)
@@ -386,7 +395,7 @@ func (o *Orchestrator) tell(a *Ask, b route.Begin, hold func() func()) {
 			stop = context.AfterFunc(o.fl.ctx, cancel) // Close stops it, as it stops Responder
 		}
 		a.AfterEnd(func() { stop(); cancel(); done() })
-		go a.run(ctx, r)
+		go h.run(ctx, r)
 	}
 }
 

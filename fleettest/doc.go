@@ -2,7 +2,18 @@
 // three nats-server processes clustered with JetStream and three `askuser
 // serve` replicas joined to them, all on loopback, built from this module
 // into the test's temporary directory. It has no code of its own besides
-// this comment; `go test ./...` skips its tests unless they are asked for.
+// this comment; `go test ./...` skips the scale and chaos tests unless
+// they are asked for.
+//
+// # Votes
+//
+// TestFleetVotes runs in the normal test run (a few seconds; -short skips
+// it): two orchestrators, each with its own connection to one JetStream
+// server started in the test process on loopback, decide approvals by a
+// quorum of 2 — one approval on each replica approves, a deny on either
+// denies, a partial quorum at the deadline is unresolved with every vote
+// listed (the requester's own, not counted) — and each journal record's
+// verdict follows from its votes.
 //
 // # The scale test
 //

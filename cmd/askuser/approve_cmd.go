@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responders/web"
+	"github.com/askuser-go/askuser/route"
 )
 
-const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--routes FILE] [--listen ADDR] [--public-url URL] [--responder slack with serve's --slack-* flags]"
+const approveSynopsis = "approve [--responder tui|stdio|auto|web|script=FILE] [--session ID] [--tool-call ID] [--request FILE] [--journal FILE] [--consents FILE] [--key-file FILE] [--max-timeout-seconds N] [--routes FILE [--requester PRINCIPAL] [--owner PRINCIPAL]] [--listen ADDR] [--public-url URL] [--responder slack with serve's --slack-* flags]"
 
 // approve asks a person for permission to act: it reads a request_approval
 // call (docs/request_approval.md), asks it through the responder, and
@@ -42,6 +45,8 @@ func (e env) approve(ctx context.Context, args []string) int {
 	keyFile := fl.String("key-file", "", "authenticate the journal and the consents file with the key ring in `FILE`, mode 0600 (default: $ASKUSER_SECRET_KEY, else the default key file in the state directory, made on first use)")
 	ceiling := ceilingFlag(fl)
 	routesFile := fl.String("routes", "", routesUsage)
+	requester := fl.String("requester", "", "with --routes, the verified `PRINCIPAL` the agent asking acts as: its own vote never counts toward a quorum, whatever the quorum lists")
+	owner := fl.String("owner", "", "with --routes, the session's owner, the `PRINCIPAL` who started the agent: a quorum with exclude_owner does not count their vote")
 	var chats chatFlags
 	chats.register(fl)
 	if code, stop := parse(fl, args); stop {
@@ -57,6 +62,10 @@ func (e env) approve(ctx context.Context, args []string) int {
 	routes, code, ok := e.routesSelector("approve", *routesFile)
 	if !ok {
 		return code
+	}
+	approvers, ok := e.approvers(*routesFile, *requester, *owner)
+	if !ok {
+		return exitUsage
 	}
 	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling, Routes: routes}
 	closeResponder, giveBack, code, ok := chats.pickChat(ctx, e, "approve", *responder, *listen, o, func() (*web.Responder, func(), error) {
@@ -96,7 +105,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
 		return exitFailure
 	}
-	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: askuser.RequestApproval()})
+	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: askuser.RequestApproval(), Approvers: approvers})
 	giveBack()
 	var ce *askuser.CallError
 	switch {
@@ -115,6 +124,28 @@ func (e env) approve(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "%s\n", out.Result)
 	return exitOK
+}
+
+// approvers is --requester and --owner: who may never approve, for the
+// quorum of the route --routes chose. Nil without either.
+func (e env) approvers(routesFile, requester, owner string) (*askuser.Approvers, bool) {
+	if requester == "" && owner == "" {
+		return nil, true
+	}
+	if routesFile == "" {
+		fmt.Fprintln(e.stderr, "askuser approve: --requester and --owner name who may not approve under a quorum, which comes from --routes FILE: give --routes, or leave them out")
+		return nil, false
+	}
+	for _, f := range []struct{ flag, p string }{{"--requester", requester}, {"--owner", owner}} {
+		if f.p == "" {
+			continue
+		}
+		if err := route.CheckPerson(f.p); err != nil || strings.HasPrefix(f.p, "group:") {
+			fmt.Fprintf(e.stderr, "askuser approve: %s %s is not a principal: give one verified principal (alice@example.com), without spaces or control characters, not a group\n", f.flag, inert.Line(f.p))
+			return nil, false
+		}
+	}
+	return &askuser.Approvers{Requester: requester, Owner: owner}, true
 }
 
 // openConsents opens the consents file, refusing one that exists and is

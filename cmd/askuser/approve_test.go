@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
@@ -280,5 +281,34 @@ func TestValidateApproval(t *testing.T) {
 	code, out, errs = cli(t, `{"action":"","reason":"r","risk":"low"}`, "validate", "--dialect", "request_approval")
 	if code != exitUsage || out != "" || errs != "invalid request_approval arguments: action must not be empty; say what will be done\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestApproveRequesterNeverApproves: with --routes, --requester names the
+// agent's principal, whose own vote never counts. The script (principal
+// "script") is the only eligible approver: without --requester its
+// approve decides; as the requester, its vote is listed as the
+// requester's and the deadline leaves the request unresolved.
+func TestApproveRequesterNeverApproves(t *testing.T) {
+	routes := writeFile(t, "routes.yaml", "routes:\n  self:\n    steps:\n      - responders: [card]\n    quorum:\n      required: 1\n      eligible: [script]\nrules:\n  - route: self\n")
+	script := writeFile(t, "s.json", `{"approval":"approve"}`)
+	call := strings.Replace(approvalCall, `"timeout_seconds":60`, `"timeout_seconds":5`, 1)
+	synctest.Test(t, func(t *testing.T) {
+		code, out, errs := cli(t, call, "approve", "--routes", routes, "--responder", "script="+script)
+		if code != 0 || !strings.Contains(out, `"status":"approved"`) {
+			t.Fatalf("without --requester: %d\n%s\n%s", code, out, errs)
+		}
+		code, out, errs = cli(t, call, "approve", "--routes", routes, "--requester", "script", "--responder", "script="+script)
+		if code != 0 || !strings.Contains(out, `"status":"unresolved"`) || !strings.Contains(out, `"principal":"script"`) || !strings.Contains(out, `"counted":false`) {
+			t.Fatalf("with --requester script: %d\n%s\n%s", code, out, errs)
+		}
+	})
+	code, _, errs := cli(t, call, "approve", "--requester", "agent", "--responder", "script="+script)
+	if code != exitUsage || !strings.Contains(errs, "give --routes") {
+		t.Errorf("--requester without --routes: %d, %q", code, errs)
+	}
+	code, _, errs = cli(t, call, "approve", "--routes", routes, "--requester", "group:sre", "--responder", "script="+script)
+	if code != exitUsage || !strings.Contains(errs, "is not a principal") {
+		t.Errorf("--requester group:sre: %d, %q", code, errs)
 	}
 }

@@ -39,7 +39,7 @@ import (
 // with JetStream, its files under --state; with --nats it joins an existing
 // server or cluster. See docs/serve.md.
 
-const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--routes FILE] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
+const serveSynopsis = "serve --listen ADDR [--state DIR] [--nats URL] [--nats-listen ADDR] [--nats-token-file FILE] [--nats-replicas N] [--journal-retention DURATION] [--token-file FILE] [--key-file FILE] [--max-timeout-seconds N] [--allowed-host NAME ...] [--secrets-api] [--admin-token-file FILE] [--webhook URL ... [--webhook-secret-file FILE]] [--otlp URL] [--routes FILE [--step-webhook NAME=URL ...]] [--public-url URL] [--slack-bot-token-file FILE --slack-signing-secret-file FILE --slack-channel ID [--slack-app-token-file FILE] (--slack-allowed-users U1,U2 | --slack-allowed-usergroup S1) [--slack-api-url URL]] [--smtp HOST:PORT --smtp-from ADDR --email-to ADDR [--smtp-user NAME --smtp-password-file FILE]]"
 
 // Names in serve's state directory.
 const (
@@ -87,6 +87,8 @@ type serveConfig struct {
 	hosts                                             []string
 	secretsAPI                                        bool
 	webhooks                                          webhookFlags
+	stepHooks                                         stepWebhookFlags
+	stepURLs                                          map[string]string // from stepHooks
 	otlp                                              string
 	chat                                              chatFlags
 	routesFile                                        string
@@ -111,6 +113,7 @@ func (e env) serve(ctx context.Context, args []string) int {
 	fs.Var(&hosts, "allowed-host", "also answer for the host `NAME` (repeatable): a name the card and the API are reached by besides the loopback names")
 	fs.BoolVar(&c.secretsAPI, "secrets-api", false, "serve secrets' values to the agent's bearer token (GET /v1/sessions/{session}/secrets/{name}), for 'askuser secret exec --server': whoever can read the token file can then read every secret")
 	c.webhooks.register(fs)
+	c.stepHooks.register(fs)
 	fs.StringVar(&c.otlp, "otlp", "", "export traces and metrics over OTLP/HTTP to the collector at `URL` (http://127.0.0.1:4318, say); the metrics are at GET /metrics in Prometheus text format either way, behind the agent's bearer token")
 	c.chat.register(fs)
 	fs.StringVar(&c.routesFile, "routes", "", routesUsage)
@@ -152,9 +155,14 @@ func (c *serveConfig) check(set map[string]bool, nargs int) error {
 	case c.journalRetention < 0 || c.journalRetention > 0 && c.journalRetention < natsstore.DuplicateWindow:
 		return fmt.Errorf("--journal-retention %v: at least %v, the window in which a second record of one ask is dropped (or leave it out to keep the journal's retention as it is)", c.journalRetention, natsstore.DuplicateWindow)
 	}
-	if err := c.webhooks.check(); err != nil {
+	if err := c.webhooks.check(len(c.stepHooks.pairs)); err != nil {
 		return err
 	}
+	hooks, err := c.stepHooks.parse()
+	if err != nil {
+		return err
+	}
+	c.stepURLs = hooks
 	if err := c.chat.check("serve", ""); err != nil {
 		return err
 	}
@@ -177,7 +185,7 @@ func (c *serveConfig) files() (serveFiles, error) {
 	f := serveFiles{tokenFile: c.tokenFile, keyFile: c.keyFile, natsTokenFile: c.natsTokenFile}
 	envKey := strings.TrimSpace(os.Getenv(secretstore.KeyEnv)) != ""
 	embedded := c.natsURL == ""
-	needState := embedded || f.tokenFile == "" || len(c.webhooks.urls) > 0 && c.webhooks.secretFile == ""
+	needState := embedded || f.tokenFile == "" || (len(c.webhooks.urls) > 0 || len(c.stepHooks.pairs) > 0) && c.webhooks.secretFile == ""
 	if !needState {
 		return f, nil
 	}
@@ -358,7 +366,13 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		return fail(exitFailure, err)
 	}
 	defer chat.close()
+	channels, stopChannels, err := e.stepChannels(c.stepURLs, c.webhooks, files.state, logger)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	defer stopChannels()
 	o := &askuser.Orchestrator{
+		Channels:          channels,
 		Observer:          tel.obs,
 		Responder:         chat.responder(card),
 		MaxTimeoutSeconds: c.ceiling,

@@ -157,7 +157,7 @@ func TestServeWebhookUsage(t *testing.T) {
 	}{
 		{[]string{"--webhook", "ftp://hooks.example/x"}, `--webhook: webhook URL "ftp://hooks.example": want an http:// or https:// URL with a host`},
 		{[]string{"--webhook", "https://hooks.example/x?k=1", "--webhook", "https://hooks.example/x?k=1"}, "--webhook https://hooks.example is given twice"},
-		{[]string{"--webhook-secret-file", "f"}, "--webhook-secret-file signs the deliveries to --webhook URL: give at least one --webhook"},
+		{[]string{"--webhook-secret-file", "f"}, "--webhook-secret-file signs the deliveries to --webhook URL and --step-webhook NAME=URL: give at least one of them"},
 	} {
 		code, out, errs := cli(t, "", append([]string{"serve", "--listen", "127.0.0.1:0"}, tt.args...)...)
 		if code != exitUsage || out != "" || !strings.Contains(errs, tt.want) || strings.Contains(errs, "k=1") {

@@ -32,7 +32,7 @@ func (w *webhookFlags) register(fs *flag.FlagSet) {
 
 // check refuses a URL that is not one, without printing more of it than
 // its scheme and host.
-func (w *webhookFlags) check() error {
+func (w *webhookFlags) check(stepHooks int) error {
 	seen := map[string]bool{}
 	for _, u := range w.urls {
 		ep := webhook.Endpoint{URL: u, Secret: make([]byte, webhook.MinSecretBytes)}
@@ -44,8 +44,8 @@ func (w *webhookFlags) check() error {
 		}
 		seen[u] = true
 	}
-	if w.secretFile != "" && len(w.urls) == 0 {
-		return errors.New("--webhook-secret-file signs the deliveries to --webhook URL: give at least one --webhook")
+	if w.secretFile != "" && len(w.urls) == 0 && stepHooks == 0 {
+		return errors.New("--webhook-secret-file signs the deliveries to --webhook URL and --step-webhook NAME=URL: give at least one of them")
 	}
 	return nil
 }
