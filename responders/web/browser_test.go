@@ -247,13 +247,24 @@ func (cs *cardServer) ask(session, call string, d askuser.Dialect) <-chan result
 	return ch
 }
 
-// waitPending waits until the session has n pending asks on the card.
+// waitPending waits until the session has n pending asks on the card:
+// pending in the orchestrator, and, without a shared store, told to the
+// card (which the orchestrator does on a goroutine of its own, after it
+// lists the ask).
 func (cs *cardServer) waitPending(session string, n int) []askuser.PendingAsk {
 	cs.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		as := cs.o.Pending(session)
-		if len(as) >= n {
+		shown := 0
+		for _, a := range as {
+			if cs.r.Shows(a.AskID) {
+				shown++
+			}
+		}
+		// On a shared store the card of this process may not be the one
+		// that holds the ask: pending is enough there.
+		if len(as) >= n && (shown == len(as) || cs.o.Asks != nil) {
 			return as
 		}
 		if time.Now().After(deadline) {
