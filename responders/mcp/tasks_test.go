@@ -16,11 +16,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/natsstore"
-	"github.com/askuser-go/askuser/natsstore/natsserver"
+	"github.com/askuser-go/askuser/natsstore/natstest"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 )
 
@@ -420,26 +419,9 @@ func TestTaskRefused(t *testing.T) {
 // on the first, which then goes away, it is polled, answered and
 // completed on the second, and journaled once.
 func TestTaskOtherServer(t *testing.T) {
-	e, err := natsserver.Start(natsserver.Config{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Shutdown)
-	nc, err := e.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := natstest.Open(t, natsstore.Config{Prefix: "tasks"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := natsstore.Open(ctx, js, natsstore.Config{Prefix: "tasks"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	newServer := func() *taskServer {
 		o := &askuser.Orchestrator{Asks: st.Asks()}
 		t.Cleanup(func() { o.Close() })

@@ -11,11 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/natsstore"
-	"github.com/askuser-go/askuser/natsstore/natsserver"
+	"github.com/askuser-go/askuser/natsstore/natstest"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
@@ -109,26 +107,9 @@ func sharedNotes(t *testing.T) map[string]func(t *testing.T) (store.Pending, sto
 	return map[string]func(t *testing.T) (store.Pending, store.Notes){
 		"memory": func(*testing.T) (store.Pending, store.Notes) { return store.NewMemory(0), &store.MemoryNotes{} },
 		"jetstream": func(t *testing.T) (store.Pending, store.Notes) {
-			e, err := natsserver.Start(natsserver.Config{StoreDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(e.Shutdown)
-			nc, err := e.Connect()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(nc.Close)
-			js, err := jetstream.New(nc)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := natstest.Open(t, natsstore.Config{})
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			s, err := natsstore.Open(ctx, js, natsstore.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			notes, err := s.Notes(ctx, "web", time.Hour)
 			if err != nil {
 				t.Fatal(err)
