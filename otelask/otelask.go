@@ -75,6 +75,7 @@ package otelask
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"sync"
 	"sync/atomic"
@@ -125,6 +126,12 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 	// MeterProvider makes the metrics (nil: otel.GetMeterProvider()).
 	MeterProvider metric.MeterProvider
+	// Queue, when above 0, takes the spans off the ask's path: a
+	// finalized ask is queued, up to Queue of them, for one goroutine of
+	// the Observer's to make its span (see the package doc), and the
+	// Observer must be closed. 0 makes each span on the goroutine that
+	// finalizes the ask.
+	Queue int
 }
 
 // An Observer turns an orchestrator's events into spans and metrics: set
@@ -132,12 +139,16 @@ type Options struct {
 type Observer struct {
 	tracer    trace.Tracer
 	duration  metric.Float64Histogram
-	approvals metric.Int64Counter
 	jfailures metric.Int64Counter
 	jretries  metric.Int64Counter
 
-	// The counts of askuser.asks, askuser.asks.pending and
-	// askuser.questions.recommended, and the attribute sets of every
+	// q holds the finalized asks whose span and duration wait for the
+	// Observer's goroutine (nil: recorded on the ask's goroutine).
+	q *queue
+
+	// The counts of askuser.asks, askuser.asks.pending,
+	// askuser.questions.recommended and askuser.approvals, and the
+	// attribute sets of every
 	// metric an ask records, each made once for each combination seen
 	// (their number is small: a few statuses, responders and tools) and
 	// read without a lock or an allocation. The counts are kept here and
@@ -147,7 +158,7 @@ type Observer struct {
 	ends  cache[endedKey, endedSets]
 	tools cache[toolKey, *count]
 	recs  cache[recKey, *count]
-	apprs cache[apprKey, []metric.AddOption]
+	apprs cache[apprKey, *count]
 
 	// The span contexts of the asks begun here whose caller carried one,
 	// for their end: an ask finalized after its caller has gone (begun
@@ -374,19 +385,24 @@ func newRec(k recKey) *count {
 	return newCount(AnsweredByKey.String(string(k.by)), RecommendedTakenKey.Bool(k.taken))
 }
 
-// newAppr makes the options of the approvals k names.
-func newAppr(k apprKey) []metric.AddOption {
+// newAppr makes the count of the approvals k names.
+func newAppr(k apprKey) *count {
 	if k.overflow {
-		return []metric.AddOption{withSet(OverflowKey.Bool(true))}
+		return newCount(OverflowKey.Bool(true))
 	}
-	return []metric.AddOption{withSet(DecisionKey.String(k.decision), AnsweredByKey.String(string(k.by)))}
+	return newCount(DecisionKey.String(k.decision), AnsweredByKey.String(string(k.by)))
 }
 
 var _ askuser.Observer = (*Observer)(nil)
 
 // New returns an Observer on the providers opts names. It fails only when
-// the meter provider refuses an instrument.
+// the meter provider refuses an instrument, or when opts.Queue is below 0.
+// With opts.Queue above 0 it starts the Observer's goroutine, which Close
+// stops.
 func New(opts Options) (*Observer, error) {
+	if opts.Queue < 0 {
+		return nil, fmt.Errorf("otelask: Options.Queue is %d: give 0 to record on the ask's goroutine, or the number of finalized asks that may wait for the Observer's", opts.Queue)
+	}
 	tp, mp := opts.TracerProvider, opts.MeterProvider
 	if tp == nil {
 		tp = otel.GetTracerProvider()
@@ -426,8 +442,12 @@ func New(opts Options) (*Observer, error) {
 		})); err != nil {
 		return nil, err
 	}
-	if t.approvals, err = m.Int64Counter("askuser.approvals", metric.WithUnit("{approval}"),
-		metric.WithDescription("Finalized approvals, by decision.")); err != nil {
+	if _, err = m.Int64ObservableCounter("askuser.approvals", metric.WithUnit("{approval}"),
+		metric.WithDescription("Finalized approvals, by decision."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			observe(&t.apprs, o)
+			return nil
+		})); err != nil {
 		return nil, err
 	}
 	if t.jfailures, err = m.Int64Counter("askuser.journal.append.failures", metric.WithUnit("{write}"),
@@ -437,6 +457,19 @@ func New(opts Options) (*Observer, error) {
 	if t.jretries, err = m.Int64Counter("askuser.journal.append.retries", metric.WithUnit("{write}"),
 		metric.WithDescription("Journal writes of a record an earlier write failed to keep.")); err != nil {
 		return nil, err
+	}
+	if opts.Queue > 0 {
+		q := newQueue(opts.Queue)
+		if _, err = m.Int64ObservableCounter("askuser.spans.dropped", metric.WithUnit("{span}"),
+			metric.WithDescription("Spans of finalized asks the Observer dropped, its queue full."),
+			metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+				o.Observe(q.dropped.Load())
+				return nil
+			})); err != nil {
+			return nil, err
+		}
+		t.q = q
+		go t.run()
 	}
 	return t, nil
 }
@@ -462,23 +495,36 @@ func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
 	}
 }
 
-// ended records a finalized ask: its span and its metrics.
+// A finished ask is what its span is made of, copied from its outcome when
+// it is finalized.
+type finished struct {
+	ctx                                        context.Context
+	tool, session, callID, responder, decision string
+	status                                     askuser.Status
+	by                                         askuser.Provenance
+	reason                                     askuser.Reason
+	questions, took                            int
+	approval                                   bool
+	started, nudge, finalized                  time.Time
+}
+
+// ended records a finalized ask: its metrics at once, and its span at once
+// or, with a queue, on the Observer's goroutine.
 func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 	tool := toolName(out.Form)
 	sets := t.ends.get(endedKey{status: out.Status, by: out.AnsweredBy, reason: out.Reason, responder: out.Responder, tool: tool}, newEnded)
 	sets.asks.n.Add(1)
-	var started time.Time
-	if out.Form != nil {
-		started = out.Form.AskedAt
-	}
-	if !started.IsZero() {
-		t.duration.Record(ctx, out.FinalizedAt.Sub(started).Seconds(), sets.record...)
-	}
 	t.tools.get(toolKey{tool: tool}, newTool).n.Add(-1)
-
-	var took, questions int
+	e := finished{
+		ctx: ctx, tool: tool, session: out.Session, callID: out.ToolCallID, responder: out.Responder,
+		status: out.Status, by: out.AnsweredBy, reason: out.Reason,
+		finalized: out.FinalizedAt,
+	}
 	if f := out.Form; f != nil {
-		questions = len(f.Questions)
+		e.questions, e.started, e.nudge = len(f.Questions), f.AskedAt, f.NudgeAt
+		if !e.started.IsZero() {
+			t.duration.Record(ctx, e.finalized.Sub(e.started).Seconds(), sets.record...)
+		}
 		for i := range out.Answers {
 			a := &out.Answers[i]
 			q := f.Question(a.QuestionID)
@@ -487,71 +533,71 @@ func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 			}
 			if rec, ok := recommend.Took(f, q, a); rec {
 				if ok {
-					took++
+					e.took++
 				}
 				t.recs.get(recKey{by: a.By, taken: ok}, newRec).n.Add(1)
 			}
 		}
 	}
-	v, isApproval := askuser.ApprovalVerdict(out)
-	if isApproval {
-		t.approvals.Add(ctx, 1, t.apprs.get(apprKey{decision: v.Status, by: out.AnsweredBy}, newAppr)...)
+	if v, ok := askuser.ApprovalVerdict(out); ok {
+		e.approval, e.decision = true, v.Status
+		t.apprs.get(apprKey{decision: v.Status, by: out.AnsweredBy}, newAppr).n.Add(1)
 	}
-	t.span(ctx, out, tool, questions, took, isApproval, v.Status)
-}
-
-// span records the ask's span, from its start to its finalization. It
-// starts the span when the ask has ended, at the ask's start, and sets its
-// attributes once: the SDK then copies them once, where attributes given
-// to Start are copied twice (into the start config, then into the span).
-func (t *Observer) span(ctx context.Context, out *askuser.Outcome, tool string, questions, took int, isApproval bool, decision string) {
-	var started, nudge time.Time
-	if f := out.Form; f != nil {
-		started, nudge = f.AskedAt, f.NudgeAt
+	if t.q != nil && t.q.put(&e) {
+		return
 	}
 	sc := scratchPool.Get().(*scratch)
-	defer sc.put()
-	sc.start[0], sc.start[1] = internalKind, trace.WithTimestamp(started)
+	t.span(&e, sc)
+	sc.put()
+}
+
+// span records e's span, from its start to its finalization, with sc's
+// slices. It starts the span when the ask has ended, at the ask's start,
+// and sets its attributes once: the SDK then copies them once, where
+// attributes given to Start are copied twice (into the start config, then
+// into the span).
+func (t *Observer) span(e *finished, sc *scratch) {
+	sc.start[0], sc.start[1] = internalKind, trace.WithTimestamp(e.started)
 	start := sc.start[:]
-	if started.IsZero() {
+	if e.started.IsZero() {
 		start = start[:1]
 	}
-	_, span := t.tracer.Start(ctx, spanName(tool), start...)
+	_, span := t.tracer.Start(e.ctx, spanName(e.tool), start...)
 	if !span.IsRecording() {
 		span.End()
 		return
 	}
 	attrs := append(sc.attrs[:0],
 		semconv.GenAIOperationNameExecuteTool,
-		semconv.GenAIToolName(tool),
-		semconv.GenAIConversationID(out.Session),
+		semconv.GenAIToolName(e.tool),
+		semconv.GenAIConversationID(e.session),
 	)
-	if out.ToolCallID != "" {
-		attrs = append(attrs, semconv.GenAIToolCallID(out.ToolCallID))
+	if e.callID != "" {
+		attrs = append(attrs, semconv.GenAIToolCallID(e.callID))
 	}
 	attrs = append(attrs,
-		StatusKey.String(string(out.Status)),
-		AnsweredByKey.String(string(out.AnsweredBy)),
-		ReasonKey.String(string(out.Reason)),
-		ResponderKey.String(out.Responder),
-		QuestionCountKey.Int(questions),
-		RecommendedKey.Int(took),
+		StatusKey.String(string(e.status)),
+		AnsweredByKey.String(string(e.by)),
+		ReasonKey.String(string(e.reason)),
+		ResponderKey.String(e.responder),
+		QuestionCountKey.Int(e.questions),
+		RecommendedKey.Int(e.took),
 	)
-	if isApproval {
-		attrs = append(attrs, DecisionKey.String(decision))
+	if e.approval {
+		attrs = append(attrs, DecisionKey.String(e.decision))
 	}
-	if out.Reason == askuser.ReasonFault {
+	if e.reason == askuser.ReasonFault {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(string(askuser.ReasonFault)))
 	}
 	span.SetAttributes(attrs...)
 	sc.attrs = attrs
-	if !nudge.IsZero() && nudge.Before(out.FinalizedAt) && out.Reason != askuser.ReasonUnattended && out.Reason != askuser.ReasonPolicy && out.Reason != askuser.ReasonRemembered {
-		span.AddEvent(NudgeEvent, trace.WithTimestamp(nudge))
+	if !e.nudge.IsZero() && e.nudge.Before(e.finalized) && e.reason != askuser.ReasonUnattended && e.reason != askuser.ReasonPolicy && e.reason != askuser.ReasonRemembered {
+		span.AddEvent(NudgeEvent, trace.WithTimestamp(e.nudge))
 	}
-	if out.Reason == askuser.ReasonFault {
+	if e.reason == askuser.ReasonFault {
 		span.SetStatus(codes.Error, "the responder failed")
 	}
-	sc.end[0] = trace.WithTimestamp(out.FinalizedAt)
+	sc.end[0] = trace.WithTimestamp(e.finalized)
 	span.End(sc.end[:]...)
 }
 
@@ -563,18 +609,24 @@ type scratch struct {
 	end   [1]trace.SpanEndOption
 }
 
-// put empties sc, letting go of what it held, and returns it to the pool:
-// the SDK has copied what it needs.
-func (sc *scratch) put() {
+// empty lets go of what sc held: the SDK has copied what it needs.
+func (sc *scratch) empty() {
 	clear(sc.attrs)
 	*sc = scratch{attrs: sc.attrs[:0]}
+}
+
+// put empties sc and returns it to the pool.
+func (sc *scratch) put() {
+	sc.empty()
 	scratchPool.Put(sc)
 }
 
 var (
 	internalKind = trace.WithSpanKind(trace.SpanKindInternal)
-	scratchPool  = sync.Pool{New: func() any { return &scratch{attrs: make([]attribute.KeyValue, 0, 16)} }}
+	scratchPool  = sync.Pool{New: func() any { return newScratch() }}
 )
+
+func newScratch() *scratch { return &scratch{attrs: make([]attribute.KeyValue, 0, 16)} }
 
 // spanName is the span's name for tool, made once for the contracts
 // askuser knows.

@@ -80,23 +80,56 @@ func waitForEnd(ctx context.Context, _ *askuser.Ask) error { <-ctx.Done(); retur
 // manual metric reader.
 type rig struct {
 	o     *askuser.Orchestrator
+	obs   *otelask.Observer
 	spans *tracetest.SpanRecorder
 	rd    *sdkmetric.ManualReader
 }
 
+// newRig is a rig whose Observer makes each span on the ask's goroutine.
 func newRig(t *testing.T, r askuser.Responder) *rig {
 	t.Helper()
+	return newQueuedRig(t, r, 0)
+}
+
+// newQueuedRig is a rig whose Observer queues up to queue spans for its
+// goroutine (0: none).
+func newQueuedRig(t *testing.T, r askuser.Responder, queue int, procs ...sdktrace.SpanProcessor) *rig {
+	t.Helper()
 	g := &rig{spans: tracetest.NewSpanRecorder(), rd: sdkmetric.NewManualReader()}
+	topts := []sdktrace.TracerProviderOption{sdktrace.WithSpanProcessor(g.spans)}
+	for _, p := range procs {
+		topts = append(topts, sdktrace.WithSpanProcessor(p))
+	}
 	obs, err := otelask.New(otelask.Options{
-		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(g.spans)),
+		TracerProvider: sdktrace.NewTracerProvider(topts...),
 		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(g.rd)),
+		Queue:          queue,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.obs = obs
 	g.o = &askuser.Orchestrator{Responder: r, Observer: obs, Logger: slog.New(slog.DiscardHandler)}
-	t.Cleanup(func() { g.o.Close(); g.o.Wait() })
+	t.Cleanup(func() { g.o.Close(); g.o.Wait(); obs.Close() })
 	return g
+}
+
+// queues are the Observer's two ways, for the tests that run in both:
+// spans made on the ask's goroutine (0), and queued for the Observer's.
+var queues = []int{0, 64}
+
+// inBoth runs f as a subtest for each of queues.
+func inBoth(t *testing.T, f func(t *testing.T, queue int)) {
+	for _, q := range queues {
+		t.Run(fmt.Sprint("queue=", q), func(t *testing.T) { f(t, q) })
+	}
+}
+
+// ended returns the spans ended, once the Observer has made those it
+// queued.
+func (g *rig) ended() []sdktrace.ReadOnlySpan {
+	g.obs.Flush()
+	return g.spans.Ended()
 }
 
 // metrics flattens what the reader holds: "name{k=v,…}" to a counter's
@@ -140,7 +173,7 @@ func attrString(kvs []attribute.KeyValue) string {
 // theSpan returns the one span recorded.
 func (g *rig) theSpan(t *testing.T) sdktrace.ReadOnlySpan {
 	t.Helper()
-	ended := g.spans.Ended()
+	ended := g.ended()
 	if len(ended) != 1 {
 		t.Fatalf("%d spans recorded, want 1", len(ended))
 	}
@@ -247,7 +280,9 @@ var endings = []struct {
 // attributed by the GenAI conventions, from the ask's start to its end,
 // and counted in the metrics by how it ended, with the time it took; the
 // pending gauge is 1 while it is pending and 0 once it has ended.
-func TestEveryEnding(t *testing.T) {
+func TestEveryEnding(t *testing.T) { inBoth(t, testEveryEnding) }
+
+func testEveryEnding(t *testing.T, queue int) {
 	for _, tt := range endings {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -256,7 +291,7 @@ func TestEveryEnding(t *testing.T) {
 				if tt.act != nil {
 					r = &responder{act: tt.act, asked: asked}
 				}
-				g := newRig(t, r)
+				g := newQueuedRig(t, r, queue)
 				req := askuser.Request{Session: "s1", ToolCallID: "call_1", Arguments: []byte(tt.call)}
 				tool := "ask_user"
 				if tt.approve {
@@ -335,6 +370,9 @@ func TestEveryEnding(t *testing.T) {
 				for k, v := range tt.metrics {
 					wantM[k] = v
 				}
+				if queue > 0 {
+					wantM["askuser.spans.dropped{}"] = "0"
+				}
 				if diff := cmp.Diff(wantM, g.metrics(t)); diff != "" {
 					t.Errorf("metrics (-want +got):\n%s", diff)
 				}
@@ -345,8 +383,10 @@ func TestEveryEnding(t *testing.T) {
 
 // TestTraceParent: the span of an ask whose caller's context carries a
 // span context (a traceparent the service read) is that span's child.
-func TestTraceParent(t *testing.T) {
-	g := newRig(t, nil)
+func TestTraceParent(t *testing.T) { inBoth(t, testTraceParent) }
+
+func testTraceParent(t *testing.T, queue int) {
+	g := newQueuedRig(t, nil, queue)
 	parent := trace.NewSpanContext(trace.SpanContextConfig{
 		TraceID:    trace.TraceID{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36},
 		SpanID:     trace.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7},
@@ -411,7 +451,9 @@ const canary = "CANARY-7f3a"
 // TestNoAnswerTextOrSecret: spans and metrics carry none of what the
 // model or the person wrote — questions, options, intent, answers, notes,
 // free text, a secret, its name — nor the principal or the ask's id.
-func TestNoAnswerTextOrSecret(t *testing.T) {
+func TestNoAnswerTextOrSecret(t *testing.T) { inBoth(t, testNoAnswerTextOrSecret) }
+
+func testNoAnswerTextOrSecret(t *testing.T, queue int) {
 	calls := []string{`{"human_intent":"` + canary + ` intent","questions":[
  {"id":"env","header":"` + canary + `h","question":"` + canary + ` q?","allow_other":true,"options":[
    {"label":"` + canary + `a","description":"` + canary + ` d","default":true},
@@ -421,7 +463,7 @@ func TestNoAnswerTextOrSecret(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var askIDs []string
-	g := newRig(t, &responder{act: func(_ context.Context, a *askuser.Ask) error {
+	g := newQueuedRig(t, &responder{act: func(_ context.Context, a *askuser.Ask) error {
 		mu.Lock()
 		askIDs = append(askIDs, a.ID())
 		mu.Unlock()
@@ -439,7 +481,7 @@ func TestNoAnswerTextOrSecret(t *testing.T) {
 			}
 		}
 		return a.Submit()
-	}})
+	}}, queue)
 	for i, call := range calls {
 		out, err := g.o.Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: fmt.Sprint("call_", i), Arguments: []byte(call)})
 		if err != nil || out.Status != askuser.StatusAnswered {
@@ -448,7 +490,7 @@ func TestNoAnswerTextOrSecret(t *testing.T) {
 	}
 	g.o.Wait()
 	var seen []string
-	for _, sp := range g.spans.Ended() {
+	for _, sp := range g.ended() {
 		seen = append(seen, sp.Name(), sp.Status().Description)
 		for _, kv := range sp.Attributes() {
 			seen = append(seen, string(kv.Key)+"="+kv.Value.String())
@@ -468,7 +510,7 @@ func TestNoAnswerTextOrSecret(t *testing.T) {
 			t.Errorf("telemetry carries what it must not: %q", s)
 		}
 	}
-	if n := len(g.spans.Ended()); n != 2 || !slices.ContainsFunc(seen, func(s string) bool { return strings.HasPrefix(s, "askuser.status=answered") }) {
+	if n := len(g.ended()); n != 2 || !slices.ContainsFunc(seen, func(s string) bool { return strings.HasPrefix(s, "askuser.status=answered") }) {
 		t.Errorf("%d spans, with no status attribute: the canary check read nothing: %q", n, seen)
 	}
 }
@@ -499,7 +541,9 @@ func (unfollowed) ResponderName() string                             { return "t
 // TestTraceParentAfterTheCaller: an ask begun with Begin, whose caller is
 // gone when it ends — in memory, or on a shared store that holds it where
 // this process does not — still has the caller's span as its parent.
-func TestTraceParentAfterTheCaller(t *testing.T) {
+func TestTraceParentAfterTheCaller(t *testing.T) { inBoth(t, testTraceParentAfterTheCaller) }
+
+func testTraceParentAfterTheCaller(t *testing.T, queue int) {
 	for _, shared := range []bool{false, true} {
 		t.Run(fmt.Sprint("shared=", shared), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -507,7 +551,7 @@ func TestTraceParentAfterTheCaller(t *testing.T) {
 				if shared {
 					r = unfollowed{}
 				}
-				g := newRig(t, r)
+				g := newQueuedRig(t, r, queue)
 				if shared {
 					g.o.Asks = store.NewMemory(0)
 				}
