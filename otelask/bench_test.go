@@ -41,10 +41,16 @@ func (discard) Shutdown(context.Context) error                             { ret
 // as askuser serve --otlp runs it: every span sampled and handed to a
 // batch processor, whose exporter drops it, and every metric aggregated by
 // a reader. metrics is on without the spans (a no-op tracer provider), to
-// tell the spans' cost from the metrics'.
+// tell the spans' cost from the metrics'. queued is on with the spans
+// queued for the Observer's goroutine (Options.Queue, as askuser serve
+// runs it), the same SDK behind it.
 type benchRig struct {
-	off, on, metrics *askuser.Orchestrator
+	off, on, metrics, queued *askuser.Orchestrator
+	queuedObs                *otelask.Observer
 }
+
+// benchQueue is the queued Observer's queue, askuser serve's.
+const benchQueue = 4096
 
 func newBenchRig(b *testing.B) *benchRig {
 	b.Helper()
@@ -59,19 +65,28 @@ func newBenchRig(b *testing.B) *benchRig {
 	if err != nil {
 		b.Fatal(err)
 	}
+	tpQ := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))
+	mpQ := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	obsQ, err := otelask.New(otelask.Options{TracerProvider: tpQ, MeterProvider: mpQ, Queue: benchQueue})
+	if err != nil {
+		b.Fatal(err)
+	}
 	g := &benchRig{
-		off:     &askuser.Orchestrator{Responder: submitDefaults},
-		on:      &askuser.Orchestrator{Responder: submitDefaults, Observer: obs},
-		metrics: &askuser.Orchestrator{Responder: submitDefaults, Observer: obsMetrics},
+		off:       &askuser.Orchestrator{Responder: submitDefaults},
+		on:        &askuser.Orchestrator{Responder: submitDefaults, Observer: obs},
+		metrics:   &askuser.Orchestrator{Responder: submitDefaults, Observer: obsMetrics},
+		queued:    &askuser.Orchestrator{Responder: submitDefaults, Observer: obsQ},
+		queuedObs: obsQ,
 	}
 	b.Cleanup(func() {
-		for _, o := range []*askuser.Orchestrator{g.off, g.on, g.metrics} {
+		for _, o := range []*askuser.Orchestrator{g.off, g.on, g.metrics, g.queued} {
 			o.Close()
 			o.Wait()
 		}
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-		_ = mpOnly.Shutdown(context.Background())
+		obsQ.Close()
+		for _, s := range []func(context.Context) error{tp.Shutdown, mp.Shutdown, mpOnly.Shutdown, tpQ.Shutdown, mpQ.Shutdown} {
+			_ = s(context.Background())
+		}
 	})
 	return g
 }
@@ -85,41 +100,41 @@ func (g *benchRig) ask(b *testing.B, o *askuser.Orchestrator) {
 }
 
 // BenchmarkAsk is a whole ask, JSON in to JSON out, with a responder that
-// submits at once, asked alternately off and on (see benchRig).
-// Alternating the two in one loop puts them under the same load; it
-// reports each one's wall time per ask and their ratio:
+// submits at once, asked in turn off, on and queued (see benchRig), the
+// order rotating. Taking them in turn in one loop puts them under the same
+// load; it reports each one's wall time per ask (the caller's: a queued
+// span is made on the Observer's goroutine) and their ratios:
 //
 //	go test -run='^$' -bench=Ask -count=6 ./otelask
 func BenchmarkAsk(b *testing.B) {
 	g := newBenchRig(b)
-	timed := func(o *askuser.Orchestrator) time.Duration {
-		start := time.Now()
-		g.ask(b, o)
-		return time.Since(start)
-	}
-	var tOff, tOn time.Duration
+	orchs := [3]*askuser.Orchestrator{g.off, g.on, g.queued}
+	var wall [3]time.Duration
 	n := 0
 	for b.Loop() {
-		if n%2 == 0 {
-			tOff += timed(g.off)
-			tOn += timed(g.on)
-		} else {
-			tOn += timed(g.on)
-			tOff += timed(g.off)
+		for j := range orchs {
+			k := (j + n) % len(orchs)
+			start := time.Now()
+			g.ask(b, orchs[k])
+			wall[k] += time.Since(start)
 		}
 		n++
 	}
-	b.ReportMetric(float64(tOff.Nanoseconds())/float64(n), "off-ns/ask")
-	b.ReportMetric(float64(tOn.Nanoseconds())/float64(n), "on-ns/ask")
-	b.ReportMetric(float64(tOn)/float64(tOff), "on/off")
+	b.ReportMetric(float64(wall[0].Nanoseconds())/float64(n), "off-ns/ask")
+	b.ReportMetric(float64(wall[1].Nanoseconds())/float64(n), "on-ns/ask")
+	b.ReportMetric(float64(wall[2].Nanoseconds())/float64(n), "queued-ns/ask")
+	b.ReportMetric(float64(wall[1])/float64(wall[0]), "on/off")
+	b.ReportMetric(float64(wall[2])/float64(wall[0]), "queued/off")
 }
 
 // BenchmarkAskCPU is BenchmarkAsk's comparison in the process's CPU time
 // (every thread: the asks, the SDK's batching goroutine, the garbage
 // collector) rather than in wall time, which on a loaded machine swings
-// with what else runs. Each iteration asks a block of asks off, a block on
-// and a block with the metrics alone (the order rotating), so that the
-// collections each block's garbage causes fall mostly in that block:
+// with what else runs. Each iteration asks a block of asks off, a block on,
+// a block with the metrics alone and a block queued (the order rotating),
+// so that the collections each block's garbage causes fall mostly in that
+// block; the queued block ends with a Flush, so that its spans are made
+// within it:
 //
 //	go test -run='^$' -bench=AskCPU -count=6 ./otelask
 func BenchmarkAskCPU(b *testing.B) {
@@ -133,11 +148,14 @@ func BenchmarkAskCPU(b *testing.B) {
 		for range block {
 			g.ask(b, o)
 		}
+		if o == g.queued {
+			g.queuedObs.Flush()
+		}
 		end, _ := processCPU()
 		return end - start
 	}
-	orchs := [3]*askuser.Orchestrator{g.off, g.on, g.metrics}
-	var cpu [3]time.Duration
+	orchs := [4]*askuser.Orchestrator{g.off, g.on, g.metrics, g.queued}
+	var cpu [4]time.Duration
 	n := 0
 	for b.Loop() {
 		for j := range orchs {
@@ -150,25 +168,36 @@ func BenchmarkAskCPU(b *testing.B) {
 	b.ReportMetric(float64(cpu[0].Nanoseconds())/asks, "off-cpu-ns/ask")
 	b.ReportMetric(float64(cpu[1].Nanoseconds())/asks, "on-cpu-ns/ask")
 	b.ReportMetric(float64(cpu[2].Nanoseconds())/asks, "metrics-cpu-ns/ask")
+	b.ReportMetric(float64(cpu[3].Nanoseconds())/asks, "queued-cpu-ns/ask")
 	b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "cpu-on/off")
 	b.ReportMetric(float64(cpu[2])/float64(cpu[0]), "cpu-metrics/off")
+	b.ReportMetric(float64(cpu[3])/float64(cpu[0]), "cpu-queued/off")
 }
 
 // BenchmarkObserveEnded is the Observer's work for one finalized ask
-// alone: its span (batched, dropped) and its metrics.
+// alone: its span (batched, dropped) and its metrics. Queued, the span is
+// made on the Observer's goroutine, the benchmark flushing the queue every
+// 256 asks so that none is dropped (the allocations count both
+// goroutines'):
 //
 //	go test -run='^$' -bench=ObserveEnded -benchmem ./otelask
 func BenchmarkObserveEnded(b *testing.B) {
+	b.Run("sync", func(b *testing.B) { benchObserveEnded(b, 0) })
+	b.Run("queued", func(b *testing.B) { benchObserveEnded(b, benchQueue) })
+}
+
+func benchObserveEnded(b *testing.B, queue int) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer func() {
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	}()
-	obs, err := otelask.New(otelask.Options{TracerProvider: tp, MeterProvider: mp})
+	obs, err := otelask.New(otelask.Options{TracerProvider: tp, MeterProvider: mp, Queue: queue})
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer func() {
+		obs.Close()
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	}()
 	o := &askuser.Orchestrator{Responder: submitDefaults}
 	out, err := o.Handle(context.Background(), askuser.Request{Session: "bench", ToolCallID: "call_1", Arguments: []byte(choiceCall)})
 	if err != nil {
@@ -177,7 +206,11 @@ func BenchmarkObserveEnded(b *testing.B) {
 	ev := askuser.Event{Kind: askuser.EventEnded, AskID: out.AskID, Session: out.Session, ToolCallID: out.ToolCallID, Form: out.Form, Outcome: out}
 	ctx := context.Background()
 	b.ReportAllocs()
+	n := 0
 	for b.Loop() {
 		obs.Observe(ctx, ev)
+		if n++; n%256 == 0 {
+			obs.Flush()
+		}
 	}
 }
