@@ -72,10 +72,13 @@ func newServeTelemetry(otlp string) (*serveTelemetry, error) {
 	}
 	mp := sdkmetric.NewMeterProvider(mopts...)
 	stops = append(stops, mp.Shutdown)
-	obs, err := otelask.New(otelask.Options{TracerProvider: tp, MeterProvider: mp})
+	// The spans are made off the asks' path, by the Observer's goroutine;
+	// it is closed first at shutdown, so the providers export its last.
+	obs, err := otelask.New(otelask.Options{TracerProvider: tp, MeterProvider: mp, Queue: 4096})
 	if err != nil {
 		return nil, err
 	}
+	stops = append([]func(context.Context) error{func(context.Context) error { obs.Close(); return nil }}, stops...)
 	return &serveTelemetry{
 		obs:     obs,
 		metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
