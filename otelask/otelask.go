@@ -58,11 +58,13 @@
 //	askuser.approvals                 counter        finalized approvals, by askuser.approval.decision and askuser.answered_by
 //	askuser.journal.append.failures   counter        journal writes that failed, by askuser.journal.retry (true, false)
 //	askuser.journal.append.retries    counter        journal writes of a record an earlier write failed to keep
+//	askuser.spans.dropped             counter        spans dropped, the queue full (with Options.Queue only)
 //
-// askuser.asks, askuser.asks.pending and askuser.questions.recommended
-// are counted in the Observer and reported when a reader collects
-// (asynchronous instruments, which cost an ask an atomic add): they carry
-// no exemplars; askuser.ask.duration, a synchronous histogram, does. Past
+// askuser.asks, askuser.asks.pending, askuser.questions.recommended and
+// askuser.approvals are counted in the Observer and reported when a reader
+// collects (asynchronous instruments, which cost an ask an atomic add):
+// they carry no exemplars; askuser.ask.duration, a synchronous histogram,
+// does. Past
 // 1,024 combinations of attributes (askuser's own values, the responders'
 // names and the tools do not come near it), an instrument's further
 // combinations are counted in the set {askuser.overflow=true}.
@@ -71,6 +73,21 @@
 // finalized on another: askuser.asks.pending is then right summed over
 // the replicas, and each replica's own figure is what it began less what
 // it finalized.
+//
+// # Off the ask's path
+//
+// Most of what the Observer costs an ask is the SDK's span. With
+// Options.Queue, an ask's metrics are still recorded as it is finalized,
+// but its span is queued for the Observer's goroutine, which, woken by
+// the first ask queued, waits 10 ms for more (or until a quarter of the
+// queue is taken) and makes their spans, with the times, the parent and
+// the events they would have had. The ask's caller no longer waits for its
+// span; the process spends about as much CPU on it. Past Options.Queue
+// spans waiting, an ask's span is dropped and counted in
+// askuser.spans.dropped (its metrics are not: they are counted before).
+// Close the Observer before the providers are shut down: Close makes the
+// spans that wait and stops the goroutine; Flush makes them without
+// stopping it.
 package otelask
 
 import (
