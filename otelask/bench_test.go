@@ -2,6 +2,8 @@ package otelask_test
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/otelask"
 )
 
@@ -213,4 +216,49 @@ func benchObserveEnded(b *testing.B, queue int) {
 			obs.Flush()
 		}
 	}
+}
+
+// BenchmarkAskJournaled is BenchmarkAsk as askuser serve runs an ask: with
+// a decision journal, here a file journal (its own file for each side,
+// fsynced), on both sides: off, without an Observer; on, the SDK behind a
+// synchronous Observer; queued, behind a queued one (serve's). It reports
+// each one's wall time per ask and their ratios:
+//
+//	go test -run='^$' -bench=AskJournaled -count=6 ./otelask
+func BenchmarkAskJournaled(b *testing.B) {
+	g := newBenchRig(b)
+	orchs := [3]*askuser.Orchestrator{
+		{Responder: submitDefaults},
+		{Responder: submitDefaults, Observer: g.on.Observer},
+		{Responder: submitDefaults, Observer: g.queued.Observer},
+	}
+	dir := b.TempDir()
+	for i, o := range orchs {
+		j, err := journal.Open(filepath.Join(dir, fmt.Sprint(i, ".jsonl")), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		o.Journal = j
+		b.Cleanup(func() {
+			o.Close()
+			o.Wait()
+			_ = j.Close()
+		})
+	}
+	var wall [3]time.Duration
+	n := 0
+	for b.Loop() {
+		for j := range orchs {
+			k := (j + n) % len(orchs)
+			start := time.Now()
+			g.ask(b, orchs[k])
+			wall[k] += time.Since(start)
+		}
+		n++
+	}
+	b.ReportMetric(float64(wall[0].Nanoseconds())/float64(n), "off-ns/ask")
+	b.ReportMetric(float64(wall[1].Nanoseconds())/float64(n), "on-ns/ask")
+	b.ReportMetric(float64(wall[2].Nanoseconds())/float64(n), "queued-ns/ask")
+	b.ReportMetric(float64(wall[1])/float64(wall[0]), "on/off")
+	b.ReportMetric(float64(wall[2])/float64(wall[0]), "queued/off")
 }
