@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
@@ -27,8 +28,8 @@ func (approvalDialect) Name() string { return approvaltool.ToolName }
 
 // Decode reads a request_approval call into the form ApprovalForm makes of
 // it, with the call's human_intent as the form's HumanIntent.
-func (approvalDialect) Decode(data []byte, lim Limits) (*Form, error) {
-	c, err := approvaltool.Decode(data, approvaltool.Limits(lim))
+func (approvalDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
+	c, err := approvaltool.Decode(data, lim)
 	if err != nil {
 		var e *approvaltool.Error
 		if errors.As(err, &e) {

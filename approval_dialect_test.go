@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // TestRequestApprovalDecode: a call becomes the form ApprovalForm makes of
@@ -19,7 +20,7 @@ func TestRequestApprovalDecode(t *testing.T) {
 	if d.Name() != "request_approval" {
 		t.Errorf("Name() = %q", d.Name())
 	}
-	got, err := askuser.Decode(d, []byte(`{"action":"Delete the S3 bucket logs-2023","reason":"Archived","risk":"high","details":"aws s3 rb s3://logs-2023","timeout_seconds":90,"human_intent":"Cleaning up"}`), askuser.Limits{})
+	got, err := askuser.Decode(d, []byte(`{"action":"Delete the S3 bucket logs-2023","reason":"Archived","risk":"high","details":"aws s3 rb s3://logs-2023","timeout_seconds":90,"human_intent":"Cleaning up"}`), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestRequestApprovalDecode(t *testing.T) {
 	}
 
 	// No timeout: the ceiling in force.
-	got, err = askuser.Decode(d, []byte(`{"action":"a","reason":"r","risk":"low"}`), askuser.Limits{MaxTimeoutSeconds: 45})
+	got, err = askuser.Decode(d, []byte(`{"action":"a","reason":"r","risk":"low"}`), dialect.Limits{MaxTimeoutSeconds: 45})
 	if err != nil || got.TimeoutSeconds != 45 || got.Approval.Details != "" {
 		t.Errorf("Decode = %+v, %v; want the ceiling of 45 s", got, err)
 	}
@@ -52,7 +53,7 @@ func TestRequestApprovalDecodeErrors(t *testing.T) {
 		{`{"reason":"r","risk":"low"}`, "", "invalid request_approval arguments: action must not be empty; say what will be done"},
 	}
 	for _, tt := range tests {
-		lim := askuser.Limits{}
+		lim := dialect.Limits{}
 		if strings.Contains(tt.msg, "120") {
 			lim.MaxTimeoutSeconds = 120
 		}
@@ -74,7 +75,7 @@ func TestRequestApprovalMarshalForm(t *testing.T) {
 		t.Fatal("RequestApproval is not a FormMarshaler")
 	}
 	call := `{"action":"Send the invoice to ACME <billing@acme.example>","reason":"Month end","risk":"medium","details":"Total: 1,200 €","timeout_seconds":120,"human_intent":"Closing the month"}`
-	f, err := askuser.Decode(d, []byte(call), askuser.Limits{})
+	f, err := askuser.Decode(d, []byte(call), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +86,14 @@ func TestRequestApprovalMarshalForm(t *testing.T) {
 	if string(out) != call {
 		t.Errorf("MarshalForm\n got %s\nwant %s", out, call)
 	}
-	again, err := askuser.Decode(d, out, askuser.Limits{})
+	again, err := askuser.Decode(d, out, dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(f, again); diff != "" {
 		t.Errorf("decoded again (-first +again):\n%s", diff)
 	}
-	plain, err := askuser.Decode(askuser.AskUser(), []byte(`{"questions":[{"header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}]}`), askuser.Limits{})
+	plain, err := askuser.Decode(askuser.AskUser(), []byte(`{"questions":[{"header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}]}`), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func FuzzRequestApprovalDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		form, err := askuser.Decode(askuser.RequestApproval(), data, askuser.Limits{})
+		form, err := askuser.Decode(askuser.RequestApproval(), data, dialect.Limits{})
 		if err != nil {
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, "invalid request_approval arguments: ") {
@@ -209,7 +210,7 @@ func FuzzRequestApprovalDecode(f *testing.F) {
 		if form.Approval == nil || form.Approval.Digest != askuser.ApprovalDigest(form.Approval.Action, form.Approval.Details) || form.Contract != "request_approval" {
 			t.Fatalf("form %+v", form)
 		}
-		if _, err := askuser.Normalize(form, askuser.Limits{}); err != nil {
+		if _, err := askuser.Normalize(form, dialect.Limits{}); err != nil {
 			t.Fatalf("the decoded form does not normalize: %v", err)
 		}
 	})

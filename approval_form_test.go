@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // TestApprovalDigest: the digest is SHA-256 over the JSON array [action,
@@ -91,7 +92,7 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 		c.Questions[0].Options = append([]askuser.Option(nil), f.Questions[0].Options...)
 		return &c
 	}
-	if _, err := askuser.Normalize(good(), askuser.Limits{}); err != nil {
+	if _, err := askuser.Normalize(good(), dialect.Limits{}); err != nil {
 		t.Fatalf("ApprovalForm's own form is refused: %v", err)
 	}
 	tests := []struct {
@@ -121,7 +122,7 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := good()
 			tt.edit(f)
-			_, err := askuser.Normalize(f, askuser.Limits{})
+			_, err := askuser.Normalize(f, dialect.Limits{})
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Normalize = %v, want a *CallError", err)

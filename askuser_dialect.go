@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/internal/wire"
 )
@@ -35,8 +36,8 @@ func (askUserDialect) Name() string { return askusertool.ToolName }
 // Decode reads an ask_user call into a Form: option values are their
 // labels, since the contract has no values of its own, and the call's
 // human_intent is the form's HumanIntent.
-func (askUserDialect) Decode(data []byte, lim Limits) (*Form, error) {
-	c, err := askusertool.Decode(data, askusertool.Limits(lim))
+func (askUserDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
+	c, err := askusertool.Decode(data, lim)
 	if err != nil {
 		var e *askusertool.Error
 		if errors.As(err, &e) {

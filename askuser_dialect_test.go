@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/internal/wire"
 )
@@ -67,7 +68,7 @@ func TestMarshalForm(t *testing.T) {
 			f := tc.form
 			if f == nil {
 				var err error
-				if f, err = decodeAskUser([]byte(tc.call), Limits{}); err != nil {
+				if f, err = decodeAskUser([]byte(tc.call), dialect.Limits{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -102,7 +103,7 @@ func TestMarshalCallGoBuilt(t *testing.T) {
 	if diff := cmp.Diff(wantJSON, string(data)); diff != "" {
 		t.Errorf("MarshalForm (-want +got):\n%s", diff)
 	}
-	got, err := decodeAskUser(data, Limits{MaxTimeoutSeconds: 60})
+	got, err := decodeAskUser(data, dialect.Limits{MaxTimeoutSeconds: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,9 +129,9 @@ func TestMarshalCallGoBuilt(t *testing.T) {
 // stamped, into internal/wire's Call (the shape the schema package
 // describes); decoding that again gives the same form. It reports whether
 // the call was accepted.
-func auAgrees(t testing.TB, data []byte, lim Limits) bool {
+func auAgrees(t testing.TB, data []byte, lim dialect.Limits) bool {
 	t.Helper()
-	c, derr := askusertool.Decode(data, askusertool.Limits(lim))
+	c, derr := askusertool.Decode(data, lim)
 	form, err := decodeAskUser(data, lim)
 	if derr != nil {
 		var de *askusertool.Error
@@ -230,7 +231,7 @@ func auValidCalls(tb testing.TB) map[string][]byte {
 func TestMarshalCallRoundTrip(t *testing.T) {
 	for name, data := range auValidCalls(t) {
 		t.Run(name, func(t *testing.T) {
-			if !auAgrees(t, data, Limits{}) {
+			if !auAgrees(t, data, dialect.Limits{}) {
 				t.Fatalf("%s is not a valid call", data)
 			}
 		})

@@ -2,6 +2,8 @@ package askuser
 
 import (
 	"testing"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // FuzzDecodeCall holds any input to auAgrees: what the root package adds
@@ -20,7 +22,7 @@ func FuzzDecodeCall(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	lim := Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 8 << 10}
+	lim := dialect.Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 8 << 10}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		auAgrees(t, data, lim)
 	})

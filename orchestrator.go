@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/deadline"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/secretstore"
@@ -36,11 +37,9 @@ import (
 type Orchestrator struct {
 	// Responder shows forms to a person. Nil means nobody can be asked.
 	Responder Responder
-	// MaxTimeoutSeconds is the ceiling on a call's wait, and its default
-	// (zero: 300).
-	MaxTimeoutSeconds int
-	// MaxCallBytes caps the size of a call's arguments (zero: 64 KiB).
-	MaxCallBytes int
+	// Limits bound a model's call: the ceiling on its wait, and its
+	// default (zero: 300 s), and the size of its arguments (zero: 64 KiB).
+	Limits dialect.Limits
 	// Logger receives responder faults and store failures (nil:
 	// slog.Default()). No answer and no secret is ever logged.
 	Logger *slog.Logger
@@ -212,9 +211,7 @@ func (o *Orchestrator) logger() *slog.Logger {
 	return slog.Default()
 }
 
-func (o *Orchestrator) limits() Limits {
-	return Limits{MaxTimeoutSeconds: o.MaxTimeoutSeconds, MaxCallBytes: o.MaxCallBytes}.withDefaults()
-}
+func (o *Orchestrator) limits() dialect.Limits { return o.Limits.WithDefaults() }
 
 // Handle asks a request and returns the finalized Outcome, whose Result the
 // model reads. An invalid call (or Form) returns a *CallError and nobody is
@@ -302,16 +299,16 @@ func (o *Orchestrator) decode(d Dialect, args []byte) (*Form, error) {
 // responder ever sees a form Normalize would refuse. An invalid call, and a
 // dialect that breaks those rules, return a *CallError. The deadlines are
 // not stamped.
-func Decode(d Dialect, data []byte, lim Limits) (*Form, error) {
+func Decode(d Dialect, data []byte, lim dialect.Limits) (*Form, error) {
 	form, err, _ := decode(d, data, lim)
 	return form, err
 }
 
-func decode(d Dialect, data []byte, lim Limits) (form *Form, err error, bug bool) {
+func decode(d Dialect, data []byte, lim dialect.Limits) (form *Form, err error, bug bool) {
 	if d == nil {
 		d = AskUser()
 	}
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	form, err = d.Decode(data, lim)
 	if err != nil {
 		return nil, err, false

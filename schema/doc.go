@@ -32,14 +32,14 @@
 // nudge_at, expires_at) are in no rendering.
 //
 // The timeout ceiling is the embedding program's: render with
-// Options{MaxTimeoutSeconds: o.MaxTimeoutSeconds} to match an Orchestrator
+// Options{MaxTimeoutSeconds: o.Limits.MaxTimeoutSeconds} to match an Orchestrator
 // that changes it.
 //
 // # Contracts
 //
 // Options.Dialect names the contract, as the Name of its askuser.Dialect:
 //
-//	schema.Options{Dialect: pi.Name, MaxTimeoutSeconds: o.MaxTimeoutSeconds}.OpenAI()
+//	schema.Options{Dialect: pi.Name, MaxTimeoutSeconds: o.Limits.MaxTimeoutSeconds}.OpenAI()
 //
 // The zero value is ask_user, and the package functions (JSONSchema,
 // OpenAI, …) render it. request_approval (approvaltool.ToolName) is

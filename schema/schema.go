@@ -9,7 +9,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/askusertool"
 )
 
@@ -37,7 +37,7 @@ type Options struct {
 	Dialect string
 
 	// MaxTimeoutSeconds is the ceiling on a call's wait (zero:
-	// askuser.DefaultMaxTimeoutSeconds): the maximum of ask_user's and
+	// dialect.DefaultMaxTimeoutSeconds): the maximum of ask_user's and
 	// request_approval's timeout_seconds, and of pi's timeoutMs in milliseconds (at most the
 	// contract's own 300000). pi-ask has no timeout field. Give it the
 	// Orchestrator's value, so the schema and the decoder agree.
@@ -53,7 +53,7 @@ func (o Options) dialect() string {
 
 func (o Options) ceiling() int {
 	if o.MaxTimeoutSeconds <= 0 {
-		return askuser.DefaultMaxTimeoutSeconds
+		return dialect.DefaultMaxTimeoutSeconds
 	}
 	return o.MaxTimeoutSeconds
 }

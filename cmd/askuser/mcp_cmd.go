@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/buildinfo"
 	"github.com/askuser-go/askuser/internal/hostcheck"
@@ -152,7 +153,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling, Logger: logger}
+	o := &askuser.Orchestrator{Limits: dialect.Limits{MaxTimeoutSeconds: *ceiling}, Logger: logger}
 
 	// The key ring that seals requestStates: the one the flags or the
 	// environment name, else one made up for the life of the process.

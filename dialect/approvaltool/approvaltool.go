@@ -18,15 +18,6 @@ const ToolName = "request_approval"
 // Prefix starts every message of an invalid call.
 const Prefix = "invalid request_approval arguments: "
 
-// The defaults of Limits.
-const (
-	// DefaultMaxTimeoutSeconds is the ceiling on a call's wait, and its
-	// wait when the call names none.
-	DefaultMaxTimeoutSeconds = 300
-	// DefaultMaxCallBytes caps the size of a call.
-	DefaultMaxCallBytes = 64 << 10
-)
-
 // The limits of a call's fields: action and reason in characters (runes),
 // details in bytes of UTF-8, human_intent in characters.
 const (
@@ -46,26 +37,6 @@ const (
 
 // Risks returns the risks in order, lowest first.
 func Risks() []string { return []string{RiskLow, RiskMedium, RiskHigh, RiskIrreversible} }
-
-// Limits are the bounds the embedding program sets on calls. A zero (or
-// negative) field means its default.
-type Limits struct {
-	// MaxTimeoutSeconds is the ceiling on a call's wait and its default;
-	// the messages name it.
-	MaxTimeoutSeconds int
-	// MaxCallBytes caps the size of a call's arguments, in bytes.
-	MaxCallBytes int
-}
-
-func (l Limits) withDefaults() Limits {
-	if l.MaxTimeoutSeconds <= 0 {
-		l.MaxTimeoutSeconds = DefaultMaxTimeoutSeconds
-	}
-	if l.MaxCallBytes <= 0 {
-		l.MaxCallBytes = DefaultMaxCallBytes
-	}
-	return l
-}
 
 // Call is a validated, normalized request_approval call.
 type Call struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/wire"
 )
@@ -21,7 +22,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchCall)))
 	for b.Loop() {
-		if _, err := approvaltool.Decode(benchCall, approvaltool.Limits{}); err != nil {
+		if _, err := approvaltool.Decode(benchCall, dialect.Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
@@ -27,7 +28,7 @@ func TestDecodeValid(t *testing.T) {
 	tests := []struct {
 		name string
 		data string
-		lim  approvaltool.Limits
+		lim  dialect.Limits
 		want approvaltool.Call
 	}{
 		{
@@ -63,7 +64,7 @@ func TestDecodeValid(t *testing.T) {
 		{
 			name: "another ceiling is the default",
 			data: call(action, reason, risk),
-			lim:  approvaltool.Limits{MaxTimeoutSeconds: 60},
+			lim:  dialect.Limits{MaxTimeoutSeconds: 60},
 			want: approvaltool.Call{Action: "Delete the S3 bucket logs-2023", Reason: "It holds last year's logs, which were archived to Glacier", Risk: "irreversible", TimeoutSeconds: 60},
 		},
 		{
@@ -92,11 +93,11 @@ func TestDecodeValid(t *testing.T) {
 func TestDecodeMessages(t *testing.T) {
 	tests := []struct {
 		name, data string
-		lim        approvaltool.Limits
+		lim        dialect.Limits
 		path, want string
 	}{
 		// the size cap, first of all
-		{name: "over the cap", data: call(action, reason, risk, `"details":"`+strings.Repeat("x", 100)+`"`), lim: approvaltool.Limits{MaxCallBytes: 100},
+		{name: "over the cap", data: call(action, reason, risk, `"details":"`+strings.Repeat("x", 100)+`"`), lim: dialect.Limits{MaxCallBytes: 100},
 			want: "the call is 247 bytes; at most 100 bytes are accepted"},
 		{name: "over the default cap, even when not JSON", data: strings.Repeat("[", 64<<10+1),
 			want: "the call is 65537 bytes; at most 65536 bytes are accepted"},
@@ -149,7 +150,7 @@ func TestDecodeMessages(t *testing.T) {
 		{name: "timeout negative", data: call(action, reason, risk, `"timeout_seconds":-5`), want: "timeout_seconds must be between 1 and 300"},
 		{name: "timeout over the ceiling", data: call(action, reason, risk, `"timeout_seconds":301`), want: "timeout_seconds must be between 1 and 300"},
 		{name: "timeout huge", data: call(action, reason, risk, `"timeout_seconds":1e400`), want: "timeout_seconds must be between 1 and 300"},
-		{name: "timeout over another ceiling", data: call(action, reason, risk, `"timeout_seconds":121`), lim: approvaltool.Limits{MaxTimeoutSeconds: 120}, want: "timeout_seconds must be between 1 and 120"},
+		{name: "timeout over another ceiling", data: call(action, reason, risk, `"timeout_seconds":121`), lim: dialect.Limits{MaxTimeoutSeconds: 120}, want: "timeout_seconds must be between 1 and 120"},
 		{name: "human_intent too long", data: call(action, reason, risk, `"human_intent":"`+strings.Repeat("é", 121)+`"`), want: "human_intent must not exceed 120 characters"},
 		{name: "the first broken rule wins", data: `{"reason":"","timeout_seconds":0}`, want: "action must not be empty; say what will be done"},
 	}

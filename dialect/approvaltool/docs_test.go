@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
@@ -33,7 +34,7 @@ func TestDocsCarryTheMessages(t *testing.T) {
 		call(`"timeout_seconds":1.5`),
 		call(`"risk":3`),
 	} {
-		_, err := approvaltool.Decode([]byte(c), approvaltool.Limits{})
+		_, err := approvaltool.Decode([]byte(c), dialect.Limits{})
 		if err == nil {
 			t.Fatalf("%s decoded", c)
 		}

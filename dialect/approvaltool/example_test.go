@@ -3,16 +3,17 @@ package approvaltool_test
 import (
 	"fmt"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 // A model's call is decoded, or refused with a message it can fix its call
 // from; an outcome is written as the result the model reads.
 func Example() {
-	_, err := approvaltool.Decode([]byte(`{"action":"Drop the table users","reason":"Replaced by accounts","risk":"severe"}`), approvaltool.Limits{})
+	_, err := approvaltool.Decode([]byte(`{"action":"Drop the table users","reason":"Replaced by accounts","risk":"severe"}`), dialect.Limits{})
 	fmt.Println(err)
 
-	c, err := approvaltool.Decode([]byte(`{"action":"Drop the table users","reason":"Replaced by accounts","risk":"irreversible","timeout_seconds":120}`), approvaltool.Limits{})
+	c, err := approvaltool.Decode([]byte(`{"action":"Drop the table users","reason":"Replaced by accounts","risk":"irreversible","timeout_seconds":120}`), dialect.Limits{})
 	if err != nil {
 		panic(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
@@ -30,7 +31,7 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	lim := approvaltool.Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 16 << 10}
+	lim := dialect.Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 16 << 10}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := approvaltool.Decode(data, lim)
 		if err != nil {
@@ -74,7 +75,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := approvaltool.Decode(out, approvaltool.Limits{MaxTimeoutSeconds: lim.MaxTimeoutSeconds, MaxCallBytes: 64 << 10})
+		back, err := approvaltool.Decode(out, dialect.Limits{MaxTimeoutSeconds: lim.MaxTimeoutSeconds, MaxCallBytes: 64 << 10})
 		if err != nil {
 			t.Fatalf("Marshal's output %s does not decode: %v", out, err)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
@@ -32,7 +33,7 @@ func TestMarshal(t *testing.T) {
 			if string(got) != tt.want {
 				t.Errorf("\n got %s\nwant %s", got, tt.want)
 			}
-			back, err := approvaltool.Decode(got, approvaltool.Limits{MaxTimeoutSeconds: 300})
+			back, err := approvaltool.Decode(got, dialect.Limits{MaxTimeoutSeconds: 300})
 			if err != nil {
 				t.Fatal(err)
 			}

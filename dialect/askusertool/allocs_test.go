@@ -8,6 +8,8 @@ package askusertool
 import (
 	"os"
 	"testing"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // TestDecodeAllocations checks that Decode allocates once per string it
@@ -32,7 +34,7 @@ func TestDecodeAllocations(t *testing.T) {
 	} {
 		data := []byte(tc.call)
 		allocs := testing.AllocsPerRun(100, func() {
-			if _, err := Decode(data, Limits{}); err != nil {
+			if _, err := Decode(data, dialect.Limits{}); err != nil {
 				t.Fatal(err)
 			}
 		})

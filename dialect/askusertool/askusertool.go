@@ -19,35 +19,6 @@ const ToolName = "ask_user"
 // Prefix starts every message of an invalid call.
 const Prefix = "invalid ask_user arguments: "
 
-// The defaults of Limits.
-const (
-	// DefaultMaxTimeoutSeconds is the ceiling on a call's wait, and its
-	// wait when the call names none.
-	DefaultMaxTimeoutSeconds = 300
-	// DefaultMaxCallBytes caps the size of a call.
-	DefaultMaxCallBytes = 64 << 10
-)
-
-// Limits are the bounds the embedding program sets on calls. A zero (or
-// negative) field means its default.
-type Limits struct {
-	// MaxTimeoutSeconds is the ceiling on a call's wait and its default;
-	// the messages name it.
-	MaxTimeoutSeconds int
-	// MaxCallBytes caps the size of a call's arguments, in bytes.
-	MaxCallBytes int
-}
-
-func (l Limits) withDefaults() Limits {
-	if l.MaxTimeoutSeconds <= 0 {
-		l.MaxTimeoutSeconds = DefaultMaxTimeoutSeconds
-	}
-	if l.MaxCallBytes <= 0 {
-		l.MaxCallBytes = DefaultMaxCallBytes
-	}
-	return l
-}
-
 // Call is a validated, normalized ask_user call. The deadlines are zero
 // until Stamp writes them.
 type Call struct {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/askusertool"
 )
@@ -107,7 +108,7 @@ func (c Config) questionCall(in *Input) (*Call, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := askusertool.Decode(args, askusertool.Limits{MaxTimeoutSeconds: c.timeout()}); err != nil {
+	if _, err := askusertool.Decode(args, dialect.Limits{MaxTimeoutSeconds: c.timeout()}); err != nil {
 		return nil, fmt.Errorf("the questions cannot be asked as ask_user: %v", err)
 	}
 	return &Call{Dialect: DialectAskUser, Arguments: args, toolInput: in.ToolInput, questions: qs}, nil
@@ -165,7 +166,7 @@ func (c Config) approvalCall(in *Input) (*Call, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := approvaltool.Decode(args, approvaltool.Limits{MaxTimeoutSeconds: c.timeout()}); err != nil {
+	if _, err := approvaltool.Decode(args, dialect.Limits{MaxTimeoutSeconds: c.timeout()}); err != nil {
 		return nil, fmt.Errorf("the permission request cannot be asked as request_approval: %v", err)
 	}
 	return &Call{Dialect: DialectApproval, Arguments: args}, nil

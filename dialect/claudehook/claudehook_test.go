@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/claudehook"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
@@ -59,7 +60,7 @@ func playCase(t *testing.T, dir string) {
 	if call.Dialect == claudehook.DialectApproval {
 		d = askuser.RequestApproval()
 	}
-	o := &askuser.Orchestrator{Responder: r, MaxTimeoutSeconds: config.TimeoutSeconds}
+	o := &askuser.Orchestrator{Responder: r, Limits: dialect.Limits{MaxTimeoutSeconds: config.TimeoutSeconds}}
 	out, err := o.Handle(context.Background(), askuser.Request{Session: in.SessionID, ToolCallID: in.ToolUseID, Arguments: call.Arguments, Dialect: d})
 	if err != nil {
 		t.Fatal(err)

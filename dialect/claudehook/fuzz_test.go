@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/dialect/claudehook"
@@ -68,13 +69,13 @@ func FuzzParseInput(f *testing.F) {
 		var result string
 		switch call.Dialect {
 		case claudehook.DialectAskUser:
-			c, err := askusertool.Decode(call.Arguments, askusertool.Limits{MaxTimeoutSeconds: cfg.TimeoutSeconds})
+			c, err := askusertool.Decode(call.Arguments, dialect.Limits{MaxTimeoutSeconds: cfg.TimeoutSeconds})
 			if err != nil {
 				t.Fatalf("planned an invalid ask_user call %s: %v", call.Arguments, err)
 			}
 			result = answerAll(c)
 		case claudehook.DialectApproval:
-			if _, err := approvaltool.Decode(call.Arguments, approvaltool.Limits{MaxTimeoutSeconds: cfg.TimeoutSeconds}); err != nil {
+			if _, err := approvaltool.Decode(call.Arguments, dialect.Limits{MaxTimeoutSeconds: cfg.TimeoutSeconds}); err != nil {
 				t.Fatalf("planned an invalid request_approval call %s: %v", call.Arguments, err)
 			}
 			result = `{"status":"approved","decided_by":"user","note":null,"ended":null,"message":"m"}`

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/responder/scripted"
@@ -49,7 +50,7 @@ func TestNoEncoderShowsASensitiveAnswer(t *testing.T) {
 				v = secret.FromString(value)
 			}
 		}
-		c, err := d.Decode([]byte(call), askuser.Limits{})
+		c, err := d.Decode([]byte(call), dialect.Limits{})
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", call, err)
 		}

@@ -170,7 +170,7 @@ func (t *Tool) Definition() (*mcp.Tool, error) {
 	if err := t.init(); err != nil {
 		return nil, err
 	}
-	data, err := schema.Options{Dialect: t.dialect().Name(), MaxTimeoutSeconds: t.o.MaxTimeoutSeconds}.Render(schema.FormatMCP)
+	data, err := schema.Options{Dialect: t.dialect().Name(), MaxTimeoutSeconds: t.o.Limits.MaxTimeoutSeconds}.Render(schema.FormatMCP)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responders/slack/slacktest"
 	"github.com/askuser-go/askuser/responders/web"
@@ -100,7 +101,7 @@ func TestNewChecksAtStart(t *testing.T) {
 
 func form(t *testing.T, call string) *askuser.Form {
 	t.Helper()
-	f, err := askuser.Decode(askuser.AskUser(), []byte(call), askuser.Limits{})
+	f, err := askuser.Decode(askuser.AskUser(), []byte(call), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

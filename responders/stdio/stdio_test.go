@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/responders/stdio"
 	"github.com/askuser-go/askuser/secret"
@@ -124,7 +125,7 @@ func (g *rig) askIn(d askuser.Dialect, call string) <-chan result {
 type tweaked struct{ f func(*askuser.Form) }
 
 func (tweaked) Name() string { return "ask_user" }
-func (d tweaked) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
+func (d tweaked) Decode(data []byte, lim dialect.Limits) (*askuser.Form, error) {
 	c, err := askuser.AskUser().Decode(data, lim)
 	if err == nil {
 		d.f(c)

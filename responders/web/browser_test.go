@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
@@ -638,7 +639,7 @@ var payloads = []string{
 
 func (injecting) Name() string { return "injecting" }
 
-func (injecting) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
+func (injecting) Decode(data []byte, lim dialect.Limits) (*askuser.Form, error) {
 	c, err := askuser.AskUser().Decode(data, lim)
 	if err != nil {
 		return nil, err
