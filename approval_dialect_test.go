@@ -10,13 +10,15 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 )
 
 // TestRequestApprovalDecode: a call becomes the form ApprovalForm makes of
 // it, with the call's human_intent and the contract's name, and passes the
 // orchestrator's own check of a dialect's forms.
 func TestRequestApprovalDecode(t *testing.T) {
-	d := askuser.RequestApproval()
+	d := approvaltool.Dialect()
 	if d.Name() != "request_approval" {
 		t.Errorf("Name() = %q", d.Name())
 	}
@@ -57,7 +59,7 @@ func TestRequestApprovalDecodeErrors(t *testing.T) {
 		if strings.Contains(tt.msg, "120") {
 			lim.MaxTimeoutSeconds = 120
 		}
-		_, err := askuser.Decode(askuser.RequestApproval(), []byte(tt.data), lim)
+		_, err := askuser.Decode(approvaltool.Dialect(), []byte(tt.data), lim)
 		var ce *askuser.CallError
 		if !errors.As(err, &ce) || ce.Message != tt.msg || ce.Path != tt.path || ce.Result != nil {
 			t.Errorf("Decode(%s) = %#v; want message %q at %q", tt.data, err, tt.msg, tt.path)
@@ -69,7 +71,7 @@ func TestRequestApprovalDecodeErrors(t *testing.T) {
 // back as the call it came from, which decodes to the same form; a form
 // that is not an approval's is refused.
 func TestRequestApprovalMarshalForm(t *testing.T) {
-	d := askuser.RequestApproval()
+	d := approvaltool.Dialect()
 	m, ok := d.(askuser.FormMarshaler)
 	if !ok {
 		t.Fatal("RequestApproval is not a FormMarshaler")
@@ -93,7 +95,7 @@ func TestRequestApprovalMarshalForm(t *testing.T) {
 	if diff := cmp.Diff(f, again); diff != "" {
 		t.Errorf("decoded again (-first +again):\n%s", diff)
 	}
-	plain, err := askuser.Decode(askuser.AskUser(), []byte(`{"questions":[{"header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}]}`), dialect.Limits{})
+	plain, err := askuser.Decode(askusertool.Dialect(), []byte(`{"questions":[{"header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}]}`), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +160,7 @@ func TestRequestApprovalEncode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := tt.o
 			o.Form = f
-			b, rec, err := askuser.RequestApproval().Encode(&o, true)
+			b, rec, err := approvaltool.Dialect().Encode(&o, true)
 			if err != nil || rec != nil {
 				t.Fatalf("Encode = %s, %s, %v", b, rec, err)
 			}
@@ -180,7 +182,7 @@ func TestRequestApprovalEncode(t *testing.T) {
 	}
 
 	notApproval := &askuser.Outcome{Form: &askuser.Form{Questions: []askuser.Question{{ID: "q", Text: "?"}}}, Reason: askuser.ReasonSubmitted}
-	if b, _, err := askuser.RequestApproval().Encode(notApproval, false); err == nil {
+	if b, _, err := approvaltool.Dialect().Encode(notApproval, false); err == nil {
 		t.Errorf("Encode of an outcome that is not an approval's = %s", b)
 	}
 }
@@ -199,7 +201,7 @@ func FuzzRequestApprovalDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		form, err := askuser.Decode(askuser.RequestApproval(), data, dialect.Limits{})
+		form, err := askuser.Decode(approvaltool.Dialect(), data, dialect.Limits{})
 		if err != nil {
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, "invalid request_approval arguments: ") {

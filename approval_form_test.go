@@ -10,6 +10,8 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 )
 
 // TestApprovalDigest: the digest is SHA-256 over the JSON array [action,
@@ -155,8 +157,8 @@ func TestApprovalFormNeedsItsContract(t *testing.T) {
 		d    askuser.Dialect
 		want string
 	}{
-		{"approval as ask_user", approval, askuser.AskUser(), "the ask_user contract cannot say that"},
-		{"question as request_approval", question, askuser.RequestApproval(), "asks only approvals"},
+		{"approval as ask_user", approval, askusertool.Dialect(), "the ask_user contract cannot say that"},
+		{"question as request_approval", question, approvaltool.Dialect(), "asks only approvals"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

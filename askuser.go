@@ -219,8 +219,9 @@ func responderName(r Responder) string {
 // to a normalized Form, and an encoder from an Outcome to the result the
 // model reads. The orchestrator and the responders are the same for every
 // dialect; a new contract is a new Dialect, never a change to them. Every
-// contract askuser speaks is one: AskUser (the default), and the pi
-// contracts in the dialect folder.
+// contract askuser speaks is one, each in its package under dialect/:
+// askusertool (ask_user, the default), approvaltool (request_approval, the
+// default for an approval's Form), piask and pi.
 //
 // The orchestrator holds a dialect to the model's own rules: a Form that
 // Decode returns is checked as Normalize checks a Go-built one before any

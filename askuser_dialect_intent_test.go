@@ -14,7 +14,7 @@ import (
 // becomes the form's HumanIntent, exactly as sent (docs/ask_user.md), also
 // through the orchestrator's checks and compaction, and that a long or
 // mistyped one reaches the caller as a *CallError with the contract's
-// message. The field's rules and their order are askusertool's, tested
+// message. The field's rules and their order are askuserwire's, tested
 // there.
 func TestAskUserHumanIntent(t *testing.T) {
 	with := func(member string) string { return `{"questions":[` + auChoice + `]` + member + `}` }
@@ -26,7 +26,7 @@ func TestAskUserHumanIntent(t *testing.T) {
 		{"kept verbatim", with(`,"human_intent":"  Deploying\u00e9 \n"`), "  Deployingé \n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := AskUser().Decode([]byte(tc.call), dialect.Limits{})
+			f, err := askUserDialect{}.Decode([]byte(tc.call), dialect.Limits{})
 			if err != nil {
 				t.Fatalf("Decode(%s): %v", tc.call, err)
 			}

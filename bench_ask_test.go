@@ -163,7 +163,7 @@ func compactedCallsInUse(b *testing.B, n int, data []byte) int64 {
 	keep := make([]*Form, n)
 	before := inUse()
 	for i := range keep {
-		f, err := Decode(AskUser(), data, dialect.Limits{})
+		f, err := Decode(askUserDialect{}, data, dialect.Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}

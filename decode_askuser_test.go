@@ -12,10 +12,10 @@ import (
 )
 
 // The ask_user contract's decoder, its rules and messages, its defaults and
-// its marshalling are tested exhaustively in dialect/askusertool. The tests
+// its marshalling are tested exhaustively in dialect/askuserwire. The tests
 // of the root package cover what AskUser adds on top: the mapping of
-// askusertool's Call onto a Form (an option's value is its label; the form
-// read into one formBlock), *CallError for the dialect's *askusertool.Error,
+// askuserwire's Call onto a Form (an option's value is its label; the form
+// read into one formBlock), *CallError for the dialect's *askuserwire.Error,
 // checkForm accepting every form the dialect returns, the compaction, and
 // MarshalForm.
 
@@ -50,7 +50,7 @@ func auOptions(n int) string {
 // dialect's decoder, the model's rules, and the compaction.
 func decodeAskUser(data []byte, lim dialect.Limits) (*Form, error) {
 	o := &Orchestrator{Limits: lim}
-	return o.decode(AskUser(), data)
+	return o.decode(askUserDialect{}, data)
 }
 
 func auWant(timeout int, qs ...Question) *Form {

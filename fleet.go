@@ -570,7 +570,7 @@ func (a *Ask) principalNow() string {
 // dialect finds a contract by name: ask_user, request_approval, or one of
 // Orchestrator.Dialects.
 func (o *Orchestrator) dialect(name string) (Dialect, error) {
-	for _, d := range append([]Dialect{AskUser(), RequestApproval()}, o.Dialects...) {
+	for _, d := range append([]Dialect{askUserDialect{}, approvalDialect{}}, o.Dialects...) {
 		if d != nil && d.Name() == name {
 			return d, nil
 		}

@@ -8,8 +8,8 @@ import (
 
 // FuzzDecodeCall holds any input to auAgrees: what the root package adds
 // to the ask_user dialect (the *CallError, checkForm, the mapping onto a
-// Form, the compaction, MarshalForm) agrees with askusertool on it. The
-// decoder itself is fuzzed against encoding/json by askusertool's
+// Form, the compaction, MarshalForm) agrees with askuserwire on it. The
+// decoder itself is fuzzed against encoding/json by askuserwire's
 // FuzzDecode.
 func FuzzDecodeCall(f *testing.F) {
 	for _, data := range auValidCalls(f) {

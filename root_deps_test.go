@@ -21,8 +21,8 @@ func TestRootImportGraph(t *testing.T) {
 	// import the root).
 	allowed := []string{
 		"github.com/askuser-go/askuser/dialect",
-		"github.com/askuser-go/askuser/dialect/approvaltool",
-		"github.com/askuser-go/askuser/dialect/askusertool",
+		"github.com/askuser-go/askuser/dialect/approvalwire",
+		"github.com/askuser-go/askuser/dialect/askuserwire",
 		"github.com/askuser-go/askuser/internal/",
 		"github.com/askuser-go/askuser/route",
 		"github.com/askuser-go/askuser/secret",

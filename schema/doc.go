@@ -42,7 +42,7 @@
 //	schema.Options{Dialect: pi.Name, MaxTimeoutSeconds: o.Limits.MaxTimeoutSeconds}.OpenAI()
 //
 // The zero value is ask_user, and the package functions (JSONSchema,
-// OpenAI, …) render it. request_approval (approvaltool.ToolName) is
+// OpenAI, …) render it. request_approval (approvalwire.ToolName) is
 // rendered the same way as ask_user, with its own MCP title
 // (ApprovalTitle); its details are limited in bytes, which a schema cannot
 // count, so maxLength carries the limit in characters and the description

@@ -10,7 +10,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/askuser-go/askuser/dialect"
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 )
 
 // Draft is the JSON Schema dialect of JSONSchema and ResultSchema.
@@ -31,7 +31,7 @@ const ApprovalTitle = "Request approval"
 type Options struct {
 	// Dialect names the tool contract, as the Name of its askuser.Dialect
 	// (one of Dialects()): "ask_user" (or empty), "pi-ask" (piask.Name),
-	// "pi" (pi.Name) or "request_approval" (approvaltool.ToolName, the
+	// "pi" (pi.Name) or "request_approval" (approvalwire.ToolName, the
 	// consent gate offered beside a question tool). Give it the Dialect the
 	// orchestrator decodes the calls with.
 	Dialect string
@@ -46,7 +46,7 @@ type Options struct {
 
 func (o Options) dialect() string {
 	if o.Dialect == "" {
-		return askusertool.ToolName
+		return askuserwire.ToolName
 	}
 	return o.Dialect
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responders/web"
@@ -106,7 +107,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
 		return exitFailure
 	}
-	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: askuser.RequestApproval(), Approvers: approvers})
+	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: approvaltool.Dialect(), Approvers: approvers})
 	giveBack()
 	var ce *askuser.CallError
 	switch {

@@ -27,6 +27,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
 	"github.com/askuser-go/askuser/internal/buildinfo"
 	"github.com/askuser-go/askuser/internal/hostcheck"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
@@ -101,10 +102,10 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	}
 	// The tools: the question tool and request_approval beside it, or
 	// request_approval alone when --dialect names it.
-	alone := d.Name() == approvaltool.ToolName
+	alone := d.Name() == approvalwire.ToolName
 	dialects := []askuser.Dialect{d}
 	if !alone && !*noApproval {
-		dialects = append(dialects, askuser.RequestApproval())
+		dialects = append(dialects, approvaltool.Dialect())
 	}
 	switch {
 	case alone && *noApproval:
@@ -279,7 +280,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	}
 	for _, d := range dialects {
 		tool := &mcpresponder.Tool{Orchestrator: o, Dialect: d, Keys: keys, Bridge: bridge, Session: func(*mcp.CallToolRequest) string { return sess }}
-		approval := d.Name() == approvaltool.ToolName
+		approval := d.Name() == approvalwire.ToolName
 		if approval {
 			tool.Session = func(req *mcp.CallToolRequest) string { return approvalSession(sess, req) }
 		}

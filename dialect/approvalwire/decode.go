@@ -1,4 +1,4 @@
-package approvaltool
+package approvalwire
 
 import (
 	"fmt"

@@ -3,7 +3,7 @@
 // The race detector changes what escapes, so allocation counts are checked
 // only without it.
 
-package askusertool
+package askuserwire
 
 import (
 	"os"

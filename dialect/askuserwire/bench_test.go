@@ -1,4 +1,4 @@
-package askusertool
+package askuserwire
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 // options. BenchmarkDecode validates and normalizes too; the baseline only
 // unmarshals into the wire structs. Read the ratio from one run:
 //
-//	go test -run='^$' -bench=Decode -benchmem -count=5 ./dialect/askusertool/
+//	go test -run='^$' -bench=Decode -benchmem -count=5 ./dialect/askuserwire/
 
 func benchCall(b *testing.B) []byte {
 	b.Helper()
