@@ -1142,7 +1142,7 @@ func outcomeFromRecord(rec *Record, replayed bool) *Outcome {
 	}
 	if q := rec.Quorum; q != nil {
 		out.rt = &routing{Quorum: &q.Policy, Requester: q.Requester, Owner: q.Owner}
-		if v, err := RecordVerdict(rec); err == nil {
+		if v, err := recordVerdict(rec); err == nil {
 			out.Quorum = v
 		} else {
 			out.Quorum = &route.Verdict{Status: route.Unresolved, Ended: route.EndFault, Required: q.Required}
