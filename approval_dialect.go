@@ -5,32 +5,33 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
+	"github.com/askuser-go/askuser/internal/builtin"
 )
 
-// RequestApproval returns the request_approval contract: a model asks
+// approvalDialect is the request_approval contract: a model asks
 // permission to act, and reads back whether it may. Handle uses it for a
-// Request whose Form carries an Approval and that names no Dialect. Its
-// wire format (the call's fields, validation with ordered, exact messages,
-// the result's encoding, the tool's description and guidance) is package
-// dialect/approvaltool; this adapter maps a call onto ApprovalForm and
+// Request whose Form carries an Approval and that names no Dialect; it is
+// exported as approvaltool.Dialect(). Its wire format is package
+// dialect/approvalwire; this adapter maps a call onto ApprovalForm and
 // renders the outcome's ApprovalVerdict, never deciding on its own what
 // counts as approved. The contract is documented in
 // docs/request_approval.md.
-func RequestApproval() Dialect { return approvalDialect{} }
-
 type approvalDialect struct{}
+
+func init() { builtin.RequestApproval = approvalDialect{} }
 
 var _ FormMarshaler = approvalDialect{}
 
-func (approvalDialect) Name() string { return approvaltool.ToolName }
+func (approvalDialect) Name() string { return approvalwire.ToolName }
 
 // Decode reads a request_approval call into the form ApprovalForm makes of
 // it, with the call's human_intent as the form's HumanIntent.
-func (approvalDialect) Decode(data []byte, lim Limits) (*Form, error) {
-	c, err := approvaltool.Decode(data, approvaltool.Limits(lim))
+func (approvalDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
+	c, err := approvalwire.Decode(data, lim)
 	if err != nil {
-		var e *approvaltool.Error
+		var e *approvalwire.Error
 		if errors.As(err, &e) {
 			return nil, &CallError{Path: e.Path, Message: e.Message}
 		}
@@ -42,7 +43,7 @@ func (approvalDialect) Decode(data []byte, lim Limits) (*Form, error) {
 		return nil, fmt.Errorf("askuser: the request_approval decoder accepted a call that ApprovalForm refuses: %w", err)
 	}
 	f.HumanIntent = c.HumanIntent
-	f.Contract = approvaltool.ToolName
+	f.Contract = approvalwire.ToolName
 	return f, nil
 }
 
@@ -55,7 +56,7 @@ func (approvalDialect) MarshalForm(f *Form) ([]byte, error) {
 		return nil, errors.New("askuser: the request_approval contract writes only an approval's form (see ApprovalForm)")
 	}
 	a := f.Approval
-	return approvaltool.Marshal(&approvaltool.Call{
+	return approvalwire.Marshal(&approvalwire.Call{
 		Action:         a.Action,
 		Reason:         a.Reason,
 		Risk:           string(a.Risk),
@@ -78,7 +79,7 @@ func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, erro
 	if !ok {
 		return nil, nil, errors.New("askuser: the request_approval contract encodes only an approval's outcome (see ApprovalForm)")
 	}
-	r := approvaltool.Result{
+	r := approvalwire.Result{
 		Status:          v.Status,
 		Note:            v.Note,
 		ActionDigest:    v.Digest,
@@ -86,9 +87,9 @@ func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, erro
 		RememberedFrom:  v.RememberedFrom,
 	}
 	if q := v.Quorum; q != nil {
-		r.Quorum = &approvaltool.Quorum{Required: q.Required, Approvals: q.Approvals, Votes: make([]approvaltool.Vote, len(q.Votes))}
+		r.Quorum = &approvalwire.Quorum{Required: q.Required, Approvals: q.Approvals, Votes: make([]approvalwire.Vote, len(q.Votes))}
 		for i, cv := range q.Votes {
-			r.Quorum.Votes[i] = approvaltool.Vote{Principal: cv.Principal, Decision: string(cv.Decision), Via: cv.Via, At: cv.At, Counted: cv.Counted}
+			r.Quorum.Votes[i] = approvalwire.Vote{Principal: cv.Principal, Decision: string(cv.Decision), Via: cv.Via, At: cv.At, Counted: cv.Counted}
 		}
 	}
 	if v.Status == Unresolved {
@@ -97,7 +98,7 @@ func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, erro
 	} else {
 		r.DecidedBy = string(v.DecidedBy)
 	}
-	b, err := approvaltool.EncodeResult(&r)
+	b, err := approvalwire.EncodeResult(&r)
 	return b, nil, err
 }
 
@@ -105,13 +106,13 @@ func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, erro
 func endedOf(r Reason) string {
 	switch r {
 	case ReasonDeadline:
-		return approvaltool.EndedDeadline
+		return approvalwire.EndedDeadline
 	case ReasonUnattended:
-		return approvaltool.EndedUnattended
+		return approvalwire.EndedUnattended
 	case ReasonDismissed:
-		return approvaltool.EndedDismissed
+		return approvalwire.EndedDismissed
 	case ReasonSuperseded:
-		return approvaltool.EndedSuperseded
+		return approvalwire.EndedSuperseded
 	}
-	return approvaltool.EndedFault
+	return approvalwire.EndedFault
 }

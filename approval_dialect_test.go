@@ -9,17 +9,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 )
 
 // TestRequestApprovalDecode: a call becomes the form ApprovalForm makes of
 // it, with the call's human_intent and the contract's name, and passes the
 // orchestrator's own check of a dialect's forms.
 func TestRequestApprovalDecode(t *testing.T) {
-	d := askuser.RequestApproval()
+	d := approvaltool.Dialect()
 	if d.Name() != "request_approval" {
 		t.Errorf("Name() = %q", d.Name())
 	}
-	got, err := askuser.Decode(d, []byte(`{"action":"Delete the S3 bucket logs-2023","reason":"Archived","risk":"high","details":"aws s3 rb s3://logs-2023","timeout_seconds":90,"human_intent":"Cleaning up"}`), askuser.Limits{})
+	got, err := askuser.Decode(d, []byte(`{"action":"Delete the S3 bucket logs-2023","reason":"Archived","risk":"high","details":"aws s3 rb s3://logs-2023","timeout_seconds":90,"human_intent":"Cleaning up"}`), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +39,7 @@ func TestRequestApprovalDecode(t *testing.T) {
 	}
 
 	// No timeout: the ceiling in force.
-	got, err = askuser.Decode(d, []byte(`{"action":"a","reason":"r","risk":"low"}`), askuser.Limits{MaxTimeoutSeconds: 45})
+	got, err = askuser.Decode(d, []byte(`{"action":"a","reason":"r","risk":"low"}`), dialect.Limits{MaxTimeoutSeconds: 45})
 	if err != nil || got.TimeoutSeconds != 45 || got.Approval.Details != "" {
 		t.Errorf("Decode = %+v, %v; want the ceiling of 45 s", got, err)
 	}
@@ -52,11 +55,11 @@ func TestRequestApprovalDecodeErrors(t *testing.T) {
 		{`{"reason":"r","risk":"low"}`, "", "invalid request_approval arguments: action must not be empty; say what will be done"},
 	}
 	for _, tt := range tests {
-		lim := askuser.Limits{}
+		lim := dialect.Limits{}
 		if strings.Contains(tt.msg, "120") {
 			lim.MaxTimeoutSeconds = 120
 		}
-		_, err := askuser.Decode(askuser.RequestApproval(), []byte(tt.data), lim)
+		_, err := askuser.Decode(approvaltool.Dialect(), []byte(tt.data), lim)
 		var ce *askuser.CallError
 		if !errors.As(err, &ce) || ce.Message != tt.msg || ce.Path != tt.path || ce.Result != nil {
 			t.Errorf("Decode(%s) = %#v; want message %q at %q", tt.data, err, tt.msg, tt.path)
@@ -68,13 +71,13 @@ func TestRequestApprovalDecodeErrors(t *testing.T) {
 // back as the call it came from, which decodes to the same form; a form
 // that is not an approval's is refused.
 func TestRequestApprovalMarshalForm(t *testing.T) {
-	d := askuser.RequestApproval()
+	d := approvaltool.Dialect()
 	m, ok := d.(askuser.FormMarshaler)
 	if !ok {
 		t.Fatal("RequestApproval is not a FormMarshaler")
 	}
 	call := `{"action":"Send the invoice to ACME <billing@acme.example>","reason":"Month end","risk":"medium","details":"Total: 1,200 €","timeout_seconds":120,"human_intent":"Closing the month"}`
-	f, err := askuser.Decode(d, []byte(call), askuser.Limits{})
+	f, err := askuser.Decode(d, []byte(call), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +88,14 @@ func TestRequestApprovalMarshalForm(t *testing.T) {
 	if string(out) != call {
 		t.Errorf("MarshalForm\n got %s\nwant %s", out, call)
 	}
-	again, err := askuser.Decode(d, out, askuser.Limits{})
+	again, err := askuser.Decode(d, out, dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(f, again); diff != "" {
 		t.Errorf("decoded again (-first +again):\n%s", diff)
 	}
-	plain, err := askuser.Decode(askuser.AskUser(), []byte(`{"questions":[{"header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}]}`), askuser.Limits{})
+	plain, err := askuser.Decode(askusertool.Dialect(), []byte(`{"questions":[{"header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}]}`), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +160,7 @@ func TestRequestApprovalEncode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := tt.o
 			o.Form = f
-			b, rec, err := askuser.RequestApproval().Encode(&o, true)
+			b, rec, err := approvaltool.Dialect().Encode(&o, true)
 			if err != nil || rec != nil {
 				t.Fatalf("Encode = %s, %s, %v", b, rec, err)
 			}
@@ -179,7 +182,7 @@ func TestRequestApprovalEncode(t *testing.T) {
 	}
 
 	notApproval := &askuser.Outcome{Form: &askuser.Form{Questions: []askuser.Question{{ID: "q", Text: "?"}}}, Reason: askuser.ReasonSubmitted}
-	if b, _, err := askuser.RequestApproval().Encode(notApproval, false); err == nil {
+	if b, _, err := approvaltool.Dialect().Encode(notApproval, false); err == nil {
 		t.Errorf("Encode of an outcome that is not an approval's = %s", b)
 	}
 }
@@ -198,7 +201,7 @@ func FuzzRequestApprovalDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		form, err := askuser.Decode(askuser.RequestApproval(), data, askuser.Limits{})
+		form, err := askuser.Decode(approvaltool.Dialect(), data, dialect.Limits{})
 		if err != nil {
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, "invalid request_approval arguments: ") {
@@ -209,7 +212,7 @@ func FuzzRequestApprovalDecode(f *testing.F) {
 		if form.Approval == nil || form.Approval.Digest != askuser.ApprovalDigest(form.Approval.Action, form.Approval.Details) || form.Contract != "request_approval" {
 			t.Fatalf("form %+v", form)
 		}
-		if _, err := askuser.Normalize(form, askuser.Limits{}); err != nil {
+		if _, err := askuser.Normalize(form, dialect.Limits{}); err != nil {
 			t.Fatalf("the decoded form does not normalize: %v", err)
 		}
 	})

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 )
 
 // TestApprovalDigest: the digest is SHA-256 over the JSON array [action,
@@ -91,7 +94,7 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 		c.Questions[0].Options = append([]askuser.Option(nil), f.Questions[0].Options...)
 		return &c
 	}
-	if _, err := askuser.Normalize(good(), askuser.Limits{}); err != nil {
+	if _, err := askuser.Normalize(good(), dialect.Limits{}); err != nil {
 		t.Fatalf("ApprovalForm's own form is refused: %v", err)
 	}
 	tests := []struct {
@@ -121,7 +124,7 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := good()
 			tt.edit(f)
-			_, err := askuser.Normalize(f, askuser.Limits{})
+			_, err := askuser.Normalize(f, dialect.Limits{})
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Normalize = %v, want a *CallError", err)
@@ -154,8 +157,8 @@ func TestApprovalFormNeedsItsContract(t *testing.T) {
 		d    askuser.Dialect
 		want string
 	}{
-		{"approval as ask_user", approval, askuser.AskUser(), "the ask_user contract cannot say that"},
-		{"question as request_approval", question, askuser.RequestApproval(), "asks only approvals"},
+		{"approval as ask_user", approval, askusertool.Dialect(), "the ask_user contract cannot say that"},
+		{"question as request_approval", question, approvaltool.Dialect(), "asks only approvals"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/responders/auto"
@@ -122,7 +123,7 @@ func (j *approvalJournal) records() []*askuser.Record {
 
 func approve(ctx context.Context, t *testing.T, o *askuser.Orchestrator, session, toolCall, call string) (*askuser.Outcome, error) {
 	t.Helper()
-	return o.Handle(ctx, askuser.Request{Session: session, ToolCallID: toolCall, Dialect: askuser.RequestApproval(), Arguments: []byte(call)})
+	return o.Handle(ctx, askuser.Request{Session: session, ToolCallID: toolCall, Dialect: approvaltool.Dialect(), Arguments: []byte(call)})
 }
 
 func mustApprove(t *testing.T, o *askuser.Orchestrator, session, toolCall, call string) *askuser.Outcome {
@@ -142,7 +143,7 @@ func checkResult(t *testing.T, out *askuser.Outcome, want string) {
 }
 
 // TestApprovalOutcomeTable drives every way an approval can end, through
-// Orchestrator.Handle with RequestApproval(), in a synctest bubble (the
+// Orchestrator.Handle with approvaltool.Dialect(), in a synctest bubble (the
 // deadline rows wait out 60 s at once): the result the model reads, the
 // reason on the outcome, and one journal record with the approval.
 func TestApprovalOutcomeTable(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -95,7 +96,7 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 				if cancelAt > 0 {
 					time.AfterFunc(cancelAt, cancel)
 				}
-				out, err := o.Handle(ctx, askuser.Request{Session: session, Dialect: askuser.RequestApproval(), Arguments: []byte(call)})
+				out, err := o.Handle(ctx, askuser.Request{Session: session, Dialect: approvaltool.Dialect(), Arguments: []byte(call)})
 				o.Wait()
 				res = run{out: out, err: err}
 			})

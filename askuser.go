@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // A Responder puts a form in front of a person — a terminal, a web page, a
@@ -217,8 +219,9 @@ func responderName(r Responder) string {
 // to a normalized Form, and an encoder from an Outcome to the result the
 // model reads. The orchestrator and the responders are the same for every
 // dialect; a new contract is a new Dialect, never a change to them. Every
-// contract askuser speaks is one: AskUser (the default), and the pi
-// contracts in the dialect folder.
+// contract askuser speaks is one, each in its package under dialect/:
+// askusertool (ask_user, the default), approvaltool (request_approval, the
+// default for an approval's Form), piask and pi.
 //
 // The orchestrator holds a dialect to the model's own rules: a Form that
 // Decode returns is checked as Normalize checks a Go-built one before any
@@ -231,7 +234,7 @@ type Dialect interface {
 	// deadlines; the orchestrator does. An invalid call returns a
 	// *CallError. Per-contract state the encoder needs goes in
 	// Form.DialectData.
-	Decode(data []byte, lim Limits) (*Form, error)
+	Decode(data []byte, lim dialect.Limits) (*Form, error)
 	// Encode renders a finalized outcome as the result the model reads,
 	// and may return what the contract keeps of the ask besides the result
 	// (record), which travels in the ask's journal record as
@@ -247,33 +250,6 @@ type Dialect interface {
 // prints a normalized call this way.
 type FormMarshaler interface {
 	MarshalForm(f *Form) ([]byte, error)
-}
-
-// Limits are the bounds the embedding program sets on calls. Zero fields
-// mean the defaults.
-type Limits struct {
-	// MaxTimeoutSeconds is the ceiling on a call's wait and its default
-	// (zero: DefaultMaxTimeoutSeconds).
-	MaxTimeoutSeconds int
-	// MaxCallBytes caps the size of a call's arguments (zero:
-	// DefaultMaxCallBytes).
-	MaxCallBytes int
-}
-
-// The defaults of Limits.
-const (
-	DefaultMaxTimeoutSeconds = 300
-	DefaultMaxCallBytes      = 64 << 10
-)
-
-func (l Limits) withDefaults() Limits {
-	if l.MaxTimeoutSeconds <= 0 {
-		l.MaxTimeoutSeconds = DefaultMaxTimeoutSeconds
-	}
-	if l.MaxCallBytes <= 0 {
-		l.MaxCallBytes = DefaultMaxCallBytes
-	}
-	return l
 }
 
 // A CallError is an invalid call: nobody is asked, and the model gets

@@ -6,18 +6,19 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
+	"github.com/askuser-go/askuser/internal/builtin"
 	"github.com/askuser-go/askuser/internal/wire"
 )
 
-// AskUser returns the ask_user contract, askuser's own: the dialect Handle
-// uses when a Request names none. Its wire format (the call's fields,
-// validation with ordered, exact messages, the tool's description and
-// guidance) is package dialect/askusertool; this adapter maps it onto the
-// model. The contract is documented in docs/ask_user.md.
-func AskUser() Dialect { return askUserDialect{} }
-
+// askUserDialect is the ask_user contract, askuser's own: the dialect
+// Handle uses when a Request names none, exported as askusertool.Dialect().
+// Its wire format is package dialect/askuserwire; this adapter maps it onto
+// the model. The contract is documented in docs/ask_user.md.
 type askUserDialect struct{}
+
+func init() { builtin.AskUser = askUserDialect{} }
 
 // formBlock holds a decoded ask_user form, its questions and all their
 // options in one allocation: a call has at most 4 questions of at most 6
@@ -30,15 +31,15 @@ type formBlock struct {
 
 var _ FormMarshaler = askUserDialect{}
 
-func (askUserDialect) Name() string { return askusertool.ToolName }
+func (askUserDialect) Name() string { return askuserwire.ToolName }
 
 // Decode reads an ask_user call into a Form: option values are their
 // labels, since the contract has no values of its own, and the call's
 // human_intent is the form's HumanIntent.
-func (askUserDialect) Decode(data []byte, lim Limits) (*Form, error) {
-	c, err := askusertool.Decode(data, askusertool.Limits(lim))
+func (askUserDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
+	c, err := askuserwire.Decode(data, lim)
 	if err != nil {
-		var e *askusertool.Error
+		var e *askuserwire.Error
 		if errors.As(err, &e) {
 			return nil, &CallError{Path: e.Path, Message: e.Message}
 		}
@@ -52,7 +53,7 @@ func (askUserDialect) Decode(data []byte, lim Limits) (*Form, error) {
 		return nil, fmt.Errorf("askuser: the ask_user decoder returned %d questions; the contract allows %d", len(c.Questions), len(b.qs))
 	}
 	f := &b.f
-	*f = Form{Questions: b.qs[:len(c.Questions)], TimeoutSeconds: c.TimeoutSeconds, HumanIntent: c.HumanIntent, Contract: askusertool.ToolName}
+	*f = Form{Questions: b.qs[:len(c.Questions)], TimeoutSeconds: c.TimeoutSeconds, HumanIntent: c.HumanIntent, Contract: askuserwire.ToolName}
 	opts := b.opts[:0]
 	for i := range c.Questions {
 		wq := &c.Questions[i]
@@ -91,8 +92,8 @@ func (askUserDialect) MarshalForm(f *Form) ([]byte, error) {
 	if f == nil {
 		return nil, errors.New("askuser: MarshalForm of a nil *Form")
 	}
-	c := askusertool.Call{
-		Questions:      make([]askusertool.Question, len(f.Questions)),
+	c := askuserwire.Call{
+		Questions:      make([]askuserwire.Question, len(f.Questions)),
 		TimeoutSeconds: f.TimeoutSeconds,
 		AskedAt:        f.AskedAt,
 		NudgeAt:        f.NudgeAt,
@@ -101,18 +102,18 @@ func (askUserDialect) MarshalForm(f *Form) ([]byte, error) {
 	}
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		wq := askusertool.Question{
+		wq := askuserwire.Question{
 			Kind: string(q.Kind), ID: q.ID, Header: q.Header, Question: q.Text,
 			MultiSelect: q.MultiSelect, AllowOther: q.AllowOther,
 			SecretName: q.SecretName, Purpose: q.Purpose,
-			Options: make([]askusertool.Option, len(q.Options)),
+			Options: make([]askuserwire.Option, len(q.Options)),
 		}
 		for k, o := range q.Options {
-			wq.Options[k] = askusertool.Option{Label: o.Label, Description: o.Description, Default: o.Default}
+			wq.Options[k] = askuserwire.Option{Label: o.Label, Description: o.Description, Default: o.Default}
 		}
 		c.Questions[i] = wq
 	}
-	return askusertool.Marshal(&c)
+	return askuserwire.Marshal(&c)
 }
 
 // Encode renders the ask_user result: answers in question order, labels in

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -13,7 +14,7 @@ import (
 // becomes the form's HumanIntent, exactly as sent (docs/ask_user.md), also
 // through the orchestrator's checks and compaction, and that a long or
 // mistyped one reaches the caller as a *CallError with the contract's
-// message. The field's rules and their order are askusertool's, tested
+// message. The field's rules and their order are askuserwire's, tested
 // there.
 func TestAskUserHumanIntent(t *testing.T) {
 	with := func(member string) string { return `{"questions":[` + auChoice + `]` + member + `}` }
@@ -25,14 +26,14 @@ func TestAskUserHumanIntent(t *testing.T) {
 		{"kept verbatim", with(`,"human_intent":"  Deploying\u00e9 \n"`), "  Deployingé \n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := AskUser().Decode([]byte(tc.call), Limits{})
+			f, err := askUserDialect{}.Decode([]byte(tc.call), dialect.Limits{})
 			if err != nil {
 				t.Fatalf("Decode(%s): %v", tc.call, err)
 			}
 			if f.HumanIntent != tc.want {
 				t.Errorf("Decode: HumanIntent %q, want %q", f.HumanIntent, tc.want)
 			}
-			f, err = decodeAskUser([]byte(tc.call), Limits{})
+			f, err = decodeAskUser([]byte(tc.call), dialect.Limits{})
 			if err != nil {
 				t.Fatalf("the orchestrator's decode of %s: %v", tc.call, err)
 			}
@@ -51,7 +52,7 @@ func TestAskUserHumanIntent(t *testing.T) {
 		{"not a string", with(`,"human_intent":1`), "human_intent", "human_intent: expected a string, got a number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeAskUser([]byte(tc.call), Limits{})
+			_, err := decodeAskUser([]byte(tc.call), dialect.Limits{})
 			var ce *CallError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Decode(%s) = %v, want a *CallError", tc.call, err)
@@ -79,7 +80,7 @@ func TestAskUserHumanIntentRoundTrip(t *testing.T) {
 		if written := strings.Contains(string(data), `"human_intent"`); written != (intent != "") {
 			t.Errorf("HumanIntent %q: human_intent written %v: %s", intent, written, data)
 		}
-		f, err := decodeAskUser(data, Limits{})
+		f, err := decodeAskUser(data, dialect.Limits{})
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", data, err)
 		}

@@ -11,14 +11,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 	"github.com/askuser-go/askuser/internal/wire"
 )
 
 // TestMarshalForm checks MarshalForm's mapping of a Form onto the ask_user
 // call: every field the contract carries, the stamps, an option by its
 // label, and nothing of what the contract does not carry. How a call is
-// written (field order, escaping, the stamps' digits) is askusertool's,
+// written (field order, escaping, the stamps' digits) is askuserwire's,
 // tested there.
 func TestMarshalForm(t *testing.T) {
 	cet := time.FixedZone("CET", 3600)
@@ -67,7 +68,7 @@ func TestMarshalForm(t *testing.T) {
 			f := tc.form
 			if f == nil {
 				var err error
-				if f, err = decodeAskUser([]byte(tc.call), Limits{}); err != nil {
+				if f, err = decodeAskUser([]byte(tc.call), dialect.Limits{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -102,7 +103,7 @@ func TestMarshalCallGoBuilt(t *testing.T) {
 	if diff := cmp.Diff(wantJSON, string(data)); diff != "" {
 		t.Errorf("MarshalForm (-want +got):\n%s", diff)
 	}
-	got, err := decodeAskUser(data, Limits{MaxTimeoutSeconds: 60})
+	got, err := decodeAskUser(data, dialect.Limits{MaxTimeoutSeconds: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,21 +122,21 @@ func TestMarshalCallGoBuilt(t *testing.T) {
 
 // auAgrees checks, for any input, what the root package adds to the
 // ask_user dialect. The orchestrator's decode refuses exactly what
-// askusertool.Decode refuses, with a *CallError carrying the dialect's path
+// askuserwire.Decode refuses, with a *CallError carrying the dialect's path
 // and message (so checkForm never refuses a call the dialect accepts). A
 // form it accepts has its options' values equal to their labels, marshals
 // (MarshalForm) to the bytes the dialect writes for its own Call, and, once
 // stamped, into internal/wire's Call (the shape the schema package
 // describes); decoding that again gives the same form. It reports whether
 // the call was accepted.
-func auAgrees(t testing.TB, data []byte, lim Limits) bool {
+func auAgrees(t testing.TB, data []byte, lim dialect.Limits) bool {
 	t.Helper()
-	c, derr := askusertool.Decode(data, askusertool.Limits(lim))
+	c, derr := askuserwire.Decode(data, lim)
 	form, err := decodeAskUser(data, lim)
 	if derr != nil {
-		var de *askusertool.Error
+		var de *askuserwire.Error
 		if !errors.As(derr, &de) {
-			t.Fatalf("askusertool.Decode: %T %v, want an *askusertool.Error", derr, derr)
+			t.Fatalf("askuserwire.Decode: %T %v, want an *askuserwire.Error", derr, derr)
 		}
 		var ce *CallError
 		if !errors.As(err, &ce) || form != nil {
@@ -149,8 +150,8 @@ func auAgrees(t testing.TB, data []byte, lim Limits) bool {
 	if err != nil {
 		t.Fatalf("the dialect accepts %q; the orchestrator's decode refuses it: %v", data, err)
 	}
-	if form.Contract != askusertool.ToolName {
-		t.Fatalf("Contract %q, want %q", form.Contract, askusertool.ToolName)
+	if form.Contract != askuserwire.ToolName {
+		t.Fatalf("Contract %q, want %q", form.Contract, askuserwire.ToolName)
 	}
 	for i := range form.Questions {
 		for _, o := range form.Questions[i].Options {
@@ -163,12 +164,12 @@ func auAgrees(t testing.TB, data []byte, lim Limits) bool {
 	if err != nil {
 		t.Fatalf("MarshalForm: %v", err)
 	}
-	want, err := askusertool.Marshal(c)
+	want, err := askuserwire.Marshal(c)
 	if err != nil {
-		t.Fatalf("askusertool.Marshal: %v", err)
+		t.Fatalf("askuserwire.Marshal: %v", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("MarshalForm writes what askusertool.Marshal does not:\nMarshalForm: %s\nthe dialect: %s", got, want)
+		t.Fatalf("MarshalForm writes what askuserwire.Marshal does not:\nMarshalForm: %s\nthe dialect: %s", got, want)
 	}
 
 	stamp(form, time.Date(2026, 11, 30, 9, 0, 0, 123456789, time.UTC))
@@ -196,13 +197,13 @@ func auAgrees(t testing.TB, data []byte, lim Limits) bool {
 	return true
 }
 
-// auValidCalls are valid calls: dialect/askusertool's testdata, the
+// auValidCalls are valid calls: dialect/askuserwire's testdata, the
 // benchmark's call, and a few more.
 func auValidCalls(tb testing.TB) map[string][]byte {
 	tb.Helper()
-	files, err := filepath.Glob("dialect/askusertool/testdata/calls/*.json")
+	files, err := filepath.Glob("dialect/askuserwire/testdata/calls/*.json")
 	if err != nil || len(files) == 0 {
-		tb.Fatalf("no calls in dialect/askusertool/testdata/calls: %v", err)
+		tb.Fatalf("no calls in dialect/askuserwire/testdata/calls: %v", err)
 	}
 	calls := map[string][]byte{}
 	for _, f := range append(files, "testdata/bench/call4.json") {
@@ -230,11 +231,11 @@ func auValidCalls(tb testing.TB) map[string][]byte {
 func TestMarshalCallRoundTrip(t *testing.T) {
 	for name, data := range auValidCalls(t) {
 		t.Run(name, func(t *testing.T) {
-			if !auAgrees(t, data, Limits{}) {
+			if !auAgrees(t, data, dialect.Limits{}) {
 				t.Fatalf("%s is not a valid call", data)
 			}
 		})
 	}
 }
 
-func marshalForm(f *Form) ([]byte, error) { return AskUser().(FormMarshaler).MarshalForm(f) }
+func marshalForm(f *Form) ([]byte, error) { return askUserDialect{}.MarshalForm(f) }

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // submitAtOnce answers every question with its declared defaults (or a
@@ -161,7 +163,7 @@ func compactedCallsInUse(b *testing.B, n int, data []byte) int64 {
 	keep := make([]*Form, n)
 	before := inUse()
 	for i := range keep {
-		f, err := Decode(AskUser(), data, Limits{})
+		f, err := Decode(askUserDialect{}, data, dialect.Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/wire"
 )
 
@@ -25,7 +26,7 @@ func benchCall(b *testing.B) []byte {
 
 func BenchmarkDecodeCall(b *testing.B) {
 	data := benchCall(b)
-	lim := Limits{}.withDefaults()
+	lim := dialect.Limits{}.WithDefaults()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
@@ -125,7 +126,7 @@ func (c *cyclic) Unwrap() askuser.Responder { return c }
 type badDialect struct{ form askuser.Form }
 
 func (badDialect) Name() string { return "bad" }
-func (d badDialect) Decode([]byte, askuser.Limits) (*askuser.Form, error) {
+func (d badDialect) Decode([]byte, dialect.Limits) (*askuser.Form, error) {
 	f := d.form
 	return &f, nil
 }

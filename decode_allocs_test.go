@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/wire"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestDecodeAskUserAllocations(t *testing.T) {
 	data := []byte(auCall(auChoice, auText, `{"header":"H","question":"Q?","options":`+auOptions(6)+`}`))
 	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := decodeAskUser(data, Limits{}); err != nil {
+		if _, err := decodeAskUser(data, dialect.Limits{}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -7,14 +7,15 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/google/go-cmp/cmp"
 )
 
 // The ask_user contract's decoder, its rules and messages, its defaults and
-// its marshalling are tested exhaustively in dialect/askusertool. The tests
+// its marshalling are tested exhaustively in dialect/askuserwire. The tests
 // of the root package cover what AskUser adds on top: the mapping of
-// askusertool's Call onto a Form (an option's value is its label; the form
-// read into one formBlock), *CallError for the dialect's *askusertool.Error,
+// askuserwire's Call onto a Form (an option's value is its label; the form
+// read into one formBlock), *CallError for the dialect's *askuserwire.Error,
 // checkForm accepting every form the dialect returns, the compaction, and
 // MarshalForm.
 
@@ -47,9 +48,9 @@ func auOptions(n int) string {
 
 // decodeAskUser decodes an ask_user call as the orchestrator does: the
 // dialect's decoder, the model's rules, and the compaction.
-func decodeAskUser(data []byte, lim Limits) (*Form, error) {
-	o := &Orchestrator{MaxTimeoutSeconds: lim.MaxTimeoutSeconds, MaxCallBytes: lim.MaxCallBytes}
-	return o.decode(AskUser(), data)
+func decodeAskUser(data []byte, lim dialect.Limits) (*Form, error) {
+	o := &Orchestrator{Limits: lim}
+	return o.decode(askUserDialect{}, data)
 }
 
 func auWant(timeout int, qs ...Question) *Form {
@@ -85,7 +86,7 @@ func TestDecodeAskUserNormalize(t *testing.T) {
 	tests := []struct {
 		name string
 		call string
-		lim  Limits
+		lim  dialect.Limits
 		want *Form
 	}{
 		{
@@ -96,7 +97,7 @@ func TestDecodeAskUserNormalize(t *testing.T) {
 		{
 			name: "configured ceiling is the default timeout",
 			call: auCall(auChoice),
-			lim:  Limits{MaxTimeoutSeconds: 90},
+			lim:  dialect.Limits{MaxTimeoutSeconds: 90},
 			want: auWant(90, auChoiceQ("question_1", ab...)),
 		},
 		{
@@ -162,16 +163,16 @@ func TestDecodeAskUserCallError(t *testing.T) {
 	big := auCall(auChoice)
 	for _, tc := range []struct {
 		name, call string
-		lim        Limits
+		lim        dialect.Limits
 		want       CallError
 	}{
-		{"a broken rule", `{"questions":[]}`, Limits{},
+		{"a broken rule", `{"questions":[]}`, dialect.Limits{},
 			CallError{Message: auPrefix + "questions must contain between 1 and 4 items"}},
-		{"a shape problem", auCall(`{"Header":"H"}`), Limits{},
+		{"a shape problem", auCall(`{"Header":"H"}`), dialect.Limits{},
 			CallError{Path: "questions[0].Header", Message: auPrefix + "questions[0].Header: unknown field; allowed fields: " + auQList}},
-		{"the configured ceiling", `{"questions":[` + auChoice + `],"timeout_seconds":121}`, Limits{MaxTimeoutSeconds: 120},
+		{"the configured ceiling", `{"questions":[` + auChoice + `],"timeout_seconds":121}`, dialect.Limits{MaxTimeoutSeconds: 120},
 			CallError{Message: auPrefix + "timeout_seconds must be between 1 and 120"}},
-		{"the configured size cap", big, Limits{MaxCallBytes: len(big) - 1},
+		{"the configured size cap", big, dialect.Limits{MaxCallBytes: len(big) - 1},
 			CallError{Message: auPrefix + fmt.Sprintf("the call is %d bytes; at most %d bytes are accepted", len(big), len(big)-1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,7 +193,7 @@ func TestDecodeAskUserCallError(t *testing.T) {
 // pending ask keeps neither the call's text nor the dialect's block alive,
 // and an option's value shares its label's bytes.
 func TestDecodeAskUserCompacts(t *testing.T) {
-	c, err := decodeAskUser([]byte(`{"questions":[`+auChoice+`,`+auText+`],"human_intent":"Deploying"}`), Limits{})
+	c, err := decodeAskUser([]byte(`{"questions":[`+auChoice+`,`+auText+`],"human_intent":"Deploying"}`), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +220,7 @@ func TestDecodeAskUserCompacts(t *testing.T) {
 // TestDecodeAskUserOneBackingArray checks that the compacted form's
 // options share one backing array, in question order.
 func TestDecodeAskUserOneBackingArray(t *testing.T) {
-	c, err := decodeAskUser([]byte(auCall(auChoice, auText, `{"header":"H","question":"Q?","options":`+auOptions(3)+`}`)), Limits{})
+	c, err := decodeAskUser([]byte(auCall(auChoice, auText, `{"header":"H","question":"Q?","options":`+auOptions(3)+`}`)), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

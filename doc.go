@@ -30,7 +30,8 @@ what the model reads, and the rest — Status, AnsweredBy, Reason, the Answers
 with their provenance, AskID — is for the embedding program.
 
 A Request carries either the call a model sent, in Arguments, in the
-contract its Dialect names (nil: [AskUser]), or a [Form] built in Go, in
+contract its Dialect names (nil: ask_user, or request_approval for an
+approval), or a [Form] built in Go, in
 Form, which [Normalize] checks and normalizes instead. [Decode] checks and
 normalizes a model's call without asking anyone.
 
@@ -132,8 +133,12 @@ responder author runs against their own responder.
 Every tool contract askuser speaks is a [Dialect]: a decoder from the
 arguments a model sends to a normalized [Form], and an encoder from an
 [Outcome] to the result the model reads. ask_user, askuser's own contract,
-is the default ([AskUser]); the pi-ask and pi contracts are piask.Dialect()
-and pi.Dialect(), in packages dialect/piask and dialect/pi. The orchestrator
+is the default, and request_approval the default for an approval's Form;
+a program that imports only this package speaks both with no setup. Where
+a dialect is named, they are askusertool.Dialect() and
+approvaltool.Dialect(), and the pi-ask and pi contracts are
+piask.Dialect() and pi.Dialect(), in packages dialect/askusertool,
+dialect/approvaltool, dialect/piask and dialect/pi. The orchestrator
 and the responders are the same for every dialect, and so are deadlines,
 answer checks, provenance, sealing, replay and the journal: a new contract
 is a new Dialect, never a change to the orchestrator or a responder.
@@ -151,9 +156,9 @@ logged, and the caller gets a *[CallError] saying so, never an ask.
 
 Each contract has a page in the module's docs directory, with everything a
 model may send and read back: docs/ask_user.md, docs/pi-ask.md and
-docs/pi.md, indexed by docs/README.md. Package dialect/askusertool holds the
-ask_user wire format, the tool's description and the guidance text for the
-model's system prompt; package schema renders the tool definition for each
+docs/pi.md, indexed by docs/README.md. Packages dialect/askuserwire and
+dialect/approvalwire hold the two wire formats (the ask_user one with the tool's description and the guidance text for the
+model's system prompt); package schema renders the tool definition for each
 model API.
 
 # Secrets
@@ -259,7 +264,7 @@ tag errors come after decoding, per Go struct field, in the validator's
 order and words, and cannot give that ordered pass with exact, model-facing
 messages and JSON paths. The declarative bounds that remain (four
 questions, six options, a 16-character header, a 255-character secret
-name) are few, and live as constants in package dialect/askusertool, next
+name) are few, and live as constants in package dialect/askuserwire, next
 to the rules whose messages state them.
 
 # Compatibility

@@ -570,7 +570,7 @@ func (a *Ask) principalNow() string {
 // dialect finds a contract by name: ask_user, request_approval, or one of
 // Orchestrator.Dialects.
 func (o *Orchestrator) dialect(name string) (Dialect, error) {
-	for _, d := range append([]Dialect{AskUser(), RequestApproval()}, o.Dialects...) {
+	for _, d := range append([]Dialect{askUserDialect{}, approvalDialect{}}, o.Dialects...) {
 		if d != nil && d.Name() == name {
 			return d, nil
 		}
@@ -1142,7 +1142,7 @@ func outcomeFromRecord(rec *Record, replayed bool) *Outcome {
 	}
 	if q := rec.Quorum; q != nil {
 		out.rt = &routing{Quorum: &q.Policy, Requester: q.Requester, Owner: q.Owner}
-		if v, err := RecordVerdict(rec); err == nil {
+		if v, err := recordVerdict(rec); err == nil {
 			out.Quorum = v
 		} else {
 			out.Quorum = &route.Verdict{Status: route.Unresolved, Ended: route.EndFault, Required: q.Required}

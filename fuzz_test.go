@@ -2,12 +2,14 @@ package askuser
 
 import (
 	"testing"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // FuzzDecodeCall holds any input to auAgrees: what the root package adds
 // to the ask_user dialect (the *CallError, checkForm, the mapping onto a
-// Form, the compaction, MarshalForm) agrees with askusertool on it. The
-// decoder itself is fuzzed against encoding/json by askusertool's
+// Form, the compaction, MarshalForm) agrees with askuserwire on it. The
+// decoder itself is fuzzed against encoding/json by askuserwire's
 // FuzzDecode.
 func FuzzDecodeCall(f *testing.F) {
 	for _, data := range auValidCalls(f) {
@@ -20,7 +22,7 @@ func FuzzDecodeCall(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	lim := Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 8 << 10}
+	lim := dialect.Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 8 << 10}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		auAgrees(t, data, lim)
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
 )
@@ -25,7 +26,7 @@ type fixedDialect struct {
 
 func (d *fixedDialect) Name() string { return "fixed" }
 
-func (d *fixedDialect) Decode([]byte, askuser.Limits) (*askuser.Form, error) {
+func (d *fixedDialect) Decode([]byte, dialect.Limits) (*askuser.Form, error) {
 	c := d.call
 	c.Questions = append([]askuser.Question(nil), d.call.Questions...)
 	if c.TimeoutSeconds == 0 {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // Normalize checks a form built in Go and returns its normalized copy, as
@@ -27,8 +29,8 @@ import (
 // text on a choice (ask_user's JSON default of true applies to JSON calls
 // only). An invalid form returns a *CallError, as an invalid call does,
 // whose Message says what is wrong and what is allowed.
-func Normalize(f *Form, lim Limits) (*Form, error) {
-	lim = lim.withDefaults()
+func Normalize(f *Form, lim dialect.Limits) (*Form, error) {
+	lim = lim.WithDefaults()
 	if f == nil || len(f.Questions) == 0 {
 		return nil, formError("it has no questions; give at least one")
 	}
@@ -85,8 +87,8 @@ func formError(msg string) *CallError {
 // checkForm checks a form against the model's rules. With idsMayBeEmpty a
 // missing id is allowed (Normalize generates it); a dialect's form must
 // carry every id.
-func checkForm(f *Form, lim Limits, idsMayBeEmpty bool) error {
-	lim = lim.withDefaults()
+func checkForm(f *Form, lim dialect.Limits, idsMayBeEmpty bool) error {
+	lim = lim.WithDefaults()
 	if len(f.Questions) == 0 {
 		return formError("it has no questions; give at least one")
 	}

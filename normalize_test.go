@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
 
@@ -51,7 +52,7 @@ func TestNormalizeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := askuser.Normalize(tt.call, askuser.Limits{})
+			_, err := askuser.Normalize(tt.call, dialect.Limits{})
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) || ce.Message != tt.want {
 				t.Errorf("Normalize = %T %v\nwant a *CallError: %s", err, err, tt.want)

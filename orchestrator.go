@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/deadline"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/secretstore"
@@ -36,11 +37,9 @@ import (
 type Orchestrator struct {
 	// Responder shows forms to a person. Nil means nobody can be asked.
 	Responder Responder
-	// MaxTimeoutSeconds is the ceiling on a call's wait, and its default
-	// (zero: 300).
-	MaxTimeoutSeconds int
-	// MaxCallBytes caps the size of a call's arguments (zero: 64 KiB).
-	MaxCallBytes int
+	// Limits bound a model's call: the ceiling on its wait, and its
+	// default (zero: 300 s), and the size of its arguments (zero: 64 KiB).
+	Limits dialect.Limits
 	// Logger receives responder faults and store failures (nil:
 	// slog.Default()). No answer and no secret is ever logged.
 	Logger *slog.Logger
@@ -136,7 +135,7 @@ type Request struct {
 	// whose tool call is still pending joins it.
 	ToolCallID string
 	// Dialect is the contract of Arguments and of the result (nil:
-	// AskUser(), or RequestApproval() for a Form with an Approval).
+	// askusertool.Dialect(), or approvaltool.Dialect() for a Form with an Approval).
 	Dialect Dialect
 	// Arguments are the call as the model sent it, decoded by Dialect.
 	Arguments []byte
@@ -212,9 +211,7 @@ func (o *Orchestrator) logger() *slog.Logger {
 	return slog.Default()
 }
 
-func (o *Orchestrator) limits() Limits {
-	return Limits{MaxTimeoutSeconds: o.MaxTimeoutSeconds, MaxCallBytes: o.MaxCallBytes}.withDefaults()
-}
+func (o *Orchestrator) limits() dialect.Limits { return o.Limits.WithDefaults() }
 
 // Handle asks a request and returns the finalized Outcome, whose Result the
 // model reads. An invalid call (or Form) returns a *CallError and nobody is
@@ -261,16 +258,16 @@ func (o *Orchestrator) formOf(req Request, d Dialect) (*Form, error) {
 	return form, err
 }
 
-// dialect is the request's contract: Dialect, or by default AskUser(), or
-// RequestApproval() for a Form with an Approval.
+// dialect is the request's contract: Dialect, or by default askusertool.Dialect(), or
+// approvaltool.Dialect() for a Form with an Approval.
 func (req *Request) dialect() Dialect {
 	switch {
 	case req.Dialect != nil:
 		return req.Dialect
 	case req.Form != nil && req.Form.Approval != nil:
-		return RequestApproval()
+		return approvalDialect{}
 	}
-	return AskUser()
+	return askUserDialect{}
 }
 
 // contractFits refuses a Go-built form asked in a contract that cannot
@@ -279,9 +276,9 @@ func (req *Request) dialect() Dialect {
 // request_approval contract.
 func contractFits(d Dialect, f *Form) error {
 	switch name := d.Name(); {
-	case f.Approval != nil && (name == AskUser().Name() || name == "pi-ask" || name == "pi"):
-		return formError("an approval is asked in the request_approval contract (RequestApproval(), or no Dialect), whose result says approved, denied or unresolved; the " + name + " contract cannot say that")
-	case f.Approval == nil && name == RequestApproval().Name():
+	case f.Approval != nil && (name == askUserDialect{}.Name() || name == "pi-ask" || name == "pi"):
+		return formError("an approval is asked in the request_approval contract (approvalDialect{}, or no Dialect), whose result says approved, denied or unresolved; the " + name + " contract cannot say that")
+	case f.Approval == nil && name == approvalDialect{}.Name():
 		return formError("the request_approval contract asks only approvals; build the form with ApprovalForm")
 	}
 	return nil
@@ -297,21 +294,21 @@ func (o *Orchestrator) decode(d Dialect, args []byte) (*Form, error) {
 }
 
 // Decode decodes a model's call as Handle does, without asking anyone: the
-// dialect (nil: AskUser()) validates and normalizes it, and the form it
+// dialect (nil: askusertool.Dialect()) validates and normalizes it, and the form it
 // returns is held to the model's rules (see Normalize), so that no
 // responder ever sees a form Normalize would refuse. An invalid call, and a
 // dialect that breaks those rules, return a *CallError. The deadlines are
 // not stamped.
-func Decode(d Dialect, data []byte, lim Limits) (*Form, error) {
+func Decode(d Dialect, data []byte, lim dialect.Limits) (*Form, error) {
 	form, err, _ := decode(d, data, lim)
 	return form, err
 }
 
-func decode(d Dialect, data []byte, lim Limits) (form *Form, err error, bug bool) {
+func decode(d Dialect, data []byte, lim dialect.Limits) (form *Form, err error, bug bool) {
 	if d == nil {
-		d = AskUser()
+		d = askUserDialect{}
 	}
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	form, err = d.Decode(data, lim)
 	if err != nil {
 		return nil, err, false

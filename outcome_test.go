@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/secret"
@@ -395,7 +396,7 @@ func TestInvalidCallIsNeverShown(t *testing.T) {
 
 func TestCeilingConfigurable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		o := &askuser.Orchestrator{MaxTimeoutSeconds: 30}
+		o := &askuser.Orchestrator{Limits: dialect.Limits{MaxTimeoutSeconds: 30}}
 		_, err := o.Handle(context.Background(), askuser.Request{Arguments: []byte(`{"questions":[{"header":"h","question":"q","options":[{"label":"a","description":"d"},{"label":"b","description":"d"}]}],"timeout_seconds":31}`)})
 		if err == nil || err.Error() != "invalid ask_user arguments: timeout_seconds must be between 1 and 30" {
 			t.Fatalf("err = %v", err)

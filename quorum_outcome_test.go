@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -118,7 +119,7 @@ func (r *quorumRig) ask(t *testing.T, q *route.Quorum, requester string) (<-chan
 	res := make(chan result, 1)
 	go func() {
 		out, err := r.orch[0].Handle(context.Background(), askuser.Request{
-			Session: "s1", ToolCallID: "call-1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall),
+			Session: "s1", ToolCallID: "call-1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall),
 			Approvers: &askuser.Approvers{Quorum: q, Requester: requester},
 		})
 		res <- result{out, err}

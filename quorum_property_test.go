@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -115,7 +116,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 					}
 				}
 				go func() {
-					o, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: q, Requester: parties.Requester, Owner: parties.Owner}})
+					o, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: q, Requester: parties.Requester, Owner: parties.Owner}})
 					res <- result{o, err}
 				}()
 				synctest.Wait()

@@ -16,9 +16,13 @@ func TestRootImportGraph(t *testing.T) {
 	if err != nil {
 		t.Skipf("go list is not available here: %v", err)
 	}
+	// An entry ending in "/" allows every package under it; any other, that
+	// package alone (dialect, say, and none of the contracts under it that
+	// import the root).
 	allowed := []string{
-		"github.com/askuser-go/askuser/dialect/approvaltool",
-		"github.com/askuser-go/askuser/dialect/askusertool",
+		"github.com/askuser-go/askuser/dialect",
+		"github.com/askuser-go/askuser/dialect/approvalwire",
+		"github.com/askuser-go/askuser/dialect/askuserwire",
 		"github.com/askuser-go/askuser/internal/",
 		"github.com/askuser-go/askuser/route",
 		"github.com/askuser-go/askuser/secret",
@@ -35,7 +39,7 @@ func TestRootImportGraph(t *testing.T) {
 		}
 		ok := false
 		for _, a := range allowed {
-			if pkg == strings.TrimSuffix(a, "/") || strings.HasPrefix(pkg, a) {
+			if pkg == a || strings.HasSuffix(a, "/") && strings.HasPrefix(pkg, a) {
 				ok = true
 				break
 			}

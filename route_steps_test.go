@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -241,7 +242,7 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 				}()
 				res := make(chan result, 1)
 				go func() {
-					out, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall)})
+					out, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall)})
 					res <- result{out, err}
 				}()
 				cast(t, <-card.asks, vote{"alice", askuser.ApproveOnce})

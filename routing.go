@@ -245,11 +245,11 @@ type RecordQuorum struct {
 	Approvals int `json:"approvals"`
 }
 
-// RecordVerdict computes again the verdict of a journal record of an
+// recordVerdict computes again the verdict of a journal record of an
 // approval decided by votes (one with Quorum): route.Decide on its
 // policy, its parties, its votes in order, and its ending. It returns nil
 // for a record without a quorum.
-func RecordVerdict(rec *Record) (*route.Verdict, error) {
+func recordVerdict(rec *Record) (*route.Verdict, error) {
 	if rec == nil || rec.Quorum == nil {
 		return nil, nil
 	}
@@ -270,7 +270,7 @@ func RecordVerdict(rec *Record) (*route.Verdict, error) {
 // votes. A record without a quorum passes. The error says what does not
 // follow.
 func CheckRecordVotes(rec *Record) error {
-	v, err := RecordVerdict(rec)
+	v, err := recordVerdict(rec)
 	if err != nil {
 		return fmt.Errorf("its quorum cannot decide: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -72,7 +73,7 @@ func TestBlankOrNULSecretRefused(t *testing.T) {
 func TestBlankOrNULSecretRefusedByCheckAnswer(t *testing.T) {
 	form, err := askuser.Normalize(&askuser.Form{Questions: []askuser.Question{
 		{ID: "note", Kind: askuser.KindText, Header: "Note", Text: "A private note?", Sensitive: true},
-	}}, askuser.Limits{})
+	}}, dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

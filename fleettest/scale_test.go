@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // Sizes of the scale test.
@@ -286,7 +287,7 @@ func (idle) Respond(ctx context.Context, _ *askuser.Ask) error {
 // took: the fleet's creation rate over this one is the cost of HTTP, NATS
 // and three replicas.
 func inProcessCreate(ctx context.Context, n int) (time.Duration, error) {
-	o := &askuser.Orchestrator{Responder: idle{}, MaxTimeoutSeconds: scaleDeadline} // its asks in this process's memory
+	o := &askuser.Orchestrator{Responder: idle{}, Limits: dialect.Limits{MaxTimeoutSeconds: scaleDeadline}} // its asks in this process's memory
 	defer o.Close()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

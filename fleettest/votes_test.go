@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/route"
@@ -138,7 +139,7 @@ func TestFleetVotes(t *testing.T) {
 			call := fmt.Sprintf(`{"action":"Delete the S3 bucket logs-2023","reason":"archived","risk":"irreversible","details":"aws s3 rb s3://logs-2023 --force","timeout_seconds":%d}`, tc.timeout)
 			res := make(chan *askuser.Outcome, 1)
 			go func() {
-				out, err := orch[0].Handle(context.Background(), askuser.Request{Session: "prod", ToolCallID: id, Dialect: askuser.RequestApproval(), Arguments: []byte(call),
+				out, err := orch[0].Handle(context.Background(), askuser.Request{Session: "prod", ToolCallID: id, Dialect: approvaltool.Dialect(), Arguments: []byte(call),
 					Approvers: &askuser.Approvers{Quorum: quorum, Requester: "agent"}})
 				if err != nil {
 					t.Error(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
@@ -164,7 +165,7 @@ func TestAuthForgedRecordIsNotReplayed(t *testing.T) {
 			p := &person{}
 			o := &askuser.Orchestrator{Journal: j, Logger: logs.logger(), Responder: p}
 			out, err := o.Handle(context.Background(), askuser.Request{
-				Session: "s1", ToolCallID: "tc-forged", Dialect: askuser.RequestApproval(),
+				Session: "s1", ToolCallID: "tc-forged", Dialect: approvaltool.Dialect(),
 				Arguments: json.RawMessage(`{"action":"delete bucket logs","reason":"cleanup","risk":"high"}`),
 			})
 			if err != nil {

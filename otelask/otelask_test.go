@@ -24,6 +24,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/otelask"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/store"
@@ -295,7 +296,7 @@ func testEveryEnding(t *testing.T, queue int) {
 				req := askuser.Request{Session: "s1", ToolCallID: "call_1", Arguments: []byte(tt.call)}
 				tool := "ask_user"
 				if tt.approve {
-					req.Dialect, tool = askuser.RequestApproval(), "request_approval"
+					req.Dialect, tool = approvaltool.Dialect(), "request_approval"
 				}
 				start := time.Now()
 				res := make(chan *askuser.Outcome, 1)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/dialect/piask"
 	"github.com/askuser-go/askuser/internal/wire"
@@ -19,7 +19,7 @@ import (
 // Dialects returns the names of the contracts Options.Dialect takes: the
 // Name of each askuser.Dialect askuser speaks.
 func Dialects() []string {
-	return []string{askusertool.ToolName, piask.Name, pi.Name, approvaltool.ToolName}
+	return []string{askuserwire.ToolName, piask.Name, pi.Name, approvalwire.ToolName}
 }
 
 // A contract is what the renderings need of one tool contract. Its trees
@@ -61,9 +61,9 @@ var (
 
 var contracts = sync.OnceValue(func() map[string]*contract {
 	return map[string]*contract{
-		askusertool.ToolName: {
-			tool:        askusertool.ToolName,
-			description: askusertool.Description,
+		askuserwire.ToolName: {
+			tool:        askuserwire.ToolName,
+			description: askuserwire.Description,
 			call:        reflectTree(&wire.Call{}),
 			timeout: func(t *object, ceiling int) {
 				ts := t.child("properties").child("timeout_seconds")
@@ -72,10 +72,10 @@ var contracts = sync.OnceValue(func() map[string]*contract {
 			},
 			result: reflectTree(&wire.Result{}),
 		},
-		approvaltool.ToolName: {
-			tool:        approvaltool.ToolName,
+		approvalwire.ToolName: {
+			tool:        approvalwire.ToolName,
 			title:       ApprovalTitle,
-			description: approvaltool.Description,
+			description: approvalwire.Description,
 			call:        reflectTree(&wire.ApprovalCall{}),
 			timeout: func(t *object, ceiling int) {
 				ts := t.child("properties").child("timeout_seconds")

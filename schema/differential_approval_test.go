@@ -11,6 +11,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
 
 // request_approval's disagreements between its plain JSON Schema and its
@@ -31,8 +32,8 @@ import (
 const classDetailsBytes = "details-bytes"
 
 var approvalSpec = &dialectSpec{
-	name:   approvaltool.ToolName,
-	decode: askuser.RequestApproval().Decode,
+	name:   approvalwire.ToolName,
+	decode: approvaltool.Dialect().Decode,
 	refusal: func(_ *judge, _ any, msg string) []string {
 		has := func(s string) bool { return strings.Contains(msg, s) }
 		switch {
@@ -218,14 +219,14 @@ func TestDifferentialEdgeCasesApproval(t *testing.T) {
 // field, a status or reason not in the contract, or a digest of another
 // form fails.
 func TestApprovalResults(t *testing.T) {
-	o := Options{Dialect: approvaltool.ToolName}
+	o := Options{Dialect: approvalwire.ToolName}
 	result := mustCompile(t, "result.json", o.ResultSchema())
 	out := mustCompile(t, "outputSchema.json", indent(parseTree(t, o.MCP()).child("outputSchema")))
 	digest := askuser.ApprovalDigest("a", "")
-	var rs []approvaltool.Result
+	var rs []approvalwire.Result
 	for _, by := range []string{"user", "remembered", "policy"} {
 		for _, st := range []string{"approved", "denied"} {
-			r := approvaltool.Result{Status: st, DecidedBy: by, ActionDigest: digest}
+			r := approvalwire.Result{Status: st, DecidedBy: by, ActionDigest: digest}
 			switch by {
 			case "user":
 				r.Note = "only today"
@@ -238,10 +239,10 @@ func TestApprovalResults(t *testing.T) {
 		}
 	}
 	for _, e := range []string{"deadline", "unattended", "dismissed", "superseded", "fault"} {
-		rs = append(rs, approvaltool.Result{Status: "unresolved", Ended: e, ActionDigest: digest})
+		rs = append(rs, approvalwire.Result{Status: "unresolved", Ended: e, ActionDigest: digest})
 	}
 	for _, r := range rs {
-		data, err := approvaltool.EncodeResult(&r)
+		data, err := approvalwire.EncodeResult(&r)
 		if err != nil {
 			t.Fatal(err)
 		}

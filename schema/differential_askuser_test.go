@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"pgregory.net/rapid"
-
-	"github.com/askuser-go/askuser"
 )
 
 // ask_user's disagreements between its plain JSON Schema and its decoder,
@@ -52,7 +51,7 @@ const (
 
 var askUserSpec = &dialectSpec{
 	name:   "ask_user",
-	decode: askuser.AskUser().Decode,
+	decode: askusertool.Dialect().Decode,
 	refusal: func(_ *judge, c any, msg string) []string {
 		return classifyRefusal(c, msg)
 	},

@@ -17,6 +17,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/internal/wire"
 )
@@ -371,7 +372,7 @@ func list(n int, key string, item func(i int, prev []string) any) []any {
 // A dialectSpec is what the differential test needs of one contract.
 type dialectSpec struct {
 	name   string
-	decode func(data []byte, lim askuser.Limits) (*askuser.Form, error)
+	decode func(data []byte, lim dialect.Limits) (*askuser.Form, error)
 	// refusal names the rules behind a call the plain schema accepts and
 	// the decoder refuses with msg; acceptance, behind a call the plain
 	// schema refuses and the decoder accepts. nil: no class explains it.
@@ -497,7 +498,7 @@ func (j *judge) verdict(c any) (data []byte, v verdict) {
 			panic(err)
 		}
 	}
-	_, err := j.spec.decode(data, askuser.Limits{})
+	_, err := j.spec.decode(data, dialect.Limits{})
 	v.decoderOK = err == nil
 	if err != nil {
 		var ce *askuser.CallError

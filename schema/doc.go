@@ -32,17 +32,17 @@
 // nudge_at, expires_at) are in no rendering.
 //
 // The timeout ceiling is the embedding program's: render with
-// Options{MaxTimeoutSeconds: o.MaxTimeoutSeconds} to match an Orchestrator
+// Options{MaxTimeoutSeconds: o.Limits.MaxTimeoutSeconds} to match an Orchestrator
 // that changes it.
 //
 // # Contracts
 //
 // Options.Dialect names the contract, as the Name of its askuser.Dialect:
 //
-//	schema.Options{Dialect: pi.Name, MaxTimeoutSeconds: o.MaxTimeoutSeconds}.OpenAI()
+//	schema.Options{Dialect: pi.Name, MaxTimeoutSeconds: o.Limits.MaxTimeoutSeconds}.OpenAI()
 //
 // The zero value is ask_user, and the package functions (JSONSchema,
-// OpenAI, …) render it. request_approval (approvaltool.ToolName) is
+// OpenAI, …) render it. request_approval (approvalwire.ToolName) is
 // rendered the same way as ask_user, with its own MCP title
 // (ApprovalTitle); its details are limited in bytes, which a schema cannot
 // count, so maxLength carries the limit in characters and the description

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/schema"
@@ -60,7 +61,7 @@ func ExampleOpenAI_chatCompletions() {
 // A program whose orchestrator allows at most two minutes renders the same
 // ceiling, so the model is never offered a wait the decoder refuses.
 func ExampleOptions() {
-	o := &askuser.Orchestrator{MaxTimeoutSeconds: 120}
+	o := &askuser.Orchestrator{Limits: dialect.Limits{MaxTimeoutSeconds: 120}}
 	var s struct {
 		Properties struct {
 			Timeout struct {
@@ -68,7 +69,7 @@ func ExampleOptions() {
 			} `json:"timeout_seconds"`
 		} `json:"properties"`
 	}
-	if err := json.Unmarshal(schema.Options{MaxTimeoutSeconds: o.MaxTimeoutSeconds}.JSONSchema(), &s); err != nil {
+	if err := json.Unmarshal(schema.Options{MaxTimeoutSeconds: o.Limits.MaxTimeoutSeconds}.JSONSchema(), &s); err != nil {
 		panic(err)
 	}
 	fmt.Println(s.Properties.Timeout.Maximum)
@@ -79,7 +80,7 @@ func ExampleOptions() {
 // OpenAI, with pi's two call shapes merged into one object and timeoutMs
 // bounded by the orchestrator's ceiling, in milliseconds.
 func ExampleOptions_dialect() {
-	o := &askuser.Orchestrator{MaxTimeoutSeconds: 120}
+	o := &askuser.Orchestrator{Limits: dialect.Limits{MaxTimeoutSeconds: 120}}
 	var tool struct {
 		Name       string `json:"name"`
 		Parameters struct {
@@ -88,7 +89,7 @@ func ExampleOptions_dialect() {
 			} `json:"properties"`
 		} `json:"parameters"`
 	}
-	opts := schema.Options{Dialect: pi.Dialect().Name(), MaxTimeoutSeconds: o.MaxTimeoutSeconds}
+	opts := schema.Options{Dialect: pi.Dialect().Name(), MaxTimeoutSeconds: o.Limits.MaxTimeoutSeconds}
 	if err := json.Unmarshal(opts.OpenAI(), &tool); err != nil {
 		panic(err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/askuser-go/askuser"
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 )
 
 // Draft is the JSON Schema dialect of JSONSchema and ResultSchema.
@@ -31,13 +31,13 @@ const ApprovalTitle = "Request approval"
 type Options struct {
 	// Dialect names the tool contract, as the Name of its askuser.Dialect
 	// (one of Dialects()): "ask_user" (or empty), "pi-ask" (piask.Name),
-	// "pi" (pi.Name) or "request_approval" (approvaltool.ToolName, the
+	// "pi" (pi.Name) or "request_approval" (approvalwire.ToolName, the
 	// consent gate offered beside a question tool). Give it the Dialect the
 	// orchestrator decodes the calls with.
 	Dialect string
 
 	// MaxTimeoutSeconds is the ceiling on a call's wait (zero:
-	// askuser.DefaultMaxTimeoutSeconds): the maximum of ask_user's and
+	// dialect.DefaultMaxTimeoutSeconds): the maximum of ask_user's and
 	// request_approval's timeout_seconds, and of pi's timeoutMs in milliseconds (at most the
 	// contract's own 300000). pi-ask has no timeout field. Give it the
 	// Orchestrator's value, so the schema and the decoder agree.
@@ -46,14 +46,14 @@ type Options struct {
 
 func (o Options) dialect() string {
 	if o.Dialect == "" {
-		return askusertool.ToolName
+		return askuserwire.ToolName
 	}
 	return o.Dialect
 }
 
 func (o Options) ceiling() int {
 	if o.MaxTimeoutSeconds <= 0 {
-		return askuser.DefaultMaxTimeoutSeconds
+		return dialect.DefaultMaxTimeoutSeconds
 	}
 	return o.MaxTimeoutSeconds
 }

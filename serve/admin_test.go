@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/store"
 )
@@ -228,7 +229,7 @@ func TestAdminListInMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &askuser.Orchestrator{Responder: card, MaxTimeoutSeconds: 900}
+	o := &askuser.Orchestrator{Responder: card, Limits: dialect.Limits{MaxTimeoutSeconds: 900}}
 	defer o.Close()
 	srv := httptest.NewServer(validated(t, NewHandler(Config{Orchestrator: o, Tokens: []string{testToken}, AdminTokens: []string{adminToken}, Card: card})))
 	defer srv.Close()
@@ -252,7 +253,7 @@ func TestAdminListInMemory(t *testing.T) {
 // TestAdminListAuto: asks that ended at once are listed final, with how.
 func TestAdminListAuto(t *testing.T) {
 	asks := store.NewMemory(0)
-	o := &askuser.Orchestrator{Responder: auto.New(), Asks: asks, MaxTimeoutSeconds: 900}
+	o := &askuser.Orchestrator{Responder: auto.New(), Asks: asks, Limits: dialect.Limits{MaxTimeoutSeconds: 900}}
 	defer o.Close()
 	srv := httptest.NewServer(validated(t, NewHandler(Config{Orchestrator: o, Tokens: []string{testToken}, AdminTokens: []string{adminToken}})))
 	defer srv.Close()

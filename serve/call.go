@@ -13,6 +13,8 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/dialect/piask"
 )
@@ -175,15 +177,15 @@ func stringField(m map[string]jsontext.Value, name string, dst *string, req stri
 // admits whoever holds it — unless approvals is true (Config.Approvals).
 func apiDialect(name string, approvals bool) (askuser.Dialect, error) {
 	switch name {
-	case "", askuser.AskUser().Name():
-		return askuser.AskUser(), nil
+	case "", askusertool.Dialect().Name():
+		return askusertool.Dialect(), nil
 	case piask.Name:
 		return piask.Dialect(), nil
 	case pi.Name:
 		return pi.Dialect(), nil
-	case approvaltool.ToolName:
+	case approvalwire.ToolName:
 		if approvals {
-			return askuser.RequestApproval(), nil
+			return approvaltool.Dialect(), nil
 		}
 		return nil, fmt.Errorf(`"dialect" %q is not served by the agent API (an approval needs a person the agent cannot stand in for); allowed: ask_user, pi-ask, pi`, name)
 	}

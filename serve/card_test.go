@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
@@ -86,7 +87,7 @@ func TestCardAuthorize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: slog.New(slog.DiscardHandler), MaxTimeoutSeconds: 900}
+	o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: slog.New(slog.DiscardHandler), Limits: dialect.Limits{MaxTimeoutSeconds: 900}}
 	defer o.Close()
 	done := make(chan *askuser.Outcome, 1)
 	go func() {

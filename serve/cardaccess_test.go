@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/store"
 )
@@ -29,7 +30,7 @@ func TestCardTokensExpireAndRotate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: quiet, MaxTimeoutSeconds: 900}
+		o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: quiet, Limits: dialect.Limits{MaxTimeoutSeconds: 900}}
 		defer o.Close()
 		h := NewHandler(Config{Orchestrator: o, Tokens: []string{testToken}, Card: card, Logger: quiet})
 		do := func(method, target, body string, hdr map[string]string, cookies ...*http.Cookie) *httptest.ResponseRecorder {
@@ -167,7 +168,7 @@ func newReplicaKeys(t *testing.T) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: quiet, MaxTimeoutSeconds: 900}
+	o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: quiet, Limits: dialect.Limits{MaxTimeoutSeconds: 900}}
 	t.Cleanup(func() { o.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), serveWait)
 	defer cancel()

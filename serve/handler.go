@@ -24,7 +24,7 @@ import (
 // Bounds of the agent API.
 const (
 	// defaultMaxBody caps the body of POST /v1/calls: a call's arguments
-	// at their cap (askuser.DefaultMaxCallBytes) fit several times over,
+	// at their cap (dialect.DefaultMaxCallBytes) fit several times over,
 	// with the fields around them.
 	defaultMaxBody = 256 << 10
 	// maxIDBytes caps a session id and a tool-call id.
@@ -106,7 +106,7 @@ type Config struct {
 	Addr string
 	// MaxBodyBytes caps the body of POST /v1/calls (zero: 256 KiB); a
 	// larger one is refused with 413. The call's arguments are capped
-	// again by the Orchestrator (Orchestrator.MaxCallBytes).
+	// again by the Orchestrator (Orchestrator.Limits.MaxCallBytes).
 	MaxBodyBytes int64
 	// WriteTimeout is how long a response may take to write once a request
 	// that waited for a person (a blocking call, a long poll) has its

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/dialect/piask"
 	"github.com/askuser-go/askuser/responders/web"
@@ -72,7 +73,7 @@ func newReplica(t *testing.T, asks store.Pending, setup func(*Config)) *replica 
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &askuser.Orchestrator{Responder: card, Asks: asks, Logger: quiet, MaxTimeoutSeconds: 900,
+	o := &askuser.Orchestrator{Responder: card, Asks: asks, Logger: quiet, Limits: dialect.Limits{MaxTimeoutSeconds: 900},
 		Dialects: []askuser.Dialect{pi.Dialect(), piask.Dialect()}}
 	t.Cleanup(func() { o.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), serveWait)

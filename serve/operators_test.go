@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -24,7 +25,7 @@ func TestOperatorsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: quiet, MaxTimeoutSeconds: 900}
+	o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: quiet, Limits: dialect.Limits{MaxTimeoutSeconds: 900}}
 	defer o.Close()
 	h := NewHandler(Config{Orchestrator: o, Tokens: []string{testToken}, AdminTokens: []string{adminToken}, Card: card, Logger: quiet})
 	srv := httptest.NewServer(h)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/store"
 )
@@ -28,7 +29,7 @@ func TestHandlerWaits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: quiet, MaxTimeoutSeconds: 900}
+		o := &askuser.Orchestrator{Responder: card, Asks: store.NewMemory(0), Logger: quiet, Limits: dialect.Limits{MaxTimeoutSeconds: 900}}
 		defer o.Close()
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)

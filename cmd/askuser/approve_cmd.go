@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responders/web"
@@ -67,7 +69,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling, Routes: routes}
+	o := &askuser.Orchestrator{Limits: dialect.Limits{MaxTimeoutSeconds: *ceiling}, Routes: routes}
 	closeResponder, giveBack, code, ok := chats.pickChat(ctx, e, "approve", *responder, *listen, o, func() (*web.Responder, func(), error) {
 		return e.approvalWebResponder(*listen, *session)
 	})
@@ -105,7 +107,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser approve: %v\n", err)
 		return exitFailure
 	}
-	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: askuser.RequestApproval(), Approvers: approvers})
+	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: approvaltool.Dialect(), Approvers: approvers})
 	giveBack()
 	var ce *askuser.CallError
 	switch {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/dialect/piask"
 )
@@ -32,7 +34,7 @@ type dialectValue struct{ name, cmd string }
 func (v *dialectValue) String() string { return v.name }
 
 func (v *dialectValue) Set(s string) error {
-	if s == approvaltool.ToolName && v.cmd == "ask" {
+	if s == approvalwire.ToolName && v.cmd == "ask" {
 		return errors.New("a request_approval call is asked with 'askuser approve', not ask")
 	}
 	v.name = s
@@ -42,14 +44,14 @@ func (v *dialectValue) Set(s string) error {
 // dialectNamed returns the contract --dialect names.
 func dialectNamed(name string) (askuser.Dialect, error) {
 	switch name {
-	case "", askuser.AskUser().Name():
-		return askuser.AskUser(), nil
+	case "", askusertool.Dialect().Name():
+		return askusertool.Dialect(), nil
 	case piask.Name:
 		return piask.Dialect(), nil
 	case pi.Name:
 		return pi.Dialect(), nil
-	case approvaltool.ToolName:
-		return askuser.RequestApproval(), nil
+	case approvalwire.ToolName:
+		return approvaltool.Dialect(), nil
 	}
 	return nil, fmt.Errorf("--dialect %q is not a contract; allowed: %s", name, dialectNames)
 }

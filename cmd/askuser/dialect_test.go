@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/dialect/piask"
 )
@@ -17,13 +18,13 @@ const (
 func TestValidateDialect(t *testing.T) {
 	for _, tt := range []struct {
 		dialect, call string
-		decode        func([]byte, askuser.Limits) (*askuser.Form, error)
+		decode        func([]byte, dialect.Limits) (*askuser.Form, error)
 	}{{"pi-ask", piAskCall, piask.Dialect().Decode}, {"pi", piCall, pi.Dialect().Decode}} {
 		code, out, errs := cli(t, tt.call, "validate", "--dialect", tt.dialect, "--now", "2026-11-30T09:00:00Z")
 		if code != 0 || errs != "" {
 			t.Fatalf("%s: exit %d, stderr %q", tt.dialect, code, errs)
 		}
-		c, err := tt.decode([]byte(out), askuser.Limits{})
+		c, err := tt.decode([]byte(out), dialect.Limits{})
 		if err != nil {
 			t.Fatalf("%s: stdout is not a %s call: %v\n%s", tt.dialect, tt.dialect, err, out)
 		}

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/hostcheck"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secretstore"
@@ -33,7 +33,7 @@ const (
 	// maxCallRead is how much of a call is read: one byte more than the
 	// decoder accepts, so that the decoder's own message about the cap
 	// (the one the model would read) is what the caller sees.
-	maxCallRead = askuser.DefaultMaxCallBytes + 1
+	maxCallRead = dialect.DefaultMaxCallBytes + 1
 	// maxScriptBytes caps a script file.
 	maxScriptBytes = scripted.MaxFileBytes
 	// maxKeyFileBytes caps a key file: a few lines of

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/claudehook"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/responders/web"
@@ -182,7 +183,7 @@ func (e env) hookHere(ctx context.Context, f hookFlags, session, toolCall string
 	var why bytes.Buffer
 	pe := e
 	pe.stderr = io.MultiWriter(e.stderr, &why)
-	o := &askuser.Orchestrator{MaxTimeoutSeconds: f.ceiling}
+	o := &askuser.Orchestrator{Limits: dialect.Limits{MaxTimeoutSeconds: f.ceiling}}
 	closeResponder, giveBack, _, ok := pe.pickResponder("hook claude", f.responder, o, card)
 	if !ok {
 		return nil, errors.New(strings.TrimPrefix(strings.TrimSpace(why.String()), "askuser hook claude: "))

@@ -189,6 +189,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/buildinfo"
 	"github.com/askuser-go/askuser/internal/deadline"
 	"github.com/askuser-go/askuser/responders/web"
@@ -434,7 +435,7 @@ func (e env) validate(args []string) int {
 		fmt.Fprintf(e.stderr, "askuser validate: %v\n", err)
 		return exitFailure
 	}
-	call, err := askuser.Decode(d, data, askuser.Limits{MaxTimeoutSeconds: *ceiling})
+	call, err := askuser.Decode(d, data, dialect.Limits{MaxTimeoutSeconds: *ceiling})
 	if err != nil {
 		fmt.Fprintln(e.stderr, err)
 		return exitUsage
@@ -490,7 +491,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 		return exitUsage
 	}
-	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling}
+	o := &askuser.Orchestrator{Limits: dialect.Limits{MaxTimeoutSeconds: *ceiling}}
 	closeResponder, giveBack, code, ok := chats.pickChat(ctx, e, "ask", *responder, *listen, o, func() (*web.Responder, func(), error) {
 		return e.webResponder(*listen, *session)
 	})
@@ -526,7 +527,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 		return exitFailure
 	}
-	if *storeDir == "" && seals(d, data, askuser.Limits{MaxTimeoutSeconds: *ceiling}) {
+	if *storeDir == "" && seals(d, data, dialect.Limits{MaxTimeoutSeconds: *ceiling}) {
 		s, err := store.open(true)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
@@ -563,7 +564,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 
 // seals reports whether a call has a question whose answer is sealed. An
 // invalid call does not; Handle reports it.
-func seals(d askuser.Dialect, data []byte, lim askuser.Limits) bool {
+func seals(d askuser.Dialect, data []byte, lim dialect.Limits) bool {
 	form, err := askuser.Decode(d, data, lim)
 	if err != nil {
 		return false

@@ -25,7 +25,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
 	"github.com/askuser-go/askuser/internal/buildinfo"
 	"github.com/askuser-go/askuser/internal/hostcheck"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
@@ -100,10 +102,10 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	}
 	// The tools: the question tool and request_approval beside it, or
 	// request_approval alone when --dialect names it.
-	alone := d.Name() == approvaltool.ToolName
+	alone := d.Name() == approvalwire.ToolName
 	dialects := []askuser.Dialect{d}
 	if !alone && !*noApproval {
-		dialects = append(dialects, askuser.RequestApproval())
+		dialects = append(dialects, approvaltool.Dialect())
 	}
 	switch {
 	case alone && *noApproval:
@@ -152,7 +154,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o := &askuser.Orchestrator{MaxTimeoutSeconds: *ceiling, Logger: logger}
+	o := &askuser.Orchestrator{Limits: dialect.Limits{MaxTimeoutSeconds: *ceiling}, Logger: logger}
 
 	// The key ring that seals requestStates: the one the flags or the
 	// environment name, else one made up for the life of the process.
@@ -278,7 +280,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	}
 	for _, d := range dialects {
 		tool := &mcpresponder.Tool{Orchestrator: o, Dialect: d, Keys: keys, Bridge: bridge, Session: func(*mcp.CallToolRequest) string { return sess }}
-		approval := d.Name() == approvaltool.ToolName
+		approval := d.Name() == approvalwire.ToolName
 		if approval {
 			tool.Session = func(req *mcp.CallToolRequest) string { return approvalSession(sess, req) }
 		}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 	"github.com/askuser-go/askuser/schema"
 )
 
@@ -33,17 +33,17 @@ func (e env) schema(args []string) int {
 	}
 	name := d.Name()
 	switch *tool {
-	case "", askusertool.ToolName:
-		if *tool != "" && name == approvaltool.ToolName {
+	case "", askuserwire.ToolName:
+		if *tool != "" && name == approvalwire.ToolName {
 			fmt.Fprintf(e.stderr, "askuser schema: --tool ask_user and --dialect request_approval name two different tools; give one\n")
 			return exitUsage
 		}
-	case approvaltool.ToolName:
-		if name != askusertool.ToolName && name != approvaltool.ToolName {
+	case approvalwire.ToolName:
+		if name != askuserwire.ToolName && name != approvalwire.ToolName {
 			fmt.Fprintf(e.stderr, "askuser schema: --tool request_approval is a contract of its own; leave out --dialect %s\n", name)
 			return exitUsage
 		}
-		name = approvaltool.ToolName
+		name = approvalwire.ToolName
 	default:
 		fmt.Fprintf(e.stderr, "askuser schema: --tool %q is not a tool; allowed: ask_user, request_approval\n", *tool)
 		return exitUsage

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/secretstore"
@@ -75,7 +76,7 @@ func (e env) askServer(ctx context.Context, c *serve.Client, session, toolCall s
 	}
 	if obj := bytes.TrimSpace(data); !json.Valid(obj) || len(obj) == 0 || obj[0] != '{' {
 		// Not a JSON object: the contract's own message, as ask gives it.
-		if _, err := askuser.Decode(d, data, askuser.Limits{}); err != nil {
+		if _, err := askuser.Decode(d, data, dialect.Limits{}); err != nil {
 			return e.callError(err)
 		}
 		return fail("the call is not one JSON object")

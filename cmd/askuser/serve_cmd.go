@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/dialect/piask"
 	"github.com/askuser-go/askuser/internal/hostcheck"
@@ -372,17 +373,17 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	}
 	defer stopChannels()
 	o := &askuser.Orchestrator{
-		Channels:          channels,
-		Observer:          tel.obs,
-		Responder:         chat.responder(card),
-		MaxTimeoutSeconds: c.ceiling,
-		Logger:            logger,
-		Secrets:           st.Secrets(),
-		Journal:           st.Journal(),
-		Consents:          st.Consents(),
-		Asks:              st.Asks(),
-		Dialects:          []askuser.Dialect{pi.Dialect(), piask.Dialect()},
-		Routes:            c.routes,
+		Channels:  channels,
+		Observer:  tel.obs,
+		Responder: chat.responder(card),
+		Limits:    dialect.Limits{MaxTimeoutSeconds: c.ceiling},
+		Logger:    logger,
+		Secrets:   st.Secrets(),
+		Journal:   st.Journal(),
+		Consents:  st.Consents(),
+		Asks:      st.Asks(),
+		Dialects:  []askuser.Dialect{pi.Dialect(), piask.Dialect()},
+		Routes:    c.routes,
 	}
 	// The card is not closed: with a shared store its Close would end the
 	// pending asks for every replica. Close leaves them pending.

@@ -1,100 +1,25 @@
-// Package approvaltool is the JSON wire format of the request_approval
-// tool, the consent gate that pairs with ask_user: it reads the arguments a
-// model sends when it asks permission to act, checks them against the
-// tool's contract in a fixed order and answers an invalid call with one
-// message the model can fix its call from, fills in the defaults of a valid
-// call, writes a call back in the same JSON form, encodes the result the
-// model reads, and carries the tool's description and the guidance text for
-// the model's system prompt.
+// Package approvaltool is the request_approval contract as a Dialect: a
+// model asks permission to act, and reads back whether it may. The
+// orchestrator asks with it for a Request whose Form carries an Approval
+// and that names no Dialect, so a program importing only the root speaks it
+// with no setup; Dialect returns it for the places that name a dialect.
 //
-// The package knows nothing of the orchestrator: the root package's
-// RequestApproval dialect maps a Call onto an approval form and renders an
-// outcome's verdict as a Result. docs/request_approval.md is the contract.
+// The contract's wire format (the call's fields, validation with ordered,
+// exact messages, the result's encoding, the tool's description and
+// guidance) is package dialect/approvalwire, which knows nothing of the
+// orchestrator. docs/request_approval.md is the contract.
 package approvaltool
 
-// ToolName is the name of the request_approval tool.
-const ToolName = "request_approval"
-
-// Prefix starts every message of an invalid call.
-const Prefix = "invalid request_approval arguments: "
-
-// The defaults of Limits.
-const (
-	// DefaultMaxTimeoutSeconds is the ceiling on a call's wait, and its
-	// wait when the call names none.
-	DefaultMaxTimeoutSeconds = 300
-	// DefaultMaxCallBytes caps the size of a call.
-	DefaultMaxCallBytes = 64 << 10
+import (
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/builtin"
 )
 
-// The limits of a call's fields: action and reason in characters (runes),
-// details in bytes of UTF-8, human_intent in characters.
-const (
-	MaxActionRunes  = 200
-	MaxReasonRunes  = 500
-	MaxDetailsBytes = 8 << 10
-	MaxIntentRunes  = 120
-)
-
-// The risks a call can carry, lowest first.
-const (
-	RiskLow          = "low"
-	RiskMedium       = "medium"
-	RiskHigh         = "high"
-	RiskIrreversible = "irreversible"
-)
-
-// Risks returns the risks in order, lowest first.
-func Risks() []string { return []string{RiskLow, RiskMedium, RiskHigh, RiskIrreversible} }
-
-// Limits are the bounds the embedding program sets on calls. A zero (or
-// negative) field means its default.
-type Limits struct {
-	// MaxTimeoutSeconds is the ceiling on a call's wait and its default;
-	// the messages name it.
-	MaxTimeoutSeconds int
-	// MaxCallBytes caps the size of a call's arguments, in bytes.
-	MaxCallBytes int
-}
-
-func (l Limits) withDefaults() Limits {
-	if l.MaxTimeoutSeconds <= 0 {
-		l.MaxTimeoutSeconds = DefaultMaxTimeoutSeconds
-	}
-	if l.MaxCallBytes <= 0 {
-		l.MaxCallBytes = DefaultMaxCallBytes
-	}
-	return l
-}
-
-// Call is a validated, normalized request_approval call.
-type Call struct {
-	// Action says what will be done: 1–200 characters, not blank.
-	Action string
-	// Reason says why: 1–500 characters, not blank.
-	Reason string
-	// Risk is one of Risks().
-	Risk string
-	// Details is longer text the person can expand (a command, a diff, a
-	// list of resources): at most 8 KiB; empty when the call carries none.
-	Details string
-	// TimeoutSeconds is how long the call waits for a decision.
-	TimeoutSeconds int
-	// HumanIntent is the agent's one-line narration of what it is doing,
-	// at most 120 characters, kept as the model sent it; empty when the
-	// call carries none.
-	HumanIntent string
-}
-
-// Error is an invalid call.
-type Error struct {
-	// Path is the JSON path of a shape problem ("risk", "(root)" for the
-	// top-level value, ["a b"] for a field name that is not a plain
-	// identifier); it is empty for a broken rule and for the size cap.
-	Path string
-	// Message is the whole model-facing message, starting with Prefix.
-	Message string
-}
-
-// Error returns the model-facing message.
-func (e *Error) Error() string { return e.Message }
+// Dialect returns the request_approval contract. Its Decode maps a call
+// onto the form askuser.ApprovalForm makes of it, with the call's
+// human_intent as the form's HumanIntent; its Encode renders the outcome's
+// askuser.ApprovalVerdict (approved or denied with who decided, or
+// unresolved with why nobody decided), never deciding on its own what
+// counts as approved, and refuses an outcome that is not an approval's. It
+// is also an askuser.FormMarshaler.
+func Dialect() askuser.Dialect { return builtin.RequestApproval.(askuser.Dialect) }

@@ -1,34 +1,90 @@
 package approvaltool_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
+	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
-// A model's call is decoded, or refused with a message it can fix its call
-// from; an outcome is written as the result the model reads.
+// person is a responder that takes approvals: a ResponderFunc that puts the
+// approval in front of someone, plus the declaration that someone answers
+// there. Without CanTakeApprovals the orchestrator would never hand it an
+// approval, and every request would stay unresolved.
+type person struct{ askuser.ResponderFunc }
+
+func (person) CanTakeApprovals() bool { return true }
+
+// A model asks permission to act with request_approval. The program's
+// policy approves read-only listings without asking; a person decides the
+// rest, here approving a deletion for the session, so the same deletion is
+// approved again without asking. Before it runs an action, the program
+// checks that the approval is for exactly that action.
 func Example() {
-	_, err := approvaltool.Decode([]byte(`{"action":"Drop the table users","reason":"Replaced by accounts","risk":"severe"}`), approvaltool.Limits{})
-	fmt.Println(err)
-
-	c, err := approvaltool.Decode([]byte(`{"action":"Drop the table users","reason":"Replaced by accounts","risk":"irreversible","timeout_seconds":120}`), approvaltool.Limits{})
-	if err != nil {
-		panic(err)
+	o := &askuser.Orchestrator{
+		ApprovalPolicy: func(_ context.Context, _ string, a *askuser.Approval) askuser.PolicyDecision {
+			if a.Risk == askuser.RiskLow && strings.HasPrefix(a.Details, "ls ") {
+				return askuser.PolicyApprove
+			}
+			return askuser.PolicyAsk // a person decides
+		},
+		Responder: person{func(_ context.Context, a *askuser.Ask) error {
+			ap := a.Form().Approval
+			fmt.Printf("  the person is asked: %s (%s risk)\n", ap.Action, ap.Risk)
+			err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.ApproveSession}})
+			if err != nil {
+				return err
+			}
+			return a.Submit()
+		}},
 	}
-	fmt.Printf("%s (%s risk), waiting %d s\n", c.Action, c.Risk, c.TimeoutSeconds)
-
-	res, err := approvaltool.EncodeResult(&approvaltool.Result{
-		Status:       approvaltool.StatusUnresolved,
-		Ended:        approvaltool.EndedDeadline,
-		ActionDigest: "sha256:f3a8d31c1d4bd4a8a3d19ff2a0c9ff3e5fb3ba7a6c8d3b7ba24d9a8f4d2e9c11",
-	})
-	if err != nil {
-		panic(err)
+	ask := func(toolCall, call string) *askuser.Outcome {
+		out, err := o.Handle(context.Background(), askuser.Request{
+			Session: "s1", ToolCallID: toolCall, Dialect: approvaltool.Dialect(), Arguments: []byte(call),
+		})
+		if err != nil {
+			panic(err)
+		}
+		var r struct {
+			Status    string `json:"status"`
+			DecidedBy string `json:"decided_by"`
+		}
+		if err := json.Unmarshal(out.Result, &r); err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: %s by %s\n", toolCall, r.Status, r.DecidedBy)
+		return out
 	}
-	fmt.Println(string(res))
+
+	ask("call-1", `{"action":"List the backups","reason":"To find the oldest","risk":"low","details":"ls /srv/backups"}`)
+	rm := `{"action":"Delete the oldest backup","reason":"The disk is full","risk":"irreversible","details":"rm /srv/backups/2024-01.tar"}`
+	out := ask("call-2", rm)
+	ask("call-3", rm)
+
+	// About to run the command: is this the action the person approved?
+	v, _ := askuser.ApprovalVerdict(out)
+	run := "rm /srv/backups/2024-01.tar"
+	fmt.Println("run it:", v.Status == askuser.Approved && v.Digest == askuser.ApprovalDigest("Delete the oldest backup", run))
+	fmt.Println("run another:", v.Digest == askuser.ApprovalDigest("Delete the oldest backup", "rm -r /srv/backups"))
+
+	// The person's decisions for the session, and taking one back.
+	cs, _ := o.ConsentStore().Consents(context.Background(), "s1")
+	for _, c := range cs {
+		fmt.Printf("remembered: %s (approved: %v)\n", c.Action, c.Approved)
+		_ = o.ConsentStore().Revoke(context.Background(), "s1", c.Digest)
+	}
+	ask("call-4", rm)
 	// Output:
-	// invalid request_approval arguments: risk: "severe" is not a risk; allowed: "low", "medium", "high", "irreversible"
-	// Drop the table users (irreversible risk), waiting 120 s
-	// {"status":"unresolved","decided_by":null,"note":null,"ended":"deadline","action_digest":"sha256:f3a8d31c1d4bd4a8a3d19ff2a0c9ff3e5fb3ba7a6c8d3b7ba24d9a8f4d2e9c11","message":"Nobody approved this action: the wait ended before anyone decided. You have no permission to perform it, and must not act. Tell the user what you did not do; ask again only if it is still needed."}
+	// call-1: approved by policy
+	//   the person is asked: Delete the oldest backup (irreversible risk)
+	// call-2: approved by user
+	// call-3: approved by remembered
+	// run it: true
+	// run another: false
+	// remembered: Delete the oldest backup (approved: true)
+	//   the person is asked: Delete the oldest backup (irreversible risk)
+	// call-4: approved by user
 }

@@ -1,121 +1,26 @@
-// Package askusertool is the JSON wire format of the ask_user tool: it reads
-// the arguments a model sends when it calls the tool, checks them against
-// the tool's contract in a fixed order and answers an invalid call with one
-// message the model can fix its call from, fills in every default of a
-// valid call, writes a call back in the same JSON form, stamps a call's
-// deadlines, and carries the tool's description and the guidance text for
-// the model's system prompt.
+// Package askusertool is the ask_user contract, askuser's own, as a
+// Dialect: the one the orchestrator asks with when a Request names none, so
+// that a program importing only the root speaks it with no setup. Dialect
+// returns it for the places that name a dialect (Orchestrator.Dialects, the
+// responders and tools that take one).
+//
+// The contract's wire format (the call's fields, validation with ordered,
+// exact messages, the tool's description and guidance) is package
+// dialect/askuserwire, which knows nothing of the orchestrator; the dialect
+// maps it onto the model. docs/ask_user.md is the contract.
 package askusertool
 
 import (
-	"time"
-
-	"github.com/askuser-go/askuser/internal/deadline"
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/builtin"
 )
 
-// ToolName is the name of the ask_user tool.
-const ToolName = "ask_user"
-
-// Prefix starts every message of an invalid call.
-const Prefix = "invalid ask_user arguments: "
-
-// The defaults of Limits.
-const (
-	// DefaultMaxTimeoutSeconds is the ceiling on a call's wait, and its
-	// wait when the call names none.
-	DefaultMaxTimeoutSeconds = 300
-	// DefaultMaxCallBytes caps the size of a call.
-	DefaultMaxCallBytes = 64 << 10
-)
-
-// Limits are the bounds the embedding program sets on calls. A zero (or
-// negative) field means its default.
-type Limits struct {
-	// MaxTimeoutSeconds is the ceiling on a call's wait and its default;
-	// the messages name it.
-	MaxTimeoutSeconds int
-	// MaxCallBytes caps the size of a call's arguments, in bytes.
-	MaxCallBytes int
-}
-
-func (l Limits) withDefaults() Limits {
-	if l.MaxTimeoutSeconds <= 0 {
-		l.MaxTimeoutSeconds = DefaultMaxTimeoutSeconds
-	}
-	if l.MaxCallBytes <= 0 {
-		l.MaxCallBytes = DefaultMaxCallBytes
-	}
-	return l
-}
-
-// Call is a validated, normalized ask_user call. The deadlines are zero
-// until Stamp writes them.
-type Call struct {
-	// Questions are the questions, in the order the model gave them.
-	Questions []Question
-	// TimeoutSeconds is how long the call waits for an answer.
-	TimeoutSeconds int
-	// AskedAt is when the call was asked, in UTC.
-	AskedAt time.Time
-	// NudgeAt is when a responder starts showing a countdown.
-	NudgeAt time.Time
-	// ExpiresAt is the deadline.
-	ExpiresAt time.Time
-	// HumanIntent is the agent's one-line narration of what it is doing
-	// ("Deploying the login fix"), at most 120 characters, kept as the
-	// model sent it; empty when the call carries none.
-	HumanIntent string
-}
-
-// Question is one question of a call.
-type Question struct {
-	// Kind is "choice", "text" or "secret".
-	Kind string
-	// ID names the answer; unique in the call.
-	ID string
-	// Header is a short chip label, at most 16 characters.
-	Header string
-	// Question is the question's text.
-	Question string
-	// MultiSelect lets the person pick several options of a choice.
-	MultiSelect bool
-	// AllowOther offers a free-text answer besides the options.
-	AllowOther bool
-	// Options are a choice's options, most applicable first; empty (and
-	// not nil, in a decoded call) for text and secret questions.
-	Options []Option
-	// SecretName is the name a secret is stored under; secret only.
-	SecretName string
-	// Purpose says what a secret is for; secret only.
-	Purpose string
-}
-
-// Option is one option of a choice question.
-type Option struct {
-	// Label is the option as shown and as answered.
-	Label string
-	// Description says what picking the option means.
-	Description string
-	// Default marks the recommended option, applied when nobody answers.
-	Default bool
-}
-
-// Error is an invalid call.
-type Error struct {
-	// Path is the JSON path of a shape problem ("questions[1].kind",
-	// "(root)" for the top-level value); it is empty for a broken rule and
-	// for the size cap.
-	Path string
-	// Message is the whole model-facing message, starting with Prefix.
-	Message string
-}
-
-// Error returns the model-facing message.
-func (e *Error) Error() string { return e.Message }
-
-// Stamp writes the call's deadlines: AskedAt is now in UTC, ExpiresAt is
-// AskedAt plus TimeoutSeconds, and NudgeAt is ExpiresAt less
-// min(60, ceil(TimeoutSeconds/5)) seconds.
-func (c *Call) Stamp(now time.Time) {
-	c.AskedAt, c.NudgeAt, c.ExpiresAt = deadline.Stamps(now, c.TimeoutSeconds)
-}
+// Dialect returns the ask_user contract. Its Decode reads a call into a
+// Form whose option values are their labels (the contract has no values of
+// its own), with the call's human_intent as the form's HumanIntent; its
+// Encode renders answers in question order, labels in option order, free
+// text trimmed (null when none), a secret's reference, an answer's own
+// answered_by only where it differs from the top level, and the person's
+// note; it keeps nothing besides the result. It is also an
+// askuser.FormMarshaler.
+func Dialect() askuser.Dialect { return builtin.AskUser.(askuser.Dialect) }

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 )
 
 // Config says what the hook asks. Its zero value asks AskUserQuestion's
@@ -107,7 +108,7 @@ func (c Config) questionCall(in *Input) (*Call, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := askusertool.Decode(args, askusertool.Limits{MaxTimeoutSeconds: c.timeout()}); err != nil {
+	if _, err := askuserwire.Decode(args, dialect.Limits{MaxTimeoutSeconds: c.timeout()}); err != nil {
 		return nil, fmt.Errorf("the questions cannot be asked as ask_user: %v", err)
 	}
 	return &Call{Dialect: DialectAskUser, Arguments: args, toolInput: in.ToolInput, questions: qs}, nil
@@ -151,13 +152,13 @@ func (c Config) approvalCall(in *Input) (*Call, error) {
 	if err := json.Indent(&details, in.ToolInput, "", "  "); err != nil {
 		return nil, fmt.Errorf("tool_input of %s: %v", clip(in.ToolName, 80), err)
 	}
-	if details.Len() > approvaltool.MaxDetailsBytes {
-		return nil, fmt.Errorf("the input of %s is %d bytes, more than the %d the approval card shows in full; a person must see all of it to decide", clip(tool, 80), details.Len(), approvaltool.MaxDetailsBytes)
+	if details.Len() > approvalwire.MaxDetailsBytes {
+		return nil, fmt.Errorf("the input of %s is %d bytes, more than the %d the approval card shows in full; a person must see all of it to decide", clip(tool, 80), details.Len(), approvalwire.MaxDetailsBytes)
 	}
 	args, err := marshal(approvalCall{
-		Action:         clip(action, approvaltool.MaxActionRunes),
-		Reason:         clip(reason, approvaltool.MaxReasonRunes),
-		Risk:           approvaltool.RiskMedium,
+		Action:         clip(action, approvalwire.MaxActionRunes),
+		Reason:         clip(reason, approvalwire.MaxReasonRunes),
+		Risk:           approvalwire.RiskMedium,
 		Details:        details.String(),
 		TimeoutSeconds: c.timeout(),
 		HumanIntent:    intent(in.Cwd),
@@ -165,7 +166,7 @@ func (c Config) approvalCall(in *Input) (*Call, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := approvaltool.Decode(args, approvaltool.Limits{MaxTimeoutSeconds: c.timeout()}); err != nil {
+	if _, err := approvalwire.Decode(args, dialect.Limits{MaxTimeoutSeconds: c.timeout()}); err != nil {
 		return nil, fmt.Errorf("the permission request cannot be asked as request_approval: %v", err)
 	}
 	return &Call{Dialect: DialectApproval, Arguments: args}, nil
@@ -179,7 +180,7 @@ func intent(cwd string) string {
 		return "Claude Code"
 	}
 	cwd = oneLine(cwd)
-	max := approvaltool.MaxIntentRunes - utf8.RuneCountInString(lead)
+	max := approvalwire.MaxIntentRunes - utf8.RuneCountInString(lead)
 	if r := []rune(cwd); len(r) > max {
 		cwd = "…" + string(r[len(r)-max+1:])
 	}

@@ -12,6 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/dialect/claudehook"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
@@ -55,11 +58,11 @@ func playCase(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := askuser.AskUser()
+	d := askusertool.Dialect()
 	if call.Dialect == claudehook.DialectApproval {
-		d = askuser.RequestApproval()
+		d = approvaltool.Dialect()
 	}
-	o := &askuser.Orchestrator{Responder: r, MaxTimeoutSeconds: config.TimeoutSeconds}
+	o := &askuser.Orchestrator{Responder: r, Limits: dialect.Limits{MaxTimeoutSeconds: config.TimeoutSeconds}}
 	out, err := o.Handle(context.Background(), askuser.Request{Session: in.SessionID, ToolCallID: in.ToolUseID, Arguments: call.Arguments, Dialect: d})
 	if err != nil {
 		t.Fatal(err)

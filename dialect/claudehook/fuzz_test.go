@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 	"github.com/askuser-go/askuser/dialect/claudehook"
 )
 
@@ -68,13 +69,13 @@ func FuzzParseInput(f *testing.F) {
 		var result string
 		switch call.Dialect {
 		case claudehook.DialectAskUser:
-			c, err := askusertool.Decode(call.Arguments, askusertool.Limits{MaxTimeoutSeconds: cfg.TimeoutSeconds})
+			c, err := askuserwire.Decode(call.Arguments, dialect.Limits{MaxTimeoutSeconds: cfg.TimeoutSeconds})
 			if err != nil {
 				t.Fatalf("planned an invalid ask_user call %s: %v", call.Arguments, err)
 			}
 			result = answerAll(c)
 		case claudehook.DialectApproval:
-			if _, err := approvaltool.Decode(call.Arguments, approvaltool.Limits{MaxTimeoutSeconds: cfg.TimeoutSeconds}); err != nil {
+			if _, err := approvalwire.Decode(call.Arguments, dialect.Limits{MaxTimeoutSeconds: cfg.TimeoutSeconds}); err != nil {
 				t.Fatalf("planned an invalid request_approval call %s: %v", call.Arguments, err)
 			}
 			result = `{"status":"approved","decided_by":"user","note":null,"ended":null,"message":"m"}`
@@ -101,7 +102,7 @@ func FuzzParseInput(f *testing.F) {
 
 // answerAll is an ask_user result in which the person picks the first
 // option of every question.
-func answerAll(c *askusertool.Call) string {
+func answerAll(c *askuserwire.Call) string {
 	type answer struct {
 		ID        string   `json:"id"`
 		Selected  []string `json:"selected"`
@@ -170,7 +171,7 @@ func FuzzReply(f *testing.F) {
 				t.Fatalf("allowed on %q, which is not a result", result)
 			case c == qc && (r.Status != "answered" || r.AnsweredBy != "user"):
 				t.Fatalf("allowed the questions on %s", result)
-			case c == ac && (r.Status != approvaltool.StatusApproved || r.DecidedBy == nil):
+			case c == ac && (r.Status != approvalwire.StatusApproved || r.DecidedBy == nil):
 				t.Fatalf("allowed the permission on %s", result)
 			}
 		}

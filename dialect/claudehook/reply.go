@@ -9,7 +9,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
 
 // Reply turns result — the tool result of the Call's contract, exactly
@@ -175,15 +175,15 @@ func approvalReply(result []byte) *Output {
 		ended = *r.Ended
 	}
 	switch {
-	case r.Status == approvaltool.StatusApproved && r.DecidedBy != nil:
+	case r.Status == approvalwire.StatusApproved && r.DecidedBy != nil:
 		return &Output{Decision: Allow, Reason: approvedReason(*r.DecidedBy, r.Remember) + note}
-	case r.Status == approvaltool.StatusDenied:
+	case r.Status == approvalwire.StatusDenied:
 		return &Output{Decision: Deny, Reason: message + note}
-	case r.Status == approvaltool.StatusUnresolved && (ended == approvaltool.EndedDeadline || ended == approvaltool.EndedDismissed || ended == approvaltool.EndedSuperseded):
+	case r.Status == approvalwire.StatusUnresolved && (ended == approvalwire.EndedDeadline || ended == approvalwire.EndedDismissed || ended == approvalwire.EndedSuperseded):
 		return &Output{Decision: Deny, Reason: message}
-	case r.Status == approvaltool.StatusUnresolved && ended == approvaltool.EndedUnattended:
+	case r.Status == approvalwire.StatusUnresolved && ended == approvalwire.EndedUnattended:
 		return &Output{Decision: Ask, Reason: "Nobody could be asked through askuser: decide here."}
-	case r.Status == approvaltool.StatusUnresolved:
+	case r.Status == approvalwire.StatusUnresolved:
 		return &Output{Decision: Ask, Reason: "askuser could not show the request or read the decision: decide here."}
 	}
 	return Fallback("the request_approval result has status " + oneLine(clip(r.Status, 40)))
@@ -191,9 +191,9 @@ func approvalReply(result []byte) *Output {
 
 func approvedReason(decidedBy, remember string) string {
 	switch {
-	case decidedBy == approvaltool.DecidedByRemembered:
+	case decidedBy == approvalwire.DecidedByRemembered:
 		return "Approved on askuser: the user approved this same action earlier in the session, for the session."
-	case decidedBy == approvaltool.DecidedByPolicy:
+	case decidedBy == approvalwire.DecidedByPolicy:
 		return "Approved by askuser's policy, without asking the user."
 	case remember == "session":
 		return "Approved by the user on askuser, for the rest of the session."

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/wire"
 
 	"github.com/askuser-go/askuser"
@@ -62,13 +63,8 @@ func present(raw json.RawMessage) bool {
 }
 
 // Decode validates and normalizes a pi ask call.
-func (dialect) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
-	if lim.MaxTimeoutSeconds <= 0 {
-		lim.MaxTimeoutSeconds = askuser.DefaultMaxTimeoutSeconds
-	}
-	if lim.MaxCallBytes <= 0 {
-		lim.MaxCallBytes = askuser.DefaultMaxCallBytes
-	}
+func (piDialect) Decode(data []byte, lim dialect.Limits) (*askuser.Form, error) {
+	lim = lim.WithDefaults()
 	var ps problems
 	if len(data) > lim.MaxCallBytes {
 		ps.add("/", fmt.Sprintf("Expected at most %d bytes, got %d", lim.MaxCallBytes, len(data)))
@@ -156,7 +152,7 @@ func (ps *problems) timeoutMs(m fields, path string) (int64, bool) {
 
 // timeoutSeconds turns the longest timeoutMs into the call's wait: whole
 // seconds, rounded up, at most the ceiling; the ceiling when none is given.
-func timeoutSeconds(ms int64, lim askuser.Limits) int {
+func timeoutSeconds(ms int64, lim dialect.Limits) int {
 	if ms <= 0 {
 		return lim.MaxTimeoutSeconds
 	}
@@ -164,7 +160,7 @@ func timeoutSeconds(ms int64, lim askuser.Limits) int {
 	return min(s, lim.MaxTimeoutSeconds)
 }
 
-func decodeOptions(top fields, lim askuser.Limits) (*askuser.Form, error) {
+func decodeOptions(top fields, lim dialect.Limits) (*askuser.Form, error) {
 	var ps problems
 	var items []json.RawMessage
 	switch raw := top["questions"]; {
@@ -251,7 +247,7 @@ func decodeOptions(top fields, lim askuser.Limits) (*askuser.Form, error) {
 
 func units(s string) int { return len(utf16.Encode([]rune(s))) }
 
-func decodeRich(top fields, lim askuser.Limits) (*askuser.Form, error) {
+func decodeRich(top fields, lim dialect.Limits) (*askuser.Form, error) {
 	kind := top["kind"]
 	var kindS string
 	_ = json.Unmarshal(kind, &kindS)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/responder/scripted"
@@ -95,7 +96,7 @@ func TestDecodeProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := pi.Dialect().Decode([]byte(tt.in), askuser.Limits{})
+			_, err := pi.Dialect().Decode([]byte(tt.in), dialect.Limits{})
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Decode = %v, want a *CallError", err)
@@ -123,7 +124,7 @@ func TestDecodeNormalizes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := pi.Dialect().Decode([]byte(tt.in), askuser.Limits{MaxTimeoutSeconds: 120})
+			c, err := pi.Dialect().Decode([]byte(tt.in), dialect.Limits{MaxTimeoutSeconds: 120})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,14 +141,14 @@ func TestDecodeNormalizes(t *testing.T) {
 // call with "questions": null is one rich question, not a broken call of
 // option questions.
 func TestNullQuestionsIsTheRichShape(t *testing.T) {
-	f, err := pi.Dialect().Decode([]byte(`{"questions":null,"question":"Which tier?","kind":"select","options":["free","pro"]}`), askuser.Limits{MaxTimeoutSeconds: 120})
+	f, err := pi.Dialect().Decode([]byte(`{"questions":null,"question":"Which tier?","kind":"select","options":["free","pro"]}`), dialect.Limits{MaxTimeoutSeconds: 120})
 	if err != nil {
 		t.Fatalf("refused: %v", err)
 	}
 	if len(f.Questions) != 1 || f.Questions[0].Text != "Which tier?" || len(f.Questions[0].Options) != 2 {
 		t.Fatalf("decoded %+v, want the one rich question with two options", f.Questions)
 	}
-	_, err = pi.Dialect().Decode([]byte(`{"questions":null}`), askuser.Limits{MaxTimeoutSeconds: 120})
+	_, err = pi.Dialect().Decode([]byte(`{"questions":null}`), dialect.Limits{MaxTimeoutSeconds: 120})
 	var ce *askuser.CallError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "/question") {
 		t.Fatalf("a call with neither shape: got %v, want the rich shape's missing /question", err)
@@ -159,7 +160,7 @@ func TestNullQuestionsIsTheRichShape(t *testing.T) {
 // result names what the person picked by label.
 func TestRepeatedLabelsStayDistinct(t *testing.T) {
 	const call = `{"questions":[{"id":"x","question":"Which?","options":[{"label":"a"},{"label":"a"},{"label":"b"}],"recommended":1}]}`
-	f, err := askuser.Decode(pi.Dialect(), []byte(call), askuser.Limits{})
+	f, err := askuser.Decode(pi.Dialect(), []byte(call), dialect.Limits{})
 	if err != nil {
 		t.Fatalf("the orchestrator refuses the call: %v", err)
 	}
@@ -177,7 +178,7 @@ func TestRepeatedLabelsStayDistinct(t *testing.T) {
 		t.Errorf("result %s, want the second a selected", out.Result)
 	}
 	// A rich question's default names the first option with its label.
-	f, err = askuser.Decode(pi.Dialect(), []byte(`{"question":"Q?","kind":"select","options":["a","b","a"],"default":"a"}`), askuser.Limits{})
+	f, err = askuser.Decode(pi.Dialect(), []byte(`{"question":"Q?","kind":"select","options":["a","b","a"],"default":"a"}`), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

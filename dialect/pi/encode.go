@@ -119,7 +119,7 @@ func ref(o *outcome, q *askuser.Question) decisionRef {
 
 // Encode renders an outcome as the contract's result, and returns the
 // call's decision records for the journal.
-func (dialect) Encode(ao *askuser.Outcome, journaled bool) ([]byte, json.RawMessage, error) {
+func (piDialect) Encode(ao *askuser.Outcome, journaled bool) ([]byte, json.RawMessage, error) {
 	o := &outcome{Outcome: ao, journaled: journaled, records: decisions(ao)}
 	var r piwire.Result
 	switch {

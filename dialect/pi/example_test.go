@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
@@ -13,7 +14,7 @@ import (
 // model reads only its reference.
 func Example() {
 	args := `{"question":"Secret?","kind":"text","sensitivity":"secret"}`
-	c, _ := pi.Dialect().Decode([]byte(args), askuser.Limits{})
+	c, _ := pi.Dialect().Decode([]byte(args), dialect.Limits{})
 	person := scripted.New(
 		scripted.Step{Answer: &askuser.Answer{QuestionID: c.Questions[0].ID, Other: "hunter2"}}, // handed over as a secret value
 		scripted.Step{End: scripted.EndSubmit})

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/pi"
 )
 
@@ -21,7 +22,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(several))
 	f.Add([]byte(richSelect))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := pi.Dialect().Decode(data, askuser.Limits{})
+		c, err := pi.Dialect().Decode(data, dialect.Limits{})
 		if err != nil {
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) || !json.Valid(ce.Result) || ce.Message == "" {
@@ -39,7 +40,7 @@ func roundTrip(t *testing.T, c *askuser.Form) {
 	if err != nil {
 		t.Fatalf("MarshalCall: %v", err)
 	}
-	c2, err := pi.Dialect().Decode(again, askuser.Limits{})
+	c2, err := pi.Dialect().Decode(again, dialect.Limits{})
 	if err != nil {
 		t.Fatalf("the normalized call %s does not decode: %v", again, err)
 	}
@@ -51,7 +52,7 @@ func roundTrip(t *testing.T, c *askuser.Form) {
 func TestRoundTrip(t *testing.T) {
 	for _, in := range []string{oneQuestion, oneMulti, several, richSelect, richMulti, richText, richEditor, richSecret, richSecretMulti,
 		`{"question":"Why?\n\nReason: x","kind":"select","options":["a"],"reason":"y\n\nReason: z"}`} {
-		c, err := pi.Dialect().Decode([]byte(in), askuser.Limits{})
+		c, err := pi.Dialect().Decode([]byte(in), dialect.Limits{})
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", in, err)
 		}

@@ -9,6 +9,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/responder/scripted"
@@ -30,7 +32,7 @@ func TestNoEncoderShowsASensitiveAnswer(t *testing.T) {
 		var call string
 		var v secret.Value
 		if contract == "ask_user" {
-			d = askuser.AskUser()
+			d = askusertool.Dialect()
 			call = `{"questions":[{"kind":"secret","header":"Token","question":"Paste it","secret_name":"TOKEN","purpose":"deploy"}]}`
 			v = secret.FromString(value)
 		} else {
@@ -49,7 +51,7 @@ func TestNoEncoderShowsASensitiveAnswer(t *testing.T) {
 				v = secret.FromString(value)
 			}
 		}
-		c, err := d.Decode([]byte(call), askuser.Limits{})
+		c, err := d.Decode([]byte(call), dialect.Limits{})
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", call, err)
 		}

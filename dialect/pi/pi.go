@@ -105,17 +105,17 @@ const OtherLabel = "Other (type your own)"
 // Dialect returns the pi ask contract, for askuser.Request.Dialect. Its
 // Encode also returns the call's decision records, which travel in the
 // ask's journal record.
-func Dialect() askuser.Dialect { return dialect{} }
+func Dialect() askuser.Dialect { return piDialect{} }
 
-type dialect struct{}
+type piDialect struct{}
 
-var _ askuser.FormMarshaler = dialect{}
+var _ askuser.FormMarshaler = piDialect{}
 
 // MarshalForm writes a form this package decoded back as the contract's
 // call (see MarshalCall).
-func (dialect) MarshalForm(f *askuser.Form) ([]byte, error) { return MarshalCall(f) }
+func (piDialect) MarshalForm(f *askuser.Form) ([]byte, error) { return MarshalCall(f) }
 
-func (dialect) Name() string { return Name }
+func (piDialect) Name() string { return Name }
 
 //go:embed tool.json
 var toolJSON []byte

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/wire"
 
 	"github.com/askuser-go/askuser"
@@ -49,13 +50,8 @@ type rawOption struct {
 }
 
 // Decode validates and normalizes a pi-ask call.
-func (dialect) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
-	if lim.MaxTimeoutSeconds <= 0 {
-		lim.MaxTimeoutSeconds = askuser.DefaultMaxTimeoutSeconds
-	}
-	if lim.MaxCallBytes <= 0 {
-		lim.MaxCallBytes = askuser.DefaultMaxCallBytes
-	}
+func (piaskDialect) Decode(data []byte, lim dialect.Limits) (*askuser.Form, error) {
+	lim = lim.WithDefaults()
 	if len(data) > lim.MaxCallBytes {
 		return nil, invalid(nil, fmt.Sprintf("the call is %d bytes; at most %d bytes are accepted", len(data), lim.MaxCallBytes))
 	}
@@ -252,7 +248,7 @@ func validate(qs []rawQuestion) string {
 	return ""
 }
 
-func normalize(title *string, qs []rawQuestion, lim askuser.Limits) *askuser.Form {
+func normalize(title *string, qs []rawQuestion, lim dialect.Limits) *askuser.Form {
 	c := &askuser.Form{
 		TimeoutSeconds:      lim.MaxTimeoutSeconds,
 		Contract:            Name,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/piask"
 )
@@ -65,7 +66,7 @@ func TestDecodeMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := piask.Dialect().Decode([]byte(tt.in), askuser.Limits{})
+			_, err := piask.Dialect().Decode([]byte(tt.in), dialect.Limits{})
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Decode(%s) = %v, want a *CallError", tt.in, err)
@@ -83,7 +84,7 @@ func TestDecodeMessages(t *testing.T) {
 
 func TestDecodeSizeCap(t *testing.T) {
 	in := call(q(`"id":"a","prompt":"P"`))
-	_, err := piask.Dialect().Decode([]byte(in), askuser.Limits{MaxCallBytes: 10})
+	_, err := piask.Dialect().Decode([]byte(in), dialect.Limits{MaxCallBytes: 10})
 	var ce *askuser.CallError
 	if !errors.As(err, &ce) || ce.Message != "Error: the call is "+strconv.Itoa(len(in))+" bytes; at most 10 bytes are accepted" {
 		t.Fatalf("Decode over the cap = %v", err)
@@ -98,7 +99,7 @@ func TestDecodeNormalizes(t *testing.T) {
 	 {"id":" db ","prompt":" Which database? ","required":true,"options":[{"value":" pg ","label":" PostgreSQL ","description":" Relational "},{"value":"sqlite","label":"SQLite","extra":true}]},
 	 {"id":"features","label":" Features ","prompt":"Which?","type":"multi","options":[{"value":"auth","label":"Auth"}]},
 	 {"id":"layout","prompt":"Layout?","type":"preview","options":[{"value":"left","label":"Left","preview":" [nav] [content] "}]}]}`
-	c, err := piask.Dialect().Decode([]byte(in), askuser.Limits{MaxTimeoutSeconds: 120})
+	c, err := piask.Dialect().Decode([]byte(in), dialect.Limits{MaxTimeoutSeconds: 120})
 	if err != nil {
 		t.Fatal(err)
 	}

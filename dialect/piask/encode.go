@@ -47,7 +47,7 @@ type detailsOut struct {
 
 // Encode renders an outcome as the contract's result. The contract keeps
 // nothing besides the result.
-func (dialect) Encode(o *askuser.Outcome, _ bool) ([]byte, json.RawMessage, error) {
+func (piaskDialect) Encode(o *askuser.Outcome, _ bool) ([]byte, json.RawMessage, error) {
 	c := o.Form
 	d := detailsOut{Title: c.Title, Questions: make([]questionOut, len(c.Questions)), Answers: piwire.Object{}}
 	for i := range c.Questions {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/piask"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
@@ -31,7 +32,7 @@ func Example() {
 // An invalid call is never shown to anyone; the model gets the contract's
 // own result for it.
 func Example_invalid() {
-	_, err := piask.Dialect().Decode([]byte(`{"questions":[{"id":"db","prompt":"Which?","options":[]}]}`), askuser.Limits{})
+	_, err := piask.Dialect().Decode([]byte(`{"questions":[{"id":"db","prompt":"Which?","options":[]}]}`), dialect.Limits{})
 	ce := err.(*askuser.CallError)
 	fmt.Println(string(ce.Result))
 	// Output:

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/piask"
 )
 
@@ -18,7 +19,7 @@ import (
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(setup))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := piask.Dialect().Decode(data, askuser.Limits{})
+		c, err := piask.Dialect().Decode(data, dialect.Limits{})
 		if err != nil {
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) || !json.Valid(ce.Result) || ce.Message == "" {
@@ -36,7 +37,7 @@ func roundTrip(t *testing.T, c *askuser.Form) {
 	if err != nil {
 		t.Fatalf("MarshalCall: %v", err)
 	}
-	c2, err := piask.Dialect().Decode(again, askuser.Limits{})
+	c2, err := piask.Dialect().Decode(again, dialect.Limits{})
 	if err != nil {
 		t.Fatalf("the normalized call %s does not decode: %v", again, err)
 	}
@@ -47,7 +48,7 @@ func roundTrip(t *testing.T, c *askuser.Form) {
 
 func TestRoundTrip(t *testing.T) {
 	for _, in := range []string{setup, `{"questions":[{"id":" a ","prompt":" p ","type":"preview","options":[{"value":" v ","label":" l ","preview":" x ","description":" d "}]}]}`} {
-		c, err := piask.Dialect().Decode([]byte(in), askuser.Limits{})
+		c, err := piask.Dialect().Decode([]byte(in), dialect.Limits{})
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", in, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/piask"
 	"github.com/askuser-go/askuser/responder/scripted"
@@ -85,7 +86,7 @@ func TestOutcomes(t *testing.T) {
 // and custom text together on a single-select, free text on a preview
 // question, a note on an option not selected.
 func TestRefusedAnswers(t *testing.T) {
-	c, err := piask.Dialect().Decode([]byte(setup), askuser.Limits{})
+	c, err := piask.Dialect().Decode([]byte(setup), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

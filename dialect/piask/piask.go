@@ -27,7 +27,7 @@
 //
 // The original waits for ever; askuser always has a deadline, and since
 // this contract has no timeout field, the call waits for the ceiling
-// (askuser.Orchestrator.MaxTimeoutSeconds). When the deadline passes the
+// (askuser.Orchestrator.Limits.MaxTimeoutSeconds). When the deadline passes the
 // result is cancelled, with the answers given so far, and its details carry
 // timedOut: true, a field the original never writes; the text is the
 // summary of those answers followed by "The ask flow timed out before the
@@ -48,17 +48,17 @@ const Name = "pi-ask"
 const ToolName = "ask_user"
 
 // Dialect returns the pi-ask contract, for askuser.Request.Dialect.
-func Dialect() askuser.Dialect { return dialect{} }
+func Dialect() askuser.Dialect { return piaskDialect{} }
 
-type dialect struct{}
+type piaskDialect struct{}
 
-var _ askuser.FormMarshaler = dialect{}
+var _ askuser.FormMarshaler = piaskDialect{}
 
 // MarshalForm writes a form this package decoded back as the contract's
 // call (see MarshalCall).
-func (dialect) MarshalForm(f *askuser.Form) ([]byte, error) { return MarshalCall(f) }
+func (piaskDialect) MarshalForm(f *askuser.Form) ([]byte, error) { return MarshalCall(f) }
 
-func (dialect) Name() string { return Name }
+func (piaskDialect) Name() string { return Name }
 
 //go:embed tool.json
 var toolJSON []byte

@@ -11,7 +11,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/askuser-go/askuser"
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 	"github.com/askuser-go/askuser/schema"
 )
 
@@ -62,8 +62,8 @@ func Tool(strict bool) (anthropic.ToolParam, error) {
 // tool_result with is_error set. When ctx ends first, it returns ctx's
 // error and no block: the agent run has stopped.
 func Answer(ctx context.Context, o *askuser.Orchestrator, session string, use anthropic.ToolUseBlock) (anthropic.ContentBlockParamUnion, error) {
-	if use.Name != askusertool.ToolName {
-		return anthropic.ContentBlockParamUnion{}, fmt.Errorf("askanthropic: tool %q is not %s", use.Name, askusertool.ToolName)
+	if use.Name != askuserwire.ToolName {
+		return anthropic.ContentBlockParamUnion{}, fmt.Errorf("askanthropic: tool %q is not %s", use.Name, askuserwire.ToolName)
 	}
 	text, isError, err := schema.Handle(ctx, o, session, use.ID, use.Input)
 	if err != nil {

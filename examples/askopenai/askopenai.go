@@ -12,7 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/askuser-go/askuser"
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 	"github.com/askuser-go/askuser/schema"
 )
 
@@ -42,8 +42,8 @@ func Tool() (openai.ChatCompletionToolUnionParam, error) {
 // When ctx ends first, it returns ctx's error and no message.
 func Answer(ctx context.Context, o *askuser.Orchestrator, session string, call openai.ChatCompletionMessageToolCallUnion) (openai.ChatCompletionMessageParamUnion, error) {
 	fn := call.AsFunction()
-	if fn.Function.Name != askusertool.ToolName {
-		return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("askopenai: tool %q is not %s", fn.Function.Name, askusertool.ToolName)
+	if fn.Function.Name != askuserwire.ToolName {
+		return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("askopenai: tool %q is not %s", fn.Function.Name, askuserwire.ToolName)
 	}
 	text, _, err := schema.Handle(ctx, o, session, fn.ID, fn.Function.Arguments)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package strictjson reads a tool call's JSON the way the strict call
-// decoders (dialect/askusertool and dialect/approvaltool) do: once, front to
+// decoders (dialect/askuserwire and dialect/approvalwire) do: once, front to
 // back, with jsontext, stopping at the first problem in document order,
 // whether the input is not JSON, a value has the wrong type, or a field is
 // unknown or given twice; null stands for an absent field, and a number is

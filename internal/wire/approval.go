@@ -2,7 +2,7 @@ package wire
 
 // The request_approval contract's JSON shapes, as docs/request_approval.md
 // describes them: the call a model sends to ask permission to act, and the
-// result it reads. Package dialect/approvaltool decodes calls itself and
+// result it reads. Package dialect/approvalwire decodes calls itself and
 // encodes results from ApprovalResult; the schema package reflects on both
 // for the tool definition.
 

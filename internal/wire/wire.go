@@ -2,7 +2,7 @@
 // docs/ask_user.md describes them: the call a model sends and the result it
 // reads. The root package encodes results from these, the schema package
 // reflects on them for the tool definition, and tests read normalized calls
-// back into them; package dialect/askusertool decodes calls itself. They are
+// back into them; package dialect/askuserwire decodes calls itself. They are
 // not the model underneath (askuser.Form holds more than this contract
 // accepts).
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
@@ -201,7 +202,7 @@ func TestSensitiveAnswersAreSealed(t *testing.T) {
 type fixed struct{ c askuser.Form }
 
 func (fixed) Name() string { return "fixed" }
-func (f fixed) Decode([]byte, askuser.Limits) (*askuser.Form, error) {
+func (f fixed) Decode([]byte, dialect.Limits) (*askuser.Form, error) {
 	c := f.c
 	return &c, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
 
@@ -23,7 +24,7 @@ func TestPrincipal(t *testing.T) {
 		r := scripted.New(tt.steps...)
 		r.Principal = scripted.ScriptPrincipal
 		o := &askuser.Orchestrator{Responder: r}
-		out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Arguments: call, Dialect: askuser.RequestApproval()})
+		out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Arguments: call, Dialect: approvaltool.Dialect()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natstest"
 	"github.com/askuser-go/askuser/store"
@@ -55,7 +56,7 @@ func newCodeFleet(t *testing.T, open func(t *testing.T) (store.Pending, store.No
 		t.Cleanup(func() { _ = o.Close(); o.Wait() })
 		f.rs, f.os = append(f.rs, r), append(f.os, o)
 	}
-	if _, err := f.os[0].Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: askuser.RequestApproval(), Arguments: []byte(approvalCall)}); err != nil {
+	if _, err := f.os[0].Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(), Arguments: []byte(approvalCall)}); err != nil {
 		t.Fatal(err)
 	}
 	f.code = (<-sent).code

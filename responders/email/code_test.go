@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 // sentCode is what a test's SendCode was given.
@@ -51,7 +52,7 @@ func TestApprovalCode(t *testing.T) {
 	if !r.CanTakeApprovals() {
 		t.Fatal("a responder with SendCode takes no approvals")
 	}
-	o, out := handle(t, r, askuser.Request{Session: "s", ToolCallID: "c", Dialect: askuser.RequestApproval(), Arguments: []byte(approvalCall)})
+	o, out := handle(t, r, askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(), Arguments: []byte(approvalCall)})
 	sc := <-sent
 	_, text, _ := parts(t, m.next(t))
 	if sc.mailbox != "oncall@example.test" || len(sc.code) != 9 || sc.code[4] != '-' || strings.Contains(text, sc.code) || !strings.Contains(text, "code sent to you apart") {
@@ -86,7 +87,7 @@ func TestApprovalCodeAttempts(t *testing.T) {
 	m := newMailbox(t, false)
 	send, sent := codeSender(nil)
 	r := newResponder(t, m, Options{SendCode: send})
-	o, out := handle(t, r, askuser.Request{Session: "s", ToolCallID: "c", Dialect: askuser.RequestApproval(), Arguments: []byte(approvalCall)})
+	o, out := handle(t, r, askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(), Arguments: []byte(approvalCall)})
 	sc := <-sent
 	_, text, _ := parts(t, m.next(t))
 	deny := linkRE.FindAllStringSubmatch(text, -1)[1][1]
@@ -117,7 +118,7 @@ func TestApprovalCodeNotSent(t *testing.T) {
 	m := newMailbox(t, false)
 	send, _ := codeSender(errors.New("the SMS gateway is down"))
 	r := newResponder(t, m, Options{SendCode: send})
-	_, out := handle(t, r, askuser.Request{Session: "s", ToolCallID: "c", Dialect: askuser.RequestApproval(), Arguments: []byte(approvalCall)})
+	_, out := handle(t, r, askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(), Arguments: []byte(approvalCall)})
 	res := <-out
 	if v, _ := askuser.ApprovalVerdict(res); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
 		t.Errorf("verdict %+v; want unresolved, nobody asked", v)

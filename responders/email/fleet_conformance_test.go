@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
@@ -175,7 +176,7 @@ func (p *mailPair) Asked(a *askuser.Ask) {
 	session := "fleet-" + a.ID()
 	req := askuser.Request{Session: session, ToolCallID: "c", Form: a.Form(), AskedAt: a.Form().AskedAt}
 	if a.Form().Approval != nil {
-		req.Dialect = askuser.RequestApproval()
+		req.Dialect = approvaltool.Dialect()
 	}
 	c := p.carried(a.ID())
 	id, err := p.oA.Begin(p.ctx, req)

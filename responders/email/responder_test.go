@@ -26,6 +26,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -274,7 +275,7 @@ func TestApprovals(t *testing.T) {
 	defer o.Close()
 	out := make(chan *askuser.Outcome, 1)
 	go func() {
-		res, err := o.Handle(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: askuser.RequestApproval(),
+		res, err := o.Handle(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(),
 			Arguments: []byte(`{"action":"Restart <b>prod</b>","reason":"it hangs","risk":"high","details":"systemctl restart api"}`)})
 		if err != nil {
 			t.Error(err)

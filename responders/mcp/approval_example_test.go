@@ -9,6 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 )
 
@@ -19,7 +21,7 @@ func ExampleTool_approval() {
 	ctx := context.Background()
 	o := &askuser.Orchestrator{Responder: mcpresponder.New(nil)}
 	server := mcp.NewServer(&mcp.Implementation{Name: "askuser", Version: "v1"}, nil)
-	for _, d := range []askuser.Dialect{askuser.AskUser(), askuser.RequestApproval()} {
+	for _, d := range []askuser.Dialect{askusertool.Dialect(), approvaltool.Dialect()} {
 		tool := &mcpresponder.Tool{Orchestrator: o, Dialect: d}
 		defer tool.Close()
 		if err := mcpresponder.AddTool(server, tool); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 )
 
@@ -35,7 +36,7 @@ func approvalCall(t *testing.T, cs *mcp.ClientSession, args, state string, res *
 
 func approvalServer(t *testing.T) (*mcp.Server, *journal) {
 	t.Helper()
-	s, _, j := server(t, nil, func(tl *mcpresponder.Tool) { tl.Dialect = askuser.RequestApproval() })
+	s, _, j := server(t, nil, func(tl *mcpresponder.Tool) { tl.Dialect = approvaltool.Dialect() })
 	return s, j
 }
 

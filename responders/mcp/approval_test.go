@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 )
 
@@ -28,7 +29,7 @@ const (
 // approvalRig is a rig serving request_approval.
 func approvalRig(t *testing.T, version string, client *mcp.ClientOptions) *rig {
 	t.Helper()
-	return newRig(t, rigOptions{version: version, client: client, dialect: askuser.RequestApproval()})
+	return newRig(t, rigOptions{version: version, client: client, dialect: approvaltool.Dialect()})
 }
 
 // approve calls request_approval with args.
@@ -431,7 +432,7 @@ func TestApprovalAndAskUser(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			o := &askuser.Orchestrator{Responder: mcpresponder.New(nil), Logger: quiet}
 			askTool := &mcpresponder.Tool{Orchestrator: o, ProgressInterval: -1}
-			approvalTool := &mcpresponder.Tool{Orchestrator: o, Dialect: askuser.RequestApproval(), ProgressInterval: -1}
+			approvalTool := &mcpresponder.Tool{Orchestrator: o, Dialect: approvaltool.Dialect(), ProgressInterval: -1}
 			server := mcp.NewServer(&mcp.Implementation{Name: "askuser", Version: "test"}, &mcp.ServerOptions{Logger: quiet})
 			for _, tl := range []*mcpresponder.Tool{askTool, approvalTool} {
 				if err := mcpresponder.AddTool(server, tl); err != nil {

@@ -126,7 +126,7 @@
 // # Approvals
 //
 // The Responder takes approvals (askuser.ApprovalCapable): a Tool whose
-// Dialect is askuser.RequestApproval() serves request_approval, beside
+// Dialect is approvaltool.Dialect() serves request_approval, beside
 // ask_user on the same server and orchestrator. An approval is one form
 // elicitation, on every revision. Its message is the approval in words:
 // the agent's intent, the risk ("!!! Risk: IRREVERSIBLE: this cannot be

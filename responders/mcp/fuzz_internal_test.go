@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -43,7 +44,7 @@ func FuzzRead(f *testing.F) {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
 	}
-	full, err := askuser.Decode(nil, []byte(fuzzForm), askuser.Limits{})
+	full, err := askuser.Decode(nil, []byte(fuzzForm), dialect.Limits{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 )
 
@@ -439,7 +440,7 @@ func TestMismatchNamesField(t *testing.T) {
 		}{
 			{"an option not offered", deployCall, nil, map[string]any{"env": "moon-base"}, map[string]any{"env": "production"},
 				`Env: the reply is not one of the options; choose one of "staging", "production"`},
-			{"not yes or no", restartCall, askuser.RequestApproval(), map[string]any{"approve": "moon-base"}, map[string]any{"approve": true},
+			{"not yes or no", restartCall, approvaltool.Dialect(), map[string]any{"approve": "moon-base"}, map[string]any{"approve": true},
 				"Approve this action: needs yes or no"},
 		} {
 			t.Run(v+"/"+c.name, func(t *testing.T) {

@@ -303,7 +303,7 @@ func (ts *Tasks) taskable(params json.RawMessage, who taskCaller) (*taskCall, bo
 	if !c.caps.declared || !c.canForm() {
 		return nil, false
 	}
-	f, err := askuser.Decode(t.dialect(), args, askuser.Limits{MaxTimeoutSeconds: t.o.MaxTimeoutSeconds, MaxCallBytes: t.o.MaxCallBytes})
+	f, err := askuser.Decode(t.dialect(), args, t.o.Limits)
 	if err != nil || sealed(f) {
 		return nil, false
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/schema"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -72,8 +73,8 @@ type Tool struct {
 	// responder). Its responder must be, or reach, a *Responder, or nobody
 	// is asked through the client.
 	Orchestrator *askuser.Orchestrator
-	// Dialect is the tool's contract (nil: askuser.AskUser()). A server
-	// that offers request_approval (askuser.RequestApproval()) beside
+	// Dialect is the tool's contract (nil: askusertool.Dialect()). A server
+	// that offers request_approval (approvaltool.Dialect()) beside
 	// ask_user adds a Tool for each, on the same orchestrator.
 	Dialect askuser.Dialect
 	// Keys seal the requestState of a multi round-trip ask (nil: a key
@@ -134,7 +135,7 @@ func (t *Tool) init() error {
 
 func (t *Tool) dialect() askuser.Dialect {
 	if t.Dialect == nil {
-		return askuser.AskUser()
+		return askusertool.Dialect()
 	}
 	return t.Dialect
 }
@@ -170,7 +171,7 @@ func (t *Tool) Definition() (*mcp.Tool, error) {
 	if err := t.init(); err != nil {
 		return nil, err
 	}
-	data, err := schema.Options{Dialect: t.dialect().Name(), MaxTimeoutSeconds: t.o.MaxTimeoutSeconds}.Render(schema.FormatMCP)
+	data, err := schema.Options{Dialect: t.dialect().Name(), MaxTimeoutSeconds: t.o.Limits.MaxTimeoutSeconds}.Render(schema.FormatMCP)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responders/slack/slacktest"
 	"github.com/askuser-go/askuser/responders/web"
@@ -176,7 +177,7 @@ func (p *pair) Asked(a *askuser.Ask) {
 	session := "fleet-" + a.ID()
 	req := askuser.Request{Session: session, ToolCallID: "c", Form: a.Form(), AskedAt: a.Form().AskedAt}
 	if a.Form().Approval != nil {
-		req.Dialect = askuser.RequestApproval()
+		req.Dialect = approvaltool.Dialect()
 	}
 	c := p.carried(a.ID())
 	id, err := p.a.o.Begin(p.ctx, req)

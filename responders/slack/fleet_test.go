@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responders/slack/slacktest"
 	"github.com/askuser-go/askuser/store"
 )
@@ -274,7 +275,7 @@ func TestFleetIrreversibleOnOtherReplica(t *testing.T) {
 		fl := newFleetOf(t)
 		a, _ := fl.replica(Options{Rand: strings.NewReader("\x00\x01\x02\x03")})
 		b, _ := fl.replica(Options{})
-		if _, err := a.o.Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: askuser.RequestApproval(),
+		if _, err := a.o.Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(),
 			Arguments: []byte(`{"action":"Drop the table","reason":"cleanup","risk":"irreversible"}`)}); err != nil {
 			t.Fatal(err)
 		}

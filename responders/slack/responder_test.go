@@ -22,6 +22,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responders/slack/slacktest"
 	"github.com/askuser-go/askuser/responders/web"
@@ -100,7 +103,7 @@ func TestNewChecksAtStart(t *testing.T) {
 
 func form(t *testing.T, call string) *askuser.Form {
 	t.Helper()
-	f, err := askuser.Decode(askuser.AskUser(), []byte(call), askuser.Limits{})
+	f, err := askuser.Decode(askusertool.Dialect(), []byte(call), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +404,7 @@ func TestIrreversibleApproval(t *testing.T) {
 		defer o.Close()
 		got := make(chan askuser.Verdict, 1)
 		go func() {
-			out, err := o.Handle(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: askuser.RequestApproval(),
+			out, err := o.Handle(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(),
 				Arguments: []byte(`{"action":"Drop the table","reason":"cleanup","risk":"irreversible"}`)})
 			if err != nil {
 				t.Errorf("Handle: %v", err)

@@ -16,6 +16,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/dialect/pi"
 	"github.com/askuser-go/askuser/responders/stdio"
 	"github.com/askuser-go/askuser/secret"
@@ -124,15 +126,15 @@ func (g *rig) askIn(d askuser.Dialect, call string) <-chan result {
 type tweaked struct{ f func(*askuser.Form) }
 
 func (tweaked) Name() string { return "ask_user" }
-func (d tweaked) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
-	c, err := askuser.AskUser().Decode(data, lim)
+func (d tweaked) Decode(data []byte, lim dialect.Limits) (*askuser.Form, error) {
+	c, err := askusertool.Dialect().Decode(data, lim)
 	if err == nil {
 		d.f(c)
 	}
 	return c, err
 }
 func (tweaked) Encode(o *askuser.Outcome, j bool) ([]byte, json.RawMessage, error) {
-	return askuser.AskUser().Encode(o, j)
+	return askusertool.Dialect().Encode(o, j)
 }
 
 const (

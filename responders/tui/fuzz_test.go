@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // FuzzParsePicks: whatever is typed for a sensitive choice, the picks are
@@ -75,7 +76,7 @@ func FuzzFrames(f *testing.F) {
 			}},
 			{ID: "t", Kind: askuser.KindText, Header: "T", Text: text + "?", Prefill: label, Multiline: true},
 		}}
-		if _, err := askuser.Normalize(form, askuser.Limits{}); err != nil {
+		if _, err := askuser.Normalize(form, dialect.Limits{}); err != nil {
 			t.Skip(err)
 		}
 		width := 20 + len(title)%100
@@ -115,7 +116,7 @@ func FuzzApprovalFrames(f *testing.F) {
 			t.Skip(err)
 		}
 		form.HumanIntent = intent
-		if _, err := askuser.Normalize(form, askuser.Limits{}); err != nil {
+		if _, err := askuser.Normalize(form, dialect.Limits{}); err != nil {
 			t.Skip(err)
 		}
 		width := 20 + len(action)%100

@@ -21,6 +21,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
@@ -638,8 +640,8 @@ var payloads = []string{
 
 func (injecting) Name() string { return "injecting" }
 
-func (injecting) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) {
-	c, err := askuser.AskUser().Decode(data, lim)
+func (injecting) Decode(data []byte, lim dialect.Limits) (*askuser.Form, error) {
+	c, err := askusertool.Dialect().Decode(data, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -661,7 +663,7 @@ func (injecting) Decode(data []byte, lim askuser.Limits) (*askuser.Form, error) 
 }
 
 func (injecting) Encode(o *askuser.Outcome, j bool) ([]byte, json.RawMessage, error) {
-	return askuser.AskUser().Encode(o, j)
+	return askusertool.Dialect().Encode(o, j)
 }
 
 // checkInert checks that no payload on the page ran: no script ran

@@ -1,4 +1,4 @@
-package askusertool
+package askuserwire
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -61,7 +62,7 @@ func TestMarshal(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Decode([]byte(tc.call), Limits{})
+			c, err := Decode([]byte(tc.call), dialect.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +96,7 @@ func TestMarshalGoBuilt(t *testing.T) {
 	if diff := cmp.Diff(wantJSON, string(data)); diff != "" {
 		t.Errorf("Marshal (-want +got):\n%s", diff)
 	}
-	got, err := Decode(data, Limits{MaxTimeoutSeconds: 60})
+	got, err := Decode(data, dialect.Limits{MaxTimeoutSeconds: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestMarshalGoBuilt(t *testing.T) {
 // auRoundTrip checks the normalization's promise for one valid call: the normalized
 // call validates again, decoding Marshal's output gives the same call
 // apart from the stamps, and Marshal's output is a fixed point.
-func auRoundTrip(t testing.TB, data []byte, lim Limits) {
+func auRoundTrip(t testing.TB, data []byte, lim dialect.Limits) {
 	t.Helper()
 	c1, err := Decode(data, lim)
 	if err != nil {
@@ -169,10 +170,10 @@ func TestMarshalRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Decode(data, Limits{}); err != nil {
+			if _, err := Decode(data, dialect.Limits{}); err != nil {
 				t.Fatalf("%s is not a valid call: %v", f, err)
 			}
-			auRoundTrip(t, data, Limits{})
+			auRoundTrip(t, data, dialect.Limits{})
 		})
 	}
 	inline := []string{
@@ -187,17 +188,17 @@ func TestMarshalRoundTrip(t *testing.T) {
 		`{"questions":[` + auChoice + `],"timeout_seconds":1}`,
 	}
 	for _, call := range inline {
-		if _, err := Decode([]byte(call), Limits{}); err != nil {
+		if _, err := Decode([]byte(call), dialect.Limits{}); err != nil {
 			t.Fatalf("%s is not a valid call: %v", call, err)
 		}
-		auRoundTrip(t, []byte(call), Limits{})
+		auRoundTrip(t, []byte(call), dialect.Limits{})
 	}
 }
 
 // TestMarshalStampsParse checks that the stamps read back as the times
 // written.
 func TestMarshalStampsParse(t *testing.T) {
-	c, err := Decode([]byte(auCall(auText)), Limits{})
+	c, err := Decode([]byte(auCall(auText)), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +325,7 @@ func TestMarshalHumanIntent(t *testing.T) {
 		case intent != "" && !(i < k && k < j):
 			t.Errorf("human_intent %q is not written between timeout_seconds and asked_at: %s", intent, data)
 		}
-		got, err := Decode(data, Limits{})
+		got, err := Decode(data, dialect.Limits{})
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", data, err)
 		}

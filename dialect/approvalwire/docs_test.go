@@ -1,4 +1,4 @@
-package approvaltool_test
+package approvalwire_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
 
 // TestDocsCarryTheMessages: docs/request_approval.md quotes every rule's
@@ -33,7 +34,7 @@ func TestDocsCarryTheMessages(t *testing.T) {
 		call(`"timeout_seconds":1.5`),
 		call(`"risk":3`),
 	} {
-		_, err := approvaltool.Decode([]byte(c), approvaltool.Limits{})
+		_, err := approvalwire.Decode([]byte(c), dialect.Limits{})
 		if err == nil {
 			t.Fatalf("%s decoded", c)
 		}
@@ -42,7 +43,7 @@ func TestDocsCarryTheMessages(t *testing.T) {
 			t.Errorf("the page does not quote %q", msg)
 		}
 	}
-	results := []approvaltool.Result{
+	results := []approvalwire.Result{
 		{Status: "approved", DecidedBy: "user"}, {Status: "approved", DecidedBy: "user", RememberSession: true},
 		{Status: "approved", DecidedBy: "remembered", RememberedFrom: "a"}, {Status: "approved", DecidedBy: "policy"},
 		{Status: "denied", DecidedBy: "user"}, {Status: "denied", DecidedBy: "user", RememberSession: true},
@@ -50,7 +51,7 @@ func TestDocsCarryTheMessages(t *testing.T) {
 	}
 	for _, r := range results {
 		r.ActionDigest = digest
-		b, err := approvaltool.EncodeResult(&r)
+		b, err := approvalwire.EncodeResult(&r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func TestDocsCarryTheMessages(t *testing.T) {
 	for ended, why := range map[string]string{"deadline": "the wait ended before anyone decided", "unattended": "nobody could be asked",
 		"dismissed": "the user dismissed the request without deciding", "superseded": "the user wrote a message instead of deciding",
 		"fault": "the request could not be shown or answered"} {
-		b, err := approvaltool.EncodeResult(&approvaltool.Result{Status: "unresolved", Ended: ended, ActionDigest: digest})
+		b, err := approvalwire.EncodeResult(&approvalwire.Result{Status: "unresolved", Ended: ended, ActionDigest: digest})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,11 @@
-package approvaltool
+package approvalwire
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/strictjson"
 )
 
@@ -63,8 +64,8 @@ type decoder struct {
 // Decode validates a request_approval call and fills in its default:
 // timeout_seconds is the ceiling when the call gives none. An invalid call
 // returns a *Error and a nil *Call.
-func Decode(data []byte, lim Limits) (*Call, error) {
-	lim = lim.withDefaults()
+func Decode(data []byte, lim dialect.Limits) (*Call, error) {
+	lim = lim.WithDefaults()
 	if len(data) > lim.MaxCallBytes {
 		return nil, &Error{Message: fmt.Sprintf(Prefix+"the call is %d bytes; at most %d bytes are accepted", len(data), lim.MaxCallBytes)}
 	}
@@ -190,7 +191,7 @@ func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // validate checks the contract's rules in their order; the first that
 // fails is reported. An absent field counts as empty.
-func (d *decoder) validate(lim Limits) *Error {
+func (d *decoder) validate(lim dialect.Limits) *Error {
 	c := &d.call
 	switch {
 	case blank(c.Action):

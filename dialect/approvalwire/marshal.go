@@ -1,4 +1,4 @@
-package approvaltool
+package approvalwire
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 // and gives the same call again.
 func Marshal(c *Call) ([]byte, error) {
 	if c == nil {
-		return nil, errors.New("approvaltool: Marshal of a nil *Call")
+		return nil, errors.New("approvalwire: Marshal of a nil *Call")
 	}
 	w := wire.ApprovalCall{Action: c.Action, Reason: c.Reason, Risk: c.Risk}
 	if c.Details != "" {

@@ -1,4 +1,4 @@
-package approvaltool
+package approvalwire
 
 import (
 	"errors"
@@ -91,7 +91,7 @@ type Vote struct {
 // nobody made.
 func EncodeResult(r *Result) ([]byte, error) {
 	if r == nil {
-		return nil, errors.New("approvaltool: EncodeResult of a nil *Result")
+		return nil, errors.New("approvalwire: EncodeResult of a nil *Result")
 	}
 	if err := r.check(); err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func EncodeResult(r *Result) ([]byte, error) {
 
 func (r *Result) check() error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("approvaltool: a result "+format, args...)
+		return fmt.Errorf("approvalwire: a result "+format, args...)
 	}
 	if !isDigest(r.ActionDigest) {
 		return bad("needs an action digest of the form sha256:<64 lowercase hex digits>, not %q", r.ActionDigest)

@@ -3,11 +3,13 @@
 // The race detector changes what escapes, so allocation counts are checked
 // only without it.
 
-package askusertool
+package askuserwire
 
 import (
 	"os"
 	"testing"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // TestDecodeAllocations checks that Decode allocates once per string it
@@ -32,7 +34,7 @@ func TestDecodeAllocations(t *testing.T) {
 	} {
 		data := []byte(tc.call)
 		allocs := testing.AllocsPerRun(100, func() {
-			if _, err := Decode(data, Limits{}); err != nil {
+			if _, err := Decode(data, dialect.Limits{}); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -1,4 +1,4 @@
-package askusertool
+package askuserwire
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ var encodeOptions = []jsontext.Options{
 // the same call again, apart from the stamps.
 func Marshal(c *Call) ([]byte, error) {
 	if c == nil {
-		return nil, errors.New("askusertool: Marshal of a nil *Call")
+		return nil, errors.New("askuserwire: Marshal of a nil *Call")
 	}
 	size := 64 + len(c.HumanIntent)
 	for i := range c.Questions {

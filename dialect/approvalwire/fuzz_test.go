@@ -1,4 +1,4 @@
-package approvaltool_test
+package approvalwire_test
 
 import (
 	"bytes"
@@ -11,7 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
 
 // FuzzDecode checks the request_approval decoder on any input: it never
@@ -30,11 +31,11 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	lim := approvaltool.Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 16 << 10}
+	lim := dialect.Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 16 << 10}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := approvaltool.Decode(data, lim)
+		c, err := approvalwire.Decode(data, lim)
 		if err != nil {
-			var e *approvaltool.Error
+			var e *approvalwire.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error %T %v, want a *Error", err, err)
 			}
@@ -54,27 +55,27 @@ func FuzzDecode(f *testing.F) {
 		}
 		sameAsEncodingJSON(t, data, c)
 		switch {
-		case strings.TrimSpace(c.Action) == "" || utf8.RuneCountInString(c.Action) > approvaltool.MaxActionRunes:
+		case strings.TrimSpace(c.Action) == "" || utf8.RuneCountInString(c.Action) > approvalwire.MaxActionRunes:
 			t.Fatalf("accepted action %q", c.Action)
-		case strings.TrimSpace(c.Reason) == "" || utf8.RuneCountInString(c.Reason) > approvaltool.MaxReasonRunes:
+		case strings.TrimSpace(c.Reason) == "" || utf8.RuneCountInString(c.Reason) > approvalwire.MaxReasonRunes:
 			t.Fatalf("accepted reason %q", c.Reason)
-		case len(c.Details) > approvaltool.MaxDetailsBytes, utf8.RuneCountInString(c.HumanIntent) > approvaltool.MaxIntentRunes:
+		case len(c.Details) > approvalwire.MaxDetailsBytes, utf8.RuneCountInString(c.HumanIntent) > approvalwire.MaxIntentRunes:
 			t.Fatalf("accepted details of %d bytes, human_intent %q", len(c.Details), c.HumanIntent)
 		case c.TimeoutSeconds < 1 || c.TimeoutSeconds > lim.MaxTimeoutSeconds:
 			t.Fatalf("accepted timeout_seconds %d", c.TimeoutSeconds)
 		}
 		valid := false
-		for _, r := range approvaltool.Risks() {
+		for _, r := range approvalwire.Risks() {
 			valid = valid || r == c.Risk
 		}
 		if !valid {
 			t.Fatalf("accepted risk %q", c.Risk)
 		}
-		out, err := approvaltool.Marshal(c)
+		out, err := approvalwire.Marshal(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := approvaltool.Decode(out, approvaltool.Limits{MaxTimeoutSeconds: lim.MaxTimeoutSeconds, MaxCallBytes: 64 << 10})
+		back, err := approvalwire.Decode(out, dialect.Limits{MaxTimeoutSeconds: lim.MaxTimeoutSeconds, MaxCallBytes: 64 << 10})
 		if err != nil {
 			t.Fatalf("Marshal's output %s does not decode: %v", out, err)
 		}
@@ -87,7 +88,7 @@ func FuzzDecode(f *testing.F) {
 // sameAsEncodingJSON checks the values of an accepted call against what
 // encoding/json reads from it (the last of a repeated field would win
 // there; the decoder refuses repeats).
-func sameAsEncodingJSON(t *testing.T, data []byte, c *approvaltool.Call) {
+func sameAsEncodingJSON(t *testing.T, data []byte, c *approvalwire.Call) {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

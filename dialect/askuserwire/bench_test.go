@@ -1,16 +1,18 @@
-package askusertool
+package askuserwire
 
 import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // Decode against encoding/json on a realistic call: 4 questions of 4
 // options. BenchmarkDecode validates and normalizes too; the baseline only
 // unmarshals into the wire structs. Read the ratio from one run:
 //
-//	go test -run='^$' -bench=Decode -benchmem -count=5 ./dialect/askusertool/
+//	go test -run='^$' -bench=Decode -benchmem -count=5 ./dialect/askuserwire/
 
 func benchCall(b *testing.B) []byte {
 	b.Helper()
@@ -26,7 +28,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Decode(data, Limits{}); err != nil {
+		if _, err := Decode(data, dialect.Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -45,7 +47,7 @@ func BenchmarkDecodeBaseline(b *testing.B) {
 }
 
 func BenchmarkMarshal(b *testing.B) {
-	c, err := Decode(benchCall(b), Limits{})
+	c, err := Decode(benchCall(b), dialect.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package askusertool
+package askuserwire
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/strictjson"
 )
 
@@ -132,8 +133,8 @@ type decoder struct {
 // (empty, not nil, for text and secret), each option's default, and
 // timeout_seconds (the ceiling when absent). It does not stamp the
 // deadlines. An invalid call returns a *Error and a nil *Call.
-func Decode(data []byte, lim Limits) (*Call, error) {
-	lim = lim.withDefaults()
+func Decode(data []byte, lim dialect.Limits) (*Call, error) {
+	lim = lim.WithDefaults()
 	if len(data) > lim.MaxCallBytes {
 		return nil, &Error{Message: fmt.Sprintf(Prefix+"the call is %d bytes; at most %d bytes are accepted", len(data), lim.MaxCallBytes)}
 	}

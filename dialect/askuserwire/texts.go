@@ -1,4 +1,4 @@
-package askusertool
+package askuserwire
 
 // Description is the ask_user tool's description, for the tool definition a
 // model is given.

@@ -1,4 +1,4 @@
-package askusertool
+package askuserwire
 
 import (
 	"testing"

@@ -1,10 +1,12 @@
-package askusertool
+package askuserwire
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 func ruleError(msg string) *Error { return &Error{Message: Prefix + msg} }
@@ -13,7 +15,7 @@ func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // validate checks the contract's rules in their order; the first that
 // fails is reported.
-func (d *decoder) validate(lim Limits) *Error {
+func (d *decoder) validate(lim dialect.Limits) *Error {
 	n := d.nq
 	if n < 1 || n > maxQuestions {
 		return ruleError("questions must contain between 1 and 4 items")
@@ -104,7 +106,7 @@ func (d *decoder) validate(lim Limits) *Error {
 
 // normalize rewrites a valid call: ids generated, every default written
 // out. It does not stamp the deadlines.
-func (d *decoder) normalize(lim Limits) *Call {
+func (d *decoder) normalize(lim dialect.Limits) *Call {
 	c := &d.b.call
 	qs := d.b.qs[:d.nq:d.nq]
 	for i := range qs {

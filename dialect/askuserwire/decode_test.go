@@ -1,4 +1,4 @@
-package askusertool
+package askuserwire
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -58,7 +59,7 @@ func jsonLiteral(s string) string {
 
 // callErr decodes call and returns its *Error, failing the test when
 // the call is accepted or fails otherwise.
-func callErr(t *testing.T, call string, lim Limits) Error {
+func callErr(t *testing.T, call string, lim dialect.Limits) Error {
 	t.Helper()
 	c, err := Decode([]byte(call), lim)
 	if err == nil {
@@ -77,7 +78,7 @@ func callErr(t *testing.T, call string, lim Limits) Error {
 type auErrorCase struct {
 	name string
 	call string
-	lim  Limits
+	lim  dialect.Limits
 	path string // "" for a broken rule
 	msg  string // without the prefix
 }
@@ -117,7 +118,7 @@ func TestDecodeRuleMessages(t *testing.T) {
 		{name: "2/huge", call: `{"questions":[` + auChoice + `],"timeout_seconds":1e400}`, msg: "timeout_seconds must be between 1 and 300"},
 		{name: "2/huge integer", call: `{"questions":[` + auChoice + `],"timeout_seconds":123456789012345678901234567890}`, msg: "timeout_seconds must be between 1 and 300"},
 		{name: "2/huge negative", call: `{"questions":[` + auChoice + `],"timeout_seconds":-1e400}`, msg: "timeout_seconds must be between 1 and 300"},
-		{name: "2/configured ceiling", call: `{"questions":[` + auChoice + `],"timeout_seconds":121}`, lim: Limits{MaxTimeoutSeconds: 120}, msg: "timeout_seconds must be between 1 and 120"},
+		{name: "2/configured ceiling", call: `{"questions":[` + auChoice + `],"timeout_seconds":121}`, lim: dialect.Limits{MaxTimeoutSeconds: 120}, msg: "timeout_seconds must be between 1 and 120"},
 
 		{name: "2a/human_intent 121 runes", call: `{"questions":[` + auChoice + `],"human_intent":"` + strings.Repeat("é", 121) + `"}`, msg: "human_intent must not exceed 120 characters"},
 		{name: "2a/human_intent 121 runes untrimmed", call: `{"questions":[` + auChoice + `],"human_intent":" ` + strings.Repeat("x", 120) + `"}`, msg: "human_intent must not exceed 120 characters"},
@@ -182,7 +183,7 @@ func TestDecodeQuotedValues(t *testing.T) {
 	for _, v := range []string{`plain`, `qu"ote`, `back\slash`, "tab\tnew\nline", "\x01\x1f\x7f", "é😀", "<a&b>", "a\u2028\u2029", "\ufffd"} {
 		lit := jsonLiteral(v)
 		call := auCall(`{"id":`+lit+`,"header":"H","question":"Q?","options":`+auOpts2+`}`, `{"id":`+lit+`,"header":"H","question":"Q?","options":`+auOpts2+`}`)
-		got := callErr(t, call, Limits{}).Message
+		got := callErr(t, call, dialect.Limits{}).Message
 		want := auPrefix + "question ids must be unique; duplicate " + lit
 		if got != want {
 			t.Errorf("id %q:\n got %s\nwant %s", v, got, want)
@@ -348,13 +349,13 @@ func TestDecodeSizeCap(t *testing.T) {
 	}
 	runErrorCases(t, []auErrorCase{
 		{name: "default cap", call: pad(64<<10 + 1), msg: "the call is 65537 bytes; at most 65536 bytes are accepted"},
-		{name: "configured cap", call: pad(1001), lim: Limits{MaxCallBytes: 1000}, msg: "the call is 1001 bytes; at most 1000 bytes are accepted"},
-		{name: "cap before syntax", call: strings.Repeat("x", 1001), lim: Limits{MaxCallBytes: 1000}, msg: "the call is 1001 bytes; at most 1000 bytes are accepted"},
+		{name: "configured cap", call: pad(1001), lim: dialect.Limits{MaxCallBytes: 1000}, msg: "the call is 1001 bytes; at most 1000 bytes are accepted"},
+		{name: "cap before syntax", call: strings.Repeat("x", 1001), lim: dialect.Limits{MaxCallBytes: 1000}, msg: "the call is 1001 bytes; at most 1000 bytes are accepted"},
 	})
 	for _, tc := range []struct {
 		n   int
-		lim Limits
-	}{{64 << 10, Limits{}}, {1000, Limits{MaxCallBytes: 1000}}} {
+		lim dialect.Limits
+	}{{64 << 10, dialect.Limits{}}, {1000, dialect.Limits{MaxCallBytes: 1000}}} {
 		if _, err := Decode([]byte(pad(tc.n)), tc.lim); err != nil {
 			t.Errorf("a call of exactly %d bytes: %v", tc.n, err)
 		}
@@ -388,7 +389,7 @@ func TestDecodeNormalize(t *testing.T) {
 	tests := []struct {
 		name string
 		call string
-		lim  Limits
+		lim  dialect.Limits
 		want *Call
 	}{
 		{
@@ -399,7 +400,7 @@ func TestDecodeNormalize(t *testing.T) {
 		{
 			name: "configured ceiling is the default timeout",
 			call: auCall(auChoice),
-			lim:  Limits{MaxTimeoutSeconds: 90},
+			lim:  dialect.Limits{MaxTimeoutSeconds: 90},
 			want: auWant(90, auChoiceQ("question_1", ab...)),
 		},
 		{
@@ -539,7 +540,7 @@ func TestDecodeTimeoutIntegers(t *testing.T) {
 		"10": 10, "10.0": 10, "1e1": 10, "1E+1": 10, "100e-1": 10, "1000.000e-2": 10, "0.1e2": 10,
 		"1": 1, "300": 300, "3e2": 300, "0.3e3": 300, "300.000000000000000000000000": 300,
 	} {
-		c, err := Decode([]byte(`{"questions":[`+auText+`],"timeout_seconds":`+num+`}`), Limits{})
+		c, err := Decode([]byte(`{"questions":[`+auText+`],"timeout_seconds":`+num+`}`), dialect.Limits{})
 		if err != nil {
 			t.Errorf("timeout_seconds %s: %v", num, err)
 			continue
@@ -564,7 +565,7 @@ func TestDecodeTimeoutIntegers(t *testing.T) {
 // TestDecodeOneBackingArray checks that the options of a call share
 // one backing array, in question order.
 func TestDecodeOneBackingArray(t *testing.T) {
-	c, err := Decode([]byte(auCall(auChoice, auText, `{"header":"H","question":"Q?","options":`+auOptions(3)+`}`)), Limits{})
+	c, err := Decode([]byte(auCall(auChoice, auText, `{"header":"H","question":"Q?","options":`+auOptions(3)+`}`)), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,7 +601,7 @@ func TestDecodeHumanIntent(t *testing.T) {
 		{"beside every other field", `{"questions":[` + auChoice + `],"timeout_seconds":300,"human_intent":"Deploying","asked_at":null}`, "Deploying"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Decode([]byte(tc.call), Limits{})
+			got, err := Decode([]byte(tc.call), dialect.Limits{})
 			if err != nil {
 				t.Fatalf("Decode(%s): %v", tc.call, err)
 			}

@@ -1,4 +1,4 @@
-package approvaltool
+package approvalwire
 
 // Description is the request_approval tool's description, for the tool
 // definition a model is given.

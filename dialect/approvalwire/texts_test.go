@@ -1,11 +1,11 @@
-package approvaltool_test
+package approvalwire_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 )
 
 // TestGuidanceCoversContract checks the model-facing texts against the
@@ -24,18 +24,18 @@ func TestGuidanceCoversContract(t *testing.T) {
 		{"unresolved is no permission", `"unresolved" is never a yes: you have no permission`},
 	}
 	for _, r := range rules {
-		if !strings.Contains(approvaltool.Guidance, r.phrase) {
+		if !strings.Contains(approvalwire.Guidance, r.phrase) {
 			t.Errorf("Guidance does not say: %s (looked for %q)", r.rule, r.phrase)
 		}
 	}
 	for _, s := range []string{"200 characters", "500", "8 KiB", `"low"`, `"medium"`, `"high"`, `"irreversible"`,
 		`"approved"`, `"denied"`, `"unresolved"`, `"user"`, `"remembered"`, `"policy"`, `"deadline"`, `"unattended"`,
 		`"dismissed"`, `"superseded"`, `"fault"`, `"action_digest"`, "must not act", "never resolves by itself", "use ask_user instead"} {
-		if !strings.Contains(approvaltool.Description, s) {
+		if !strings.Contains(approvalwire.Description, s) {
 			t.Errorf("Description does not state %q", s)
 		}
 	}
-	for name, text := range map[string]string{"ask_user's Guidance": askusertool.Guidance, "ask_user's Description": askusertool.Description} {
+	for name, text := range map[string]string{"ask_user's Guidance": askuserwire.Guidance, "ask_user's Description": askuserwire.Description} {
 		if !strings.Contains(text, "request_approval") {
 			t.Errorf("%s does not point permission questions at request_approval", name)
 		}

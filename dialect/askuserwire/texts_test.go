@@ -1,10 +1,10 @@
-package askusertool_test
+package askuserwire_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/dialect/askuserwire"
 )
 
 // TestGuidanceCoversContract checks the model-facing texts against the contract:
@@ -21,17 +21,17 @@ func TestGuidanceCoversContract(t *testing.T) {
 		{"never re-ask a declined question", "Never ask a declined question again"},
 	}
 	for _, r := range rules {
-		if !strings.Contains(askusertool.Guidance, r.phrase) {
+		if !strings.Contains(askuserwire.Guidance, r.phrase) {
 			t.Errorf("Guidance does not say: %s (looked for %q)", r.rule, r.phrase)
 		}
 	}
-	for name, text := range map[string]string{"Guidance": askusertool.Guidance, "Description": askusertool.Description} {
+	for name, text := range map[string]string{"Guidance": askuserwire.Guidance, "Description": askuserwire.Description} {
 		if !strings.Contains(text, "destructive, irreversible or outward-facing") || !strings.Contains(strings.ToLower(text), "permission") {
 			t.Errorf("%s does not say that answers grant no permission for destructive, irreversible or outward-facing actions", name)
 		}
 	}
 	for _, limit := range []string{"1–4", "2–6", "at most 16 characters", `"session:NAME"`, `"user"`, `"timeout"`, `"unattended"`, "do not ask it again"} {
-		if !strings.Contains(askusertool.Description, limit) {
+		if !strings.Contains(askuserwire.Description, limit) {
 			t.Errorf("Description does not state %q", limit)
 		}
 	}

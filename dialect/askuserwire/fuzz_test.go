@@ -1,4 +1,4 @@
-package askusertool
+package askuserwire
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // FuzzDecode checks the ask_user decoder on any input: it never
@@ -35,7 +37,7 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	lim := Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 8 << 10}
+	lim := dialect.Limits{MaxTimeoutSeconds: 300, MaxCallBytes: 8 << 10}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Decode(data, lim)
 		if err != nil {

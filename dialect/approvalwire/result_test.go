@@ -1,11 +1,11 @@
-package approvaltool_test
+package approvalwire_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
 
 const digest = "sha256:0473ef2dc0d324ab659d3580c1134e9d812035905c4781fdd6d529b0c6860e13"
@@ -16,26 +16,26 @@ func TestEncodeResult(t *testing.T) {
 	d := `"action_digest":"` + digest + `"`
 	tests := []struct {
 		name string
-		r    approvaltool.Result
+		r    approvalwire.Result
 		want string
 	}{
-		{"approved once", approvaltool.Result{Status: "approved", DecidedBy: "user", Note: "  go ahead ", ActionDigest: digest},
+		{"approved once", approvalwire.Result{Status: "approved", DecidedBy: "user", Note: "  go ahead ", ActionDigest: digest},
 			`{"status":"approved","decided_by":"user","note":"go ahead","ended":null,` + d + `,"message":"The user approved this action. You may perform it once, exactly as requested; if the action changes, request approval again."}`},
-		{"approved for the session", approvaltool.Result{Status: "approved", DecidedBy: "user", RememberSession: true, ActionDigest: digest},
+		{"approved for the session", approvalwire.Result{Status: "approved", DecidedBy: "user", RememberSession: true, ActionDigest: digest},
 			`{"status":"approved","decided_by":"user","note":null,"ended":null,` + d + `,"remember":"session","message":"The user approved this action for the rest of the session. You may perform it, exactly as requested; the same action is approved again without asking, and a changed action needs a new request."}`},
-		{"approved, remembered", approvaltool.Result{Status: "approved", DecidedBy: "remembered", RememberedFrom: "ask-1", ActionDigest: digest},
+		{"approved, remembered", approvalwire.Result{Status: "approved", DecidedBy: "remembered", RememberedFrom: "ask-1", ActionDigest: digest},
 			`{"status":"approved","decided_by":"remembered","note":null,"ended":null,` + d + `,"remembered_from":"ask-1","message":"Approved: the user approved this same action earlier in this session, for the session. You may perform it, exactly as requested."}`},
-		{"approved by policy", approvaltool.Result{Status: "approved", DecidedBy: "policy", ActionDigest: digest},
+		{"approved by policy", approvalwire.Result{Status: "approved", DecidedBy: "policy", ActionDigest: digest},
 			`{"status":"approved","decided_by":"policy","note":null,"ended":null,` + d + `,"message":"Approved by the program's policy, without asking the user. You may perform this action, exactly as requested."}`},
-		{"denied once", approvaltool.Result{Status: "denied", DecidedBy: "user", Note: "not today", ActionDigest: digest},
+		{"denied once", approvalwire.Result{Status: "denied", DecidedBy: "user", Note: "not today", ActionDigest: digest},
 			`{"status":"denied","decided_by":"user","note":"not today","ended":null,` + d + `,"message":"The user denied this action. You have no permission to perform it: do not perform it, and do not try to achieve the same effect another way."}`},
-		{"denied for the session", approvaltool.Result{Status: "denied", DecidedBy: "user", RememberSession: true, ActionDigest: digest},
+		{"denied for the session", approvalwire.Result{Status: "denied", DecidedBy: "user", RememberSession: true, ActionDigest: digest},
 			`{"status":"denied","decided_by":"user","note":null,"ended":null,` + d + `,"remember":"session","message":"The user denied this action for the rest of the session. You have no permission to perform it: do not perform it, do not try to achieve the same effect another way, and do not request it again in this session."}`},
-		{"denied, remembered", approvaltool.Result{Status: "denied", DecidedBy: "remembered", RememberedFrom: "ask-1", ActionDigest: digest},
+		{"denied, remembered", approvalwire.Result{Status: "denied", DecidedBy: "remembered", RememberedFrom: "ask-1", ActionDigest: digest},
 			`{"status":"denied","decided_by":"remembered","note":null,"ended":null,` + d + `,"remembered_from":"ask-1","message":"Denied: the user denied this same action earlier in this session, for the session. You have no permission to perform it: do not perform it."}`},
-		{"denied by policy", approvaltool.Result{Status: "denied", DecidedBy: "policy", ActionDigest: digest},
+		{"denied by policy", approvalwire.Result{Status: "denied", DecidedBy: "policy", ActionDigest: digest},
 			`{"status":"denied","decided_by":"policy","note":null,"ended":null,` + d + `,"message":"Denied by the program's policy. You have no permission to perform this action: do not perform it."}`},
-		{"a blank note is none", approvaltool.Result{Status: "denied", DecidedBy: "user", Note: " \n", ActionDigest: digest},
+		{"a blank note is none", approvalwire.Result{Status: "denied", DecidedBy: "user", Note: " \n", ActionDigest: digest},
 			`{"status":"denied","decided_by":"user","note":null,"ended":null,` + d + `,"message":"The user denied this action. You have no permission to perform it: do not perform it, and do not try to achieve the same effect another way."}`},
 	}
 	for ended, why := range map[string]string{
@@ -47,14 +47,14 @@ func TestEncodeResult(t *testing.T) {
 	} {
 		tests = append(tests, struct {
 			name string
-			r    approvaltool.Result
+			r    approvalwire.Result
 			want string
-		}{"unresolved: " + ended, approvaltool.Result{Status: "unresolved", Ended: ended, ActionDigest: digest},
+		}{"unresolved: " + ended, approvalwire.Result{Status: "unresolved", Ended: ended, ActionDigest: digest},
 			`{"status":"unresolved","decided_by":null,"note":null,"ended":"` + ended + `",` + d + `,"message":"Nobody approved this action: ` + why + `. You have no permission to perform it, and must not act. Tell the user what you did not do; ask again only if it is still needed."}`})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := approvaltool.EncodeResult(&tt.r)
+			got, err := approvalwire.EncodeResult(&tt.r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,18 +72,18 @@ func TestEncodeResult(t *testing.T) {
 // approve tells the model in words that it has no permission and must not
 // act; no approved result says so.
 func TestUnresolvedAndDeniedSayNoPermission(t *testing.T) {
-	results := []approvaltool.Result{
+	results := []approvalwire.Result{
 		{Status: "denied", DecidedBy: "user"}, {Status: "denied", DecidedBy: "user", RememberSession: true},
 		{Status: "denied", DecidedBy: "remembered", RememberedFrom: "a"}, {Status: "denied", DecidedBy: "policy"},
 		{Status: "approved", DecidedBy: "user"}, {Status: "approved", DecidedBy: "user", RememberSession: true},
 		{Status: "approved", DecidedBy: "remembered", RememberedFrom: "a"}, {Status: "approved", DecidedBy: "policy"},
 	}
 	for _, e := range []string{"deadline", "unattended", "dismissed", "superseded", "fault"} {
-		results = append(results, approvaltool.Result{Status: "unresolved", Ended: e})
+		results = append(results, approvalwire.Result{Status: "unresolved", Ended: e})
 	}
 	for _, r := range results {
 		r.ActionDigest = digest
-		b, err := approvaltool.EncodeResult(&r)
+		b, err := approvalwire.EncodeResult(&r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,33 +106,33 @@ func TestUnresolvedAndDeniedSayNoPermission(t *testing.T) {
 func TestEncodeResultRefuses(t *testing.T) {
 	tests := []struct {
 		name string
-		r    approvaltool.Result
+		r    approvalwire.Result
 		want string
 	}{
-		{"no digest", approvaltool.Result{Status: "approved", DecidedBy: "user"}, "action digest"},
-		{"a digest in upper case", approvaltool.Result{Status: "approved", DecidedBy: "user", ActionDigest: strings.ToUpper(digest)}, "action digest"},
-		{"approved by nobody", approvaltool.Result{Status: "approved", ActionDigest: digest}, `with status "approved" needs decided_by`},
-		{"approved by a timeout", approvaltool.Result{Status: "approved", DecidedBy: "timeout", ActionDigest: digest}, `not "timeout"`},
-		{"approved and ended", approvaltool.Result{Status: "approved", DecidedBy: "user", Ended: "deadline", ActionDigest: digest}, "has no ended"},
-		{"denied by nobody", approvaltool.Result{Status: "denied", ActionDigest: digest}, `with status "denied" needs decided_by`},
-		{"unresolved, decided by a user", approvaltool.Result{Status: "unresolved", DecidedBy: "user", Ended: "deadline", ActionDigest: digest}, "nobody who decided"},
-		{"unresolved with a note", approvaltool.Result{Status: "unresolved", Note: "yes", Ended: "deadline", ActionDigest: digest}, "nobody who decided"},
-		{"unresolved without a reason", approvaltool.Result{Status: "unresolved", ActionDigest: digest}, "needs ended"},
-		{"unresolved for an unknown reason", approvaltool.Result{Status: "unresolved", Ended: "caller", ActionDigest: digest}, `not "caller"`},
-		{"an unknown status", approvaltool.Result{Status: "maybe", ActionDigest: digest}, `status "maybe" is not a status`},
-		{"remembered by policy", approvaltool.Result{Status: "approved", DecidedBy: "policy", RememberSession: true, ActionDigest: digest}, "must be decided by the user"},
-		{"remembered from nowhere", approvaltool.Result{Status: "approved", DecidedBy: "remembered", ActionDigest: digest}, "remembered from"},
-		{"remembered from, by a user", approvaltool.Result{Status: "approved", DecidedBy: "user", RememberedFrom: "a", ActionDigest: digest}, "remembered from"},
+		{"no digest", approvalwire.Result{Status: "approved", DecidedBy: "user"}, "action digest"},
+		{"a digest in upper case", approvalwire.Result{Status: "approved", DecidedBy: "user", ActionDigest: strings.ToUpper(digest)}, "action digest"},
+		{"approved by nobody", approvalwire.Result{Status: "approved", ActionDigest: digest}, `with status "approved" needs decided_by`},
+		{"approved by a timeout", approvalwire.Result{Status: "approved", DecidedBy: "timeout", ActionDigest: digest}, `not "timeout"`},
+		{"approved and ended", approvalwire.Result{Status: "approved", DecidedBy: "user", Ended: "deadline", ActionDigest: digest}, "has no ended"},
+		{"denied by nobody", approvalwire.Result{Status: "denied", ActionDigest: digest}, `with status "denied" needs decided_by`},
+		{"unresolved, decided by a user", approvalwire.Result{Status: "unresolved", DecidedBy: "user", Ended: "deadline", ActionDigest: digest}, "nobody who decided"},
+		{"unresolved with a note", approvalwire.Result{Status: "unresolved", Note: "yes", Ended: "deadline", ActionDigest: digest}, "nobody who decided"},
+		{"unresolved without a reason", approvalwire.Result{Status: "unresolved", ActionDigest: digest}, "needs ended"},
+		{"unresolved for an unknown reason", approvalwire.Result{Status: "unresolved", Ended: "caller", ActionDigest: digest}, `not "caller"`},
+		{"an unknown status", approvalwire.Result{Status: "maybe", ActionDigest: digest}, `status "maybe" is not a status`},
+		{"remembered by policy", approvalwire.Result{Status: "approved", DecidedBy: "policy", RememberSession: true, ActionDigest: digest}, "must be decided by the user"},
+		{"remembered from nowhere", approvalwire.Result{Status: "approved", DecidedBy: "remembered", ActionDigest: digest}, "remembered from"},
+		{"remembered from, by a user", approvalwire.Result{Status: "approved", DecidedBy: "user", RememberedFrom: "a", ActionDigest: digest}, "remembered from"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := approvaltool.EncodeResult(&tt.r)
+			b, err := approvalwire.EncodeResult(&tt.r)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("EncodeResult = %s, %v; want an error about %q", b, err, tt.want)
 			}
 		})
 	}
-	if _, err := approvaltool.EncodeResult(nil); err == nil {
+	if _, err := approvalwire.EncodeResult(nil); err == nil {
 		t.Error("EncodeResult(nil) succeeded")
 	}
 }

@@ -1,11 +1,12 @@
-package approvaltool_test
+package approvalwire_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
 
 // TestMarshal writes calls back in their JSON form, and decoding that form
@@ -13,26 +14,26 @@ import (
 func TestMarshal(t *testing.T) {
 	tests := []struct {
 		name string
-		c    approvaltool.Call
+		c    approvalwire.Call
 		want string
 	}{
-		{"every field", approvaltool.Call{Action: "Run <migrate> & go", Reason: "r", Risk: "high", Details: "a\u2028b", TimeoutSeconds: 60, HumanIntent: "Speeding up search"},
+		{"every field", approvalwire.Call{Action: "Run <migrate> & go", Reason: "r", Risk: "high", Details: "a\u2028b", TimeoutSeconds: 60, HumanIntent: "Speeding up search"},
 			`{"action":"Run <migrate> & go","reason":"r","risk":"high","details":"a\u2028b","timeout_seconds":60,"human_intent":"Speeding up search"}`},
-		{"the required fields", approvaltool.Call{Action: "a", Reason: "r", Risk: "low", TimeoutSeconds: 300},
+		{"the required fields", approvalwire.Call{Action: "a", Reason: "r", Risk: "low", TimeoutSeconds: 300},
 			`{"action":"a","reason":"r","risk":"low","timeout_seconds":300}`},
-		{"no timeout: the ceiling applies", approvaltool.Call{Action: "a", Reason: "r", Risk: "low"},
+		{"no timeout: the ceiling applies", approvalwire.Call{Action: "a", Reason: "r", Risk: "low"},
 			`{"action":"a","reason":"r","risk":"low"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := approvaltool.Marshal(&tt.c)
+			got, err := approvalwire.Marshal(&tt.c)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(got) != tt.want {
 				t.Errorf("\n got %s\nwant %s", got, tt.want)
 			}
-			back, err := approvaltool.Decode(got, approvaltool.Limits{MaxTimeoutSeconds: 300})
+			back, err := approvalwire.Decode(got, dialect.Limits{MaxTimeoutSeconds: 300})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +46,7 @@ func TestMarshal(t *testing.T) {
 			}
 		})
 	}
-	if _, err := approvaltool.Marshal(nil); err == nil {
+	if _, err := approvalwire.Marshal(nil); err == nil {
 		t.Error("Marshal(nil) succeeded")
 	}
 }

@@ -1,4 +1,4 @@
-package approvaltool_test
+package approvalwire_test
 
 import (
 	"errors"
@@ -7,7 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
 
 const prefix = "invalid request_approval arguments: "
@@ -27,56 +28,56 @@ func TestDecodeValid(t *testing.T) {
 	tests := []struct {
 		name string
 		data string
-		lim  approvaltool.Limits
-		want approvaltool.Call
+		lim  dialect.Limits
+		want approvalwire.Call
 	}{
 		{
 			name: "the three required fields",
 			data: call(action, reason, risk),
-			want: approvaltool.Call{Action: "Delete the S3 bucket logs-2023", Reason: "It holds last year's logs, which were archived to Glacier", Risk: "irreversible", TimeoutSeconds: 300},
+			want: approvalwire.Call{Action: "Delete the S3 bucket logs-2023", Reason: "It holds last year's logs, which were archived to Glacier", Risk: "irreversible", TimeoutSeconds: 300},
 		},
 		{
 			name: "every field",
 			data: `{"action":"Run the migration","reason":"Adds the index","risk":"medium","details":"ALTER TABLE t ADD INDEX i (c);","timeout_seconds":120,"human_intent":"Speeding up the search page"}`,
-			want: approvaltool.Call{Action: "Run the migration", Reason: "Adds the index", Risk: "medium", Details: "ALTER TABLE t ADD INDEX i (c);", TimeoutSeconds: 120, HumanIntent: "Speeding up the search page"},
+			want: approvalwire.Call{Action: "Run the migration", Reason: "Adds the index", Risk: "medium", Details: "ALTER TABLE t ADD INDEX i (c);", TimeoutSeconds: 120, HumanIntent: "Speeding up the search page"},
 		},
 		{
 			name: "null is absent",
 			data: `{"action":"a","reason":"r","risk":"low","details":null,"timeout_seconds":null,"human_intent":null}`,
-			want: approvaltool.Call{Action: "a", Reason: "r", Risk: "low", TimeoutSeconds: 300},
+			want: approvalwire.Call{Action: "a", Reason: "r", Risk: "low", TimeoutSeconds: 300},
 		},
 		{
 			name: "strings kept as sent, never trimmed",
 			data: `{"action":"  a  ","reason":"\tr\n","risk":"high","details":"  ","human_intent":" "}`,
-			want: approvaltool.Call{Action: "  a  ", Reason: "\tr\n", Risk: "high", Details: "  ", HumanIntent: " ", TimeoutSeconds: 300},
+			want: approvalwire.Call{Action: "  a  ", Reason: "\tr\n", Risk: "high", Details: "  ", HumanIntent: " ", TimeoutSeconds: 300},
 		},
 		{
 			name: "escapes decoded, invalid UTF-8 as U+FFFD",
 			data: "{\"action\":\"caf\\u00e9 \\ud800\",\"reason\":\"r\xff\",\"risk\":\"\\u006cow\"}",
-			want: approvaltool.Call{Action: "café \ufffd", Reason: "r\ufffd", Risk: "low", TimeoutSeconds: 300},
+			want: approvalwire.Call{Action: "café \ufffd", Reason: "r\ufffd", Risk: "low", TimeoutSeconds: 300},
 		},
 		{
 			name: "whole numbers in timeout_seconds",
 			data: call(action, reason, risk, `"timeout_seconds":1e1`),
-			want: approvaltool.Call{Action: "Delete the S3 bucket logs-2023", Reason: "It holds last year's logs, which were archived to Glacier", Risk: "irreversible", TimeoutSeconds: 10},
+			want: approvalwire.Call{Action: "Delete the S3 bucket logs-2023", Reason: "It holds last year's logs, which were archived to Glacier", Risk: "irreversible", TimeoutSeconds: 10},
 		},
 		{
 			name: "another ceiling is the default",
 			data: call(action, reason, risk),
-			lim:  approvaltool.Limits{MaxTimeoutSeconds: 60},
-			want: approvaltool.Call{Action: "Delete the S3 bucket logs-2023", Reason: "It holds last year's logs, which were archived to Glacier", Risk: "irreversible", TimeoutSeconds: 60},
+			lim:  dialect.Limits{MaxTimeoutSeconds: 60},
+			want: approvalwire.Call{Action: "Delete the S3 bucket logs-2023", Reason: "It holds last year's logs, which were archived to Glacier", Risk: "irreversible", TimeoutSeconds: 60},
 		},
 		{
 			name: "the limits exactly",
 			data: call(`"action":"`+strings.Repeat("é", 200)+`"`, `"reason":"`+strings.Repeat("🙂", 500)+`"`, risk,
 				`"details":"`+strings.Repeat("x", 8192)+`"`, `"timeout_seconds":300`, `"human_intent":"`+strings.Repeat("日", 120)+`"`),
-			want: approvaltool.Call{Action: strings.Repeat("é", 200), Reason: strings.Repeat("🙂", 500), Risk: "irreversible",
+			want: approvalwire.Call{Action: strings.Repeat("é", 200), Reason: strings.Repeat("🙂", 500), Risk: "irreversible",
 				Details: strings.Repeat("x", 8192), TimeoutSeconds: 300, HumanIntent: strings.Repeat("日", 120)},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := approvaltool.Decode([]byte(tt.data), tt.lim)
+			got, err := approvalwire.Decode([]byte(tt.data), tt.lim)
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -92,11 +93,11 @@ func TestDecodeValid(t *testing.T) {
 func TestDecodeMessages(t *testing.T) {
 	tests := []struct {
 		name, data string
-		lim        approvaltool.Limits
+		lim        dialect.Limits
 		path, want string
 	}{
 		// the size cap, first of all
-		{name: "over the cap", data: call(action, reason, risk, `"details":"`+strings.Repeat("x", 100)+`"`), lim: approvaltool.Limits{MaxCallBytes: 100},
+		{name: "over the cap", data: call(action, reason, risk, `"details":"`+strings.Repeat("x", 100)+`"`), lim: dialect.Limits{MaxCallBytes: 100},
 			want: "the call is 247 bytes; at most 100 bytes are accepted"},
 		{name: "over the default cap, even when not JSON", data: strings.Repeat("[", 64<<10+1),
 			want: "the call is 65537 bytes; at most 65536 bytes are accepted"},
@@ -149,14 +150,14 @@ func TestDecodeMessages(t *testing.T) {
 		{name: "timeout negative", data: call(action, reason, risk, `"timeout_seconds":-5`), want: "timeout_seconds must be between 1 and 300"},
 		{name: "timeout over the ceiling", data: call(action, reason, risk, `"timeout_seconds":301`), want: "timeout_seconds must be between 1 and 300"},
 		{name: "timeout huge", data: call(action, reason, risk, `"timeout_seconds":1e400`), want: "timeout_seconds must be between 1 and 300"},
-		{name: "timeout over another ceiling", data: call(action, reason, risk, `"timeout_seconds":121`), lim: approvaltool.Limits{MaxTimeoutSeconds: 120}, want: "timeout_seconds must be between 1 and 120"},
+		{name: "timeout over another ceiling", data: call(action, reason, risk, `"timeout_seconds":121`), lim: dialect.Limits{MaxTimeoutSeconds: 120}, want: "timeout_seconds must be between 1 and 120"},
 		{name: "human_intent too long", data: call(action, reason, risk, `"human_intent":"`+strings.Repeat("é", 121)+`"`), want: "human_intent must not exceed 120 characters"},
 		{name: "the first broken rule wins", data: `{"reason":"","timeout_seconds":0}`, want: "action must not be empty; say what will be done"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := approvaltool.Decode([]byte(tt.data), tt.lim)
-			var e *approvaltool.Error
+			c, err := approvalwire.Decode([]byte(tt.data), tt.lim)
+			var e *approvalwire.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("Decode = %+v, %v; want a *Error", c, err)
 			}
