@@ -991,12 +991,12 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 			return true, nil
 		})
 		return err
-	case rec.Ending != nil && time.Since(rec.Ending.At) < finalizeGrace:
-		// Ended a moment ago (by a caller's deadline on the replica where
-		// it waits, say), and being finalized there: this timer comes
-		// again when that replica's grace has run out.
-		return fl.st.Schedule(ctx, key, rec.Ending.At.Add(finalizeGrace))
 	case rec.Ending != nil:
+		// Ended and not final: finalized here, even if the replica that
+		// ended it (a caller's deadline where it waits) is finalizing it
+		// too. Waiting for it would keep the ask late when it died; two
+		// finalizations write one final result (compare-and-set) and one
+		// journal record (the ask id).
 		return fl.finalize(fa, nil)
 	case time.Now().Before(rec.Form.ExpiresAt):
 		plan := rec.Routing.plan(rec.Form)

@@ -428,7 +428,7 @@ func (r *chaosRun) chaos(ctx, outer context.Context) []chaosEvent {
 		p := r.f.procs()[victim]
 		var led []string
 		if victim < len(r.f.nats) {
-			led = r.f.ledBy(outer, p.name)
+			led = r.f.ledBy(outer, fmt.Sprintf("n%d", victim)) // its server_name
 		}
 		p.kill()
 		killed := time.Now()
@@ -458,7 +458,7 @@ func (r *chaosRun) chaos(ctx, outer context.Context) []chaosEvent {
 // node named server, as the cluster says (within a second; nil if it
 // does not answer).
 func (f *fleet) ledBy(ctx context.Context, server string) []string {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	nc, err := nats.Connect(f.natsURL, nats.Token(f.natsToken))
 	if err != nil {
