@@ -292,6 +292,7 @@ type fleetAsk struct {
 	holds      int  // why it is held: callers waiting, a responder showing it, work under way
 	shown      bool // a responder here shows it: held until its outcome is final
 	finalizing bool
+	expiring   bool     // a caller's deadline here is ending it (see expire)
 	local      *Outcome // the outcome this process finalized, with its Go-only fields (Fault, JournalErr)
 	began      bool     // this process began the ask (see Ask.BeganHere)
 }
@@ -313,9 +314,9 @@ func newFleet(o *Orchestrator, st store.Pending) *fleet {
 }
 
 // again runs f until ctx ends, waiting after each failure (from 100 ms,
-// doubling, to 5 s) and logging it.
-func (fl *fleet) again(what string, f func() error) {
-	backoff := 100 * time.Millisecond
+// doubling, to maxBackoff) and logging it.
+func (fl *fleet) again(what string, maxBackoff time.Duration, f func() error) {
+	backoff := min(100*time.Millisecond, maxBackoff)
 	for {
 		err := f()
 		if fl.ctx.Err() != nil {
@@ -329,7 +330,7 @@ func (fl *fleet) again(what string, f func() error) {
 			t.Stop()
 			return
 		}
-		backoff = min(backoff*2, 5*time.Second)
+		backoff = min(backoff*2, maxBackoff)
 	}
 }
 
@@ -339,7 +340,7 @@ func (fl *fleet) again(what string, f func() error) {
 func (fl *fleet) feed() {
 	defer fl.loops.Done()
 	restarted := false
-	fl.again("following the pending-ask store's changes", func() error {
+	fl.again("following the pending-ask store's changes", 5*time.Second, func() error {
 		first := true
 		return fl.st.Changes(fl.ctx, func(e store.Entry) {
 			if e.Key == "" && first {
@@ -361,11 +362,16 @@ func (fl *fleet) feed() {
 // ask does not hold back the deadlines of the others.
 const dueWorkers = 8
 
+// timersBackoff bounds the wait before a Due caller that failed (its
+// consumer electing a leader) pulls again: the deadlines due meanwhile
+// wait on it.
+const timersBackoff = 250 * time.Millisecond
+
 // timers ends asks at their deadlines and finishes what a replica that
 // went away left, as the store's timers come due.
 func (fl *fleet) timers() {
 	defer fl.loops.Done()
-	fl.again("taking the pending-ask store's timers", func() error {
+	fl.again("taking the pending-ask store's timers", timersBackoff, func() error {
 		return fl.st.Due(fl.ctx, fl.due)
 	})
 }
@@ -728,8 +734,8 @@ func newWriteID() string {
 const storeRetry = 10 * time.Second
 
 // retrier returns a function that waits before the next try at the store
-// after err (a backoff from 10 ms to half a second), or returns the error
-// to give up with: once storeRetry has passed, or at Close.
+// after err (a backoff from 10 ms to retryMaxBackoff), or returns the
+// error to give up with: once storeRetry has passed, or at Close.
 func (fl *fleet) retrier() func(err error) error {
 	deadline := time.Now().Add(storeRetry)
 	backoff := 10 * time.Millisecond
@@ -747,10 +753,16 @@ func (fl *fleet) retrier() func(err error) error {
 		case <-fl.ctx.Done():
 			return ErrOrchestratorClosed
 		}
-		backoff = min(2*backoff, 500*time.Millisecond)
+		backoff = min(2*backoff, retryMaxBackoff)
 		return nil
 	}
 }
+
+// retryMaxBackoff bounds the wait between two tries at a store that
+// fails: a NATS stream electing a leader takes its writes again the
+// moment it has one, and a deadline's ending waiting on it should land
+// within a tenth of a second of that.
+const retryMaxBackoff = 100 * time.Millisecond
 
 // change applies a change of the ask's state (see Ask.change) to its
 // record in the store. An ending it writes is finalized by this process,
@@ -793,15 +805,26 @@ func (fl *fleet) change(fa *fleetAsk, f func(*askState) error, force bool) error
 }
 
 // ended finalizes an ask whose ending this process wrote. Its timer is
-// set to come due after finalizeGrace first, so that if this process goes
-// away before the ask is final, another finalizes it.
+// set to come due after finalizeGrace, so that if this process goes away
+// before the ask is final, another finalizes it, and so that a journal
+// that refused the record is tried again. An ending before the deadline
+// sets it first. A deadline's ending does not wait for it: the deadline's
+// own timer, due by then, finalizes an ask ended and not final, so the
+// timer is set after the finalization, which a timers stream electing a
+// leader does not hold back.
 func (fl *fleet) ended(fa *fleetAsk, e *ending) {
 	fl.mu.Lock()
 	fa.holds++ // until the finalization has run
 	id := fa.rec.AskID
 	fl.mu.Unlock()
-	if err := fl.st.Schedule(fl.ctx, fa.key, time.Now().Add(finalizeGrace)); err != nil {
-		fl.o.logger().Warn("askuser: setting an ended ask's timer failed; its deadline's timer finalizes it if this process cannot", "ask", id, "err", err)
+	setTimer := func() {
+		if err := fl.st.Schedule(fl.ctx, fa.key, time.Now().Add(finalizeGrace)); err != nil && fl.ctx.Err() == nil {
+			fl.o.logger().Warn("askuser: setting an ended ask's timer failed; its deadline's timer finalizes it if this process cannot", "ask", id, "err", err)
+		}
+	}
+	atDeadline := e.reason == ReasonDeadline
+	if !atDeadline {
+		setTimer()
 	}
 	fl.mu.Lock()
 	closed := fl.closed
@@ -818,6 +841,9 @@ func (fl *fleet) ended(fa *fleetAsk, e *ending) {
 		defer fl.release(fa)
 		if err := fl.finalize(fa, e); err != nil && !errors.Is(err, errFinalizing) {
 			fl.o.logger().Error("askuser: finalizing an ask failed; the store's timer hands it to a replica that can", "ask", id, "err", err)
+		}
+		if atDeadline {
+			setTimer()
 		}
 	}()
 }
@@ -919,10 +945,21 @@ var (
 
 // due takes a timer of the store's that came due for key: an ask pending
 // past its deadline ends there, an ended one is finalized, and a final one
-// that is not journaled yet is journaled. An error gives the timer back,
-// to come again.
+// that is not journaled yet is journaled. A store that fails (a NATS
+// cluster electing a leader) is tried again quickly, as every change is;
+// an error gives the timer back, to come again.
 func (fl *fleet) due(ctx context.Context, key string) error {
-	pe, err := fl.st.Get(ctx, key)
+	var pe store.Entry
+	var err error
+	for retry := fl.retrier(); ; {
+		pe, err = fl.st.Get(ctx, key)
+		if err == nil || errors.Is(err, store.ErrNotFound) || ctx.Err() != nil {
+			break
+		}
+		if rerr := retry(err); rerr != nil {
+			break
+		}
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -955,6 +992,11 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 		})
 		return err
 	case rec.Ending != nil:
+		// Ended and not final: finalized here, even if the replica that
+		// ended it (a caller's deadline where it waits) is finalizing it
+		// too. Waiting for it would keep the ask late when it died; two
+		// finalizations write one final result (compare-and-set) and one
+		// journal record (the ask id).
 		return fl.finalize(fa, nil)
 	case time.Now().Before(rec.Form.ExpiresAt):
 		plan := rec.Routing.plan(rec.Form)
@@ -1375,14 +1417,18 @@ func (fl *fleet) find(ctx context.Context, session, toolCallID string) (*fleetAs
 var ErrUnknownCall = errors.New("askuser: no ask is known for this tool call (never asked, or its result is past retention)")
 
 // await waits for an entry's final result, the caller's going away, or
-// Close, and lets go of the caller's hold. Past the ask's deadline and the
-// grace its finalization has, the store is read again, so that a result a
-// stale read hid from this process still reaches the caller.
+// Close, and lets go of the caller's hold. At the ask's deadline this
+// replica ends it itself (see expire), since it holds the ask anyway; the
+// store's timer remains for when no replica waits. Past the deadline and
+// the grace its finalization has, the store is read again, so that a
+// result a stale read hid from this process still reaches the caller.
 func (fl *fleet) await(ctx context.Context, fa *fleetAsk, replayed bool) (*Outcome, error) {
 	defer fl.release(fa)
 	fl.mu.Lock()
 	expires := fa.rec.Form.ExpiresAt
 	fl.mu.Unlock()
+	deadline := time.NewTimer(time.Until(expires))
+	defer deadline.Stop()
 	check := time.NewTimer(time.Until(expires) + finalizeGrace)
 	defer check.Stop()
 	for {
@@ -1395,11 +1441,61 @@ func (fl *fleet) await(ctx context.Context, fa *fleetAsk, replayed bool) (*Outco
 			return nil, ctx.Err()
 		case <-fl.ctx.Done():
 			return nil, ErrOrchestratorClosed
+		case <-deadline.C:
+			fl.startExpire(fa)
 		case <-check.C:
 			fl.reread(ctx, fa)
 			check.Reset(finalizeGrace)
 		}
 	}
+}
+
+// startExpire ends fa at its deadline in a goroutine of its own, unless
+// one is under way here already or the orchestrator is closing; the
+// caller goes on waiting for the final result.
+func (fl *fleet) startExpire(fa *fleetAsk) {
+	fl.mu.Lock()
+	if fl.closed || fa.expiring || fa.out != nil {
+		fl.mu.Unlock()
+		return
+	}
+	fa.expiring = true
+	fa.holds++
+	fl.wg.Add(1)
+	fl.mu.Unlock()
+	go func() {
+		defer fl.wg.Done()
+		defer fl.release(fa)
+		err := fl.expire(fa)
+		fl.mu.Lock()
+		fa.expiring = false
+		fl.mu.Unlock()
+		if err != nil && !errors.Is(err, ErrOrchestratorClosed) {
+			fl.o.logger().Warn("askuser: ending an ask at its deadline failed here; the store's timer ends it", "ask", fa.rec.AskID, "err", err)
+		}
+	}()
+}
+
+// expire writes the deadline's ending of an ask still pending at or past
+// its deadline, with compare-and-set, and finalizes it here: the store
+// decides the one ending, so an answer that landed first is kept, and a
+// store electing a leader is tried again quickly (see retrier) until it
+// takes the write. An ask not yet at its deadline by the store's clock
+// of record (its ExpiresAt) is left to its timer.
+func (fl *fleet) expire(fa *fleetAsk) error {
+	e := &ending{reason: ReasonDeadline}
+	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+		if r.Final != nil || r.Ending != nil || time.Now().Before(r.Form.ExpiresAt) {
+			return false, nil
+		}
+		r.Ending = storeEnding(e)
+		return true, nil
+	})
+	if err != nil || !landed {
+		return err
+	}
+	fl.ended(fa, e)
+	return nil
 }
 
 // list reads a session's asks from the store, oldest first.

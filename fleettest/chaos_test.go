@@ -13,6 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Sizes and bounds of the chaos test.
@@ -78,6 +81,10 @@ type chaosEvent struct {
 	DownFor  float64 `json:"down_s"`              // killed to started again
 	ReadyIn  float64 `json:"ready_after_start_s"` // started again to ready (serving, or healthy)
 	Error    string  `json:"restart_error,omitempty"`
+	// Led is what the NATS node led when it was killed: streams and
+	// consumers whose writes wait for a new leader (an election of 4 to
+	// 9 s in nats-server's Raft).
+	Led []string `json:"led,omitempty"`
 }
 
 // chaosFigures are what TestFleetChaos measures.
@@ -103,13 +110,27 @@ type chaosFigures struct {
 	JournalMissing    int `json:"finalized_calls_without_record"`
 	JournalDuplicates int `json:"calls_with_several_records"`
 
-	DeadlineRecords   int     `json:"deadline_asks_journaled"`
-	LatenessP50       float64 `json:"deadline_lateness_p50_s"`
-	LatenessP99       float64 `json:"deadline_lateness_p99_s"`
-	LatenessMax       float64 `json:"deadline_lateness_max_s"`
-	SeenLatenessP99   float64 `json:"deadline_seen_late_p99_s"`
-	SeenLatenessMax   float64 `json:"deadline_seen_late_max_s"`
-	PastDeadlineOver5 int     `json:"deadline_calls_seen_over_5s_late_or_never"`
+	DeadlineRecords   int       `json:"deadline_asks_journaled"`
+	LatenessP50       float64   `json:"deadline_lateness_p50_s"`
+	LatenessP99       float64   `json:"deadline_lateness_p99_s"`
+	LatenessMax       float64   `json:"deadline_lateness_max_s"`
+	SeenLatenessP99   float64   `json:"deadline_seen_late_p99_s"`
+	SeenLatenessMax   float64   `json:"deadline_seen_late_max_s"`
+	PastDeadlineOver5 int       `json:"deadline_calls_seen_over_5s_late_or_never"`
+	Late              []lateAsk `json:"deadline_asks_over_1s_late,omitempty"`
+}
+
+// A lateAsk is a deadline kept more than a second late, beside the kill
+// that came last before its deadline, so that a run shows which failover
+// each late ask waited on.
+type lateAsk struct {
+	AskID      string   `json:"ask_id"`
+	ExpiresAt  float64  `json:"expires_at_s"` // since the chaos began
+	Late       float64  `json:"late_s"`       // finalized_at - expires_at
+	SeenLate   float64  `json:"seen_late_s"`  // the caller's result - posted+timeout
+	LastKill   string   `json:"last_kill,omitempty"`
+	KillBefore float64  `json:"kill_before_deadline_s,omitempty"` // how long before the deadline
+	Logs       []string `json:"replica_log_lines,omitempty"`      // the replicas' lines naming the ask
 }
 
 // TestFleetChaos keeps chaosInFlight calls in flight on the fleet, each
@@ -166,6 +187,7 @@ func TestFleetChaos(t *testing.T) {
 		fig = run.check(recs)
 	}
 	fig.Duration, fig.Kills, fig.ReplicaErrors = seconds(dur), kills, map[string]int{}
+	run.explainLate(&fig, kills)
 	for _, rep := range f.serve {
 		n, first := rep.logLines("level=ERROR", chaosExamples)
 		fig.ReplicaErrors[rep.name] = n
@@ -404,10 +426,14 @@ func (r *chaosRun) chaos(ctx, outer context.Context) []chaosEvent {
 			victim = len(r.f.nats) + rand.IntN(len(r.f.serve))
 		}
 		p := r.f.procs()[victim]
+		var led []string
+		if victim < len(r.f.nats) {
+			led = r.f.ledBy(outer, fmt.Sprintf("n%d", victim)) // its server_name
+		}
 		p.kill()
 		killed := time.Now()
 		time.Sleep(randDuration(2*time.Second, 5*time.Second)) // not cut short: it comes back
-		ev := chaosEvent{Victim: p.name, KilledAt: seconds(killed.Sub(r.start)), DownFor: seconds(time.Since(killed))}
+		ev := chaosEvent{Victim: p.name, KilledAt: seconds(killed.Sub(r.start)), DownFor: seconds(time.Since(killed)), Led: led}
 		started := time.Now()
 		err := p.start()
 		if err == nil {
@@ -428,6 +454,56 @@ func (r *chaosRun) chaos(ctx, outer context.Context) []chaosEvent {
 	return events
 }
 
+// ledBy lists the streams and consumers whose Raft leader is the NATS
+// node named server, as the cluster says (within a second; nil if it
+// does not answer).
+func (f *fleet) ledBy(ctx context.Context, server string) []string {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	nc, err := nats.Connect(f.natsURL, nats.Token(f.natsToken))
+	if err != nil {
+		return nil
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil
+	}
+	var led []string
+	for _, n := range f.nats {
+		var jsz struct {
+			Meta struct {
+				Leader string `json:"leader"`
+			} `json:"meta_cluster"`
+		}
+		req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://127.0.0.1:%d/jsz", n.monitor), nil)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			b, _ := readBody(res)
+			if decodeJSON(b, &jsz) && jsz.Meta.Leader != "" {
+				if jsz.Meta.Leader == server {
+					led = append(led, "meta")
+				}
+				break
+			}
+		}
+	}
+	for info := range js.ListStreams(ctx).Info() {
+		if info.Cluster != nil && info.Cluster.Leader == server {
+			led = append(led, info.Config.Name)
+		}
+		st, err := js.Stream(ctx, info.Config.Name)
+		if err != nil {
+			continue
+		}
+		for ci := range st.ListConsumers(ctx).Info() {
+			if ci.Cluster != nil && ci.Cluster.Leader == server {
+				led = append(led, info.Config.Name+"/"+ci.Name)
+			}
+		}
+	}
+	return led
+}
+
 // check counts what the calls and the journal's records show.
 func (r *chaosRun) check(recs []journalRecord) chaosFigures {
 	fig := chaosFigures{Calls: len(r.calls), ByFate: map[string]int{}, UnexpectedOutcomes: map[string]int{}, JournalRecords: len(recs)}
@@ -436,6 +512,7 @@ func (r *chaosRun) check(recs []journalRecord) chaosFigures {
 		byCall[rec.Session+"/"+rec.ToolCallID] = append(byCall[rec.Session+"/"+rec.ToolCallID], rec)
 	}
 	var late, seenLate []time.Duration
+	fig.Late = nil
 	for _, c := range r.calls {
 		fig.ByFate[c.fate]++
 		fig.RequestFailures += c.failures
@@ -480,6 +557,12 @@ func (r *chaosRun) check(recs []journalRecord) chaosFigures {
 			}
 		}
 		due := c.posted.Add(time.Duration(c.timeout) * time.Second)
+		for _, rec := range journaled {
+			if l := rec.FinalizedAt.Sub(rec.ExpiresAt); rec.Status == "timed_out" && l > time.Second {
+				fig.Late = append(fig.Late, lateAsk{AskID: rec.AskID, ExpiresAt: seconds(rec.ExpiresAt.Sub(r.start)),
+					Late: seconds(l), SeenLate: seconds(c.resultAt.Sub(due))})
+			}
+		}
 		if c.result == "" || c.resultAt.Sub(due) > 5*time.Second {
 			fig.PastDeadlineOver5++
 		}
@@ -491,6 +574,25 @@ func (r *chaosRun) check(recs []journalRecord) chaosFigures {
 	fig.LatenessP50, fig.LatenessP99, fig.LatenessMax = percentile(late, 0.5), percentile(late, 0.99), percentile(late, 1)
 	fig.SeenLatenessP99, fig.SeenLatenessMax = percentile(seenLate, 0.99), percentile(seenLate, 1)
 	return fig
+}
+
+// explainLate names, for each late deadline, the kill that came last
+// before it and the replicas' log lines that name its ask.
+func (r *chaosRun) explainLate(fig *chaosFigures, kills []chaosEvent) {
+	for i := range fig.Late {
+		l := &fig.Late[i]
+		for _, k := range kills {
+			if k.KilledAt <= l.ExpiresAt+l.Late {
+				l.LastKill, l.KillBefore = k.Victim, round3(l.ExpiresAt-k.KilledAt)
+			}
+		}
+		for _, rep := range r.f.serve {
+			_, lines := rep.logLines(l.AskID, chaosExamples)
+			for _, line := range lines {
+				l.Logs = append(l.Logs, rep.name+": "+line)
+			}
+		}
+	}
 }
 
 // expected reports whether the call ended as its fate says it should.

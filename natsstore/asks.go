@@ -30,12 +30,15 @@ import (
 // publishes on <prefix>.timers.due.<key> at its time; a newer one on the
 // same subject replaces it. The callers of Due, in every process, share
 // one durable consumer of those: a key goes to one of them, and comes
-// again Config.TimerAckWait later unless acknowledged. f's context ends a
-// tenth of TimerAckWait before that; a key whose f returns nil is
-// acknowledged (even late: it may by then be with another caller), one
-// whose f fails comes again after half a second, doubling with each
-// delivery up to 16 s, and one whose Due's context ended while f ran comes
-// again at once. A Schedule made in the instant the key's previous timer
+// again Config.TimerAckWait later unless acknowledged. While f runs, Due
+// tells the server every third of TimerAckWait that the key is in hand,
+// so a process that dies gives its keys up after TimerAckWait while a
+// slow f (a store electing a leader) keeps its key; f's context ends
+// dueWorkFactor times TimerAckWait after f was called. A key whose f
+// returns nil is acknowledged (even late: it may by then be with another
+// caller), one whose f fails comes again after a tenth of a second,
+// doubling with each delivery up to 16 s, and one whose Due's context
+// ended while f ran comes again at once. A Schedule made in the instant the key's previous timer
 // fires may be lost (the server removes the schedule as it publishes the
 // key), though the key still comes due from the timer that fired; and a key
 // scheduled again while an f has it can reach another caller before that f
@@ -215,11 +218,24 @@ func (a *asks) Schedule(ctx context.Context, key string, at time.Time) error {
 	return nil
 }
 
-// Redeliveries of a key whose f failed: half a second after the first
-// delivery, doubling with each up to maxNakDelay.
+// Redeliveries of a key whose f failed: a tenth of a second after the
+// first delivery, doubling with each up to maxNakDelay. A deadline that
+// failed in an election is tried again soon after the new leader is in.
 const (
-	nakDelay    = 500 * time.Millisecond
+	nakDelay    = 100 * time.Millisecond
 	maxNakDelay = 16 * time.Second
+)
+
+// dueWorkFactor bounds how long f may keep a key, in ack waits (30 s at
+// the default): the key is kept in hand while f runs, up to then.
+const dueWorkFactor = 30
+
+// Pulls: a pull request's server that goes silent for two heartbeats (a
+// NATS node killed, a consumer electing a leader) is noticed, and the
+// next pull is sent pullPause later.
+const (
+	pullHeartbeat = time.Second
+	pullPause     = 100 * time.Millisecond
 )
 
 // Due pulls one key at a time from the shared consumer, so that no key
@@ -249,7 +265,7 @@ func pullEach(ctx context.Context, c jetstream.Consumer, doing string, handle fu
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		batch, err := c.Fetch(1, jetstream.FetchContext(ctx))
+		batch, err := c.Fetch(1, jetstream.FetchContext(ctx), jetstream.FetchHeartbeat(pullHeartbeat))
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -272,7 +288,7 @@ func pullEach(ctx context.Context, c jetstream.Consumer, doing string, handle fu
 		case errors.Is(err, jetstream.ErrNoHeartbeat):
 			// The consumer's server went silent (a reconnect, a new
 			// leader): pull again, after a pause.
-			if err := sleep(ctx, nakDelay); err != nil {
+			if err := sleep(ctx, pullPause); err != nil {
 				return err
 			}
 		default:
@@ -287,25 +303,56 @@ func (a *asks) deliver(ctx context.Context, msg jetstream.Msg, ackWait time.Dura
 		_ = msg.Nak() // for another caller, now
 		return
 	}
-	deadline := time.Now().Add(ackWait - ackWait/10)
-	fctx, cancel := context.WithDeadline(ctx, deadline)
+	fctx, cancel := context.WithTimeout(ctx, dueWorkFactor*ackWait)
+	stop := keepInHand(fctx, msg, ackWait/3)
 	err := f(fctx, strings.TrimPrefix(msg.Subject(), a.dueSubj))
 	cancel()
+	stop()
 	switch {
 	case ctx.Err() != nil:
 		_ = msg.Nak()
 	case err != nil:
 		delay := maxNakDelay
-		if md, merr := msg.Metadata(); merr == nil && md.NumDelivered < 6 {
-			delay = nakDelay << (md.NumDelivered - 1)
+		if md, merr := msg.Metadata(); merr == nil && md.NumDelivered < 9 {
+			delay = min(nakDelay<<(md.NumDelivered-1), maxNakDelay)
 		}
 		_ = msg.NakWithDelay(delay)
 	default:
 		// Acknowledged and confirmed, or (the server did not answer in
 		// time) the key comes again, which f allows.
-		actx, cancel := context.WithTimeout(ctx, max(time.Until(deadline), ackWait/10))
+		actx, cancel := context.WithTimeout(ctx, ackWait)
 		_ = msg.DoubleAck(actx)
 		cancel()
+	}
+}
+
+// keepInHand tells the server every interval that msg is still being
+// worked on, so that it does not go to another caller, until ctx ends or
+// the returned stop is called (which returns once it has stopped). A
+// word that does not reach the server (its consumer electing a leader)
+// lets the message go to another caller after the ack wait, which Due's
+// callers allow.
+func keepInHand(ctx context.Context, msg jetstream.Msg, interval time.Duration) (stop func()) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				_ = msg.InProgress()
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
 	}
 }
 

@@ -3,7 +3,9 @@ package natsstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -194,12 +196,11 @@ func drainDue(ctx context.Context, p store.Pending) error {
 	}
 }
 
-// TestAsksDueDeadline: f's context ends a tenth of TimerAckWait before the
-// key would go to another caller; a key whose f overran is not with two
-// fs at once.
+// TestAsksDueDeadline: f's context ends dueWorkFactor ack waits after f
+// was called; a key whose f overran is not with two fs at once.
 func TestAsksDueDeadline(t *testing.T) {
 	ctx := ctxFor(t)
-	const ackWait = time.Second
+	const ackWait = 100 * time.Millisecond
 	p := open(t, single(t), Config{TimerAckWait: ackWait}).Asks()
 	if err := p.Schedule(ctx, "s1.a", time.Now()); err != nil {
 		t.Fatal(err)
@@ -221,8 +222,8 @@ func TestAsksDueDeadline(t *testing.T) {
 		})
 	}()
 	first := <-calls
-	if left := first.deadline.Sub(first.start); left > ackWait-ackWait/10 || left < ackWait/2 {
-		t.Errorf("f's context ends %v after it was called; want just under %v", left, ackWait-ackWait/10)
+	if left := first.deadline.Sub(first.start); left > dueWorkFactor*ackWait || left < dueWorkFactor*ackWait/2 {
+		t.Errorf("f's context ends %v after it was called; want just under %v", left, dueWorkFactor*ackWait)
 	}
 	second := <-calls // after the error: the key comes again
 	if second.start.Before(first.deadline) {
@@ -232,6 +233,55 @@ func TestAsksDueDeadline(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Due returned %v, want context.Canceled", err)
 	}
+}
+
+// TestAsksDueKeptInHand: a key whose f runs for many ack waits (a store
+// electing a leader) stays with that f, does not go to a second caller
+// meanwhile, and is acknowledged once f returns nil.
+func TestAsksDueKeptInHand(t *testing.T) {
+	ctx := ctxFor(t)
+	const ackWait = 200 * time.Millisecond
+	p := open(t, single(t), Config{TimerAckWait: ackWait}).Asks()
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	got := make(chan string, 10)
+	cut := make(chan struct{}, 10)
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for caller := range 2 {
+		wg.Go(func() {
+			_ = p.Due(dctx, func(ctx context.Context, key string) error {
+				got <- fmt.Sprint(caller)
+				select {
+				case <-release:
+				case <-ctx.Done():
+					cut <- struct{}{}
+				}
+				return nil
+			})
+		})
+	}
+	if err := p.Schedule(ctx, "s1.held", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	first := <-got
+	// Ten ack waits: the key would have gone to the other caller long
+	// since, were it not kept in hand.
+	select {
+	case c := <-got:
+		t.Fatalf("the key went to caller %s while caller %s still worked on it", c, first)
+	case <-cut:
+		t.Fatalf("caller %s's context ended while it worked on the key, within ten ack waits", first)
+	case <-time.After(10 * ackWait):
+	}
+	close(release)
+	select {
+	case c := <-got:
+		t.Fatalf("the key came again, to caller %s, after it was acknowledged", c)
+	case <-time.After(5 * ackWait):
+	}
+	cancel()
+	wg.Wait()
 }
 
 // TestAsksOpen: Open makes the timers stream and its consumer as Config

@@ -17,7 +17,7 @@
 // schedule. Every caller of Due, in every process, pulls from one durable
 // consumer of those subjects (<prefix>_due), which hands a key to one
 // caller at a time, and again Config.TimerAckWait later unless that
-// caller acknowledged it. The stream is a work queue, so an acknowledged
+// caller acknowledged it or still reports it in hand. The stream is a work queue, so an acknowledged
 // key leaves it; a schedule or a due key older than Retention is dropped.
 //
 // The journal is a stream (<prefix>_journal, on subjects

@@ -31,10 +31,12 @@ type Config struct {
 	// long after it was set, and a key that came due as long after its
 	// time.
 	Retention time.Duration
-	// TimerAckWait is how long a caller of the asks' Due has a key before
-	// the key goes to another caller (default DefaultTimerAckWait; at
-	// least 100 ms): f's context ends a tenth of it before. The first
-	// Open decides, as for a bucket's retention.
+	// TimerAckWait is how long a key stays with a caller of the asks' Due
+	// that has gone silent (a process killed) before it goes to another
+	// caller (default DefaultTimerAckWait; at least 100 ms). A caller
+	// still working on a key tells the server so every third of it, up
+	// to 30 times it. The first Open decides, as for a bucket's
+	// retention.
 	TimerAckWait time.Duration
 	// FeedAckWait is how long a journal Feed's function has a record
 	// before the record goes to another process (default
@@ -69,8 +71,10 @@ type Config struct {
 // second record of the same ask within it is dropped.
 const DuplicateWindow = time.Hour
 
-// DefaultTimerAckWait is Config.TimerAckWait's default.
-const DefaultTimerAckWait = 3 * time.Second
+// DefaultTimerAckWait is Config.TimerAckWait's default: a deadline whose
+// replica was killed while it handled it is handed to another a second
+// later.
+const DefaultTimerAckWait = time.Second
 
 // markerTTL is how long a pending bucket keeps the marker an expiry leaves.
 const markerTTL = time.Minute

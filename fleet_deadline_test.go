@@ -1,0 +1,111 @@
+package askuser_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
+)
+
+// electingStore is a store whose timers never come (a timers stream with
+// no leader) and whose writes fail, as a NATS stream electing a leader
+// refuses them, until writesBack.
+type electingStore struct {
+	*store.Memory
+	mu         sync.Mutex
+	writesBack time.Time // writes fail until then
+	refused    int
+}
+
+func (s *electingStore) Due(ctx context.Context, _ func(context.Context, string) error) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (s *electingStore) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
+	s.mu.Lock()
+	down := time.Now().Before(s.writesBack)
+	if down {
+		s.refused++
+	}
+	s.mu.Unlock()
+	if down {
+		return 0, errors.New("nats: no response from stream")
+	}
+	return s.Memory.Update(ctx, key, data, rev)
+}
+
+// TestSharedDeadlineEndedWhereTheCallerWaits: the store's timers never
+// come and its writes fail for the two seconds after the deadline (a NATS
+// failover); the replica where the caller waits ends the ask itself,
+// retrying the write until the store takes it, and finalizes it within a
+// tenth of a second of that: journaled once, timed out at its deadline.
+func TestSharedDeadlineEndedWhereTheCallerWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &electingStore{Memory: store.NewMemory(0)}
+		j := &approvalJournal{}
+		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.Wait() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		const call = `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`
+		start := time.Now()
+		st.mu.Lock()
+		st.writesBack = start.Add(32 * time.Second)
+		st.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		out, err := o.Handle(ctx, askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(call)})
+		if err != nil {
+			t.Fatalf("Handle: %v; want the deadline's outcome", err)
+		}
+		if out.Reason != askuser.ReasonDeadline {
+			t.Fatalf("reason %s, want deadline", out.Reason)
+		}
+		if late := out.FinalizedAt.Sub(out.Form.ExpiresAt); late < 2*time.Second || late > 2*time.Second+100*time.Millisecond {
+			t.Errorf("finalized %v after the deadline; want within 100ms of the store taking writes again, 2s after it", late)
+		}
+		st.mu.Lock()
+		refused := st.refused
+		st.mu.Unlock()
+		if refused == 0 {
+			t.Error("no write was refused: the test did not fail the store over")
+		}
+		synctest.Wait()
+		if recs := j.records(); len(recs) != 1 || recs[0].AskID != out.AskID {
+			t.Errorf("journal has %d records, want the ask's one", len(recs))
+		}
+	})
+}
+
+// TestSharedAnswerJustBeforeDeadlineKept: an answer that lands just
+// before the deadline on another replica is the outcome, although the
+// replica where the caller waits ends asks at their deadline itself.
+func TestSharedAnswerJustBeforeDeadlineKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 2)
+		res := f.handle(context.Background(), 0, "s1", "call-1", `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`)
+		b := f.asked(t, 1)
+		if err := b.Report(askuser.Answer{QuestionID: "env", Selected: []string{"b"}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Until(b.Form().ExpiresAt) - time.Nanosecond)
+		if err := b.Submit(); err != nil {
+			t.Fatalf("submit a nanosecond before the deadline: %v", err)
+		}
+		r := <-res
+		if r.err != nil || r.out.Reason != askuser.ReasonSubmitted {
+			t.Fatalf("outcome %v, %v; want the submitted answer", r.out, r.err)
+		}
+		synctest.Wait()
+		if recs := f.journal.records(); len(recs) != 1 {
+			t.Errorf("journal has %d records, want 1", len(recs))
+		}
+	})
+}
