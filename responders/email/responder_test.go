@@ -352,7 +352,7 @@ func TestNew(t *testing.T) {
 	}
 	secure := newMailbox(t, true)
 	r := newResponder(t, secure, Options{Username: "askuser", Password: "hunter2-password", TLSInsecureSkipVerify: true})
-	if err := r.send([]byte("Subject: hi\r\n\r\nhello\r\n")); err != nil {
+	if err := r.send([]byte("Subject: hi\r\n\r\nhello\r\n"), "p@example.com"); err != nil {
 		t.Fatalf("sending over STARTTLS with a login: %v", err)
 	}
 	if got := secure.next(t); !bytes.Contains(got, []byte("hello")) {
