@@ -132,6 +132,14 @@ func (a *Ask) Route() (route.Route, bool) {
 	}
 	r := *a.rt.Route
 	r.Steps = slices.Clone(r.Steps)
+	for i := range r.Steps {
+		r.Steps[i].Responders = slices.Clone(r.Steps[i].Responders)
+		r.Steps[i].People = slices.Clone(r.Steps[i].People)
+	}
+	if r.Quorum != nil {
+		q := cloneQuorum(*r.Quorum)
+		r.Quorum = &q
+	}
 	return r, true
 }
 

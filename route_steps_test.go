@@ -335,6 +335,14 @@ func TestQuestionAnsweredViaTheStepsChannel(t *testing.T) {
 				if tt, ok := h.Through("slack:#ops").Told(); !ok || tt.Begin.Step != 1 {
 					t.Errorf("Through(slack:#ops) says %+v, %v; want step 1", tt, ok)
 				}
+				if r, ok := h.Route(); !ok || r.Name != "oncall" || len(r.Steps) != 3 {
+					t.Errorf("Route() = %+v, %v; want the oncall route's 3 steps", r, ok)
+				} else {
+					r.Steps[1].Responders[0] = "changed"
+					if again, _ := h.Route(); again.Steps[1].Responders[0] != "slack:#ops" {
+						t.Error("changing what Route returned changed the ask's route")
+					}
+				}
 				if h.Through("webhook:none") != h {
 					t.Error("Through a channel the route does not name gave another handle")
 				}
