@@ -57,13 +57,99 @@ type Ask struct {
 	// name). Every read and change goes to core; only responder, voter
 	// and voted are the handle's own.
 	core *Ask
+	// told is, on a channel's handle, the step that told the channel.
+	told *StepTold
 }
 
 // channelHandle returns a handle on a for the channel a route's step
 // names, by that name.
-func (a *Ask) channelHandle(channel string) *Ask {
+func (a *Ask) channelHandle(channel string, told *StepTold) *Ask {
+	if a.core != nil {
+		a = a.core
+	}
 	return &Ask{o: a.o, id: a.id, session: a.session, toolCallID: a.toolCallID, form: a.form, dialect: a.dialect,
-		responder: channel, base: a.base, rt: a.rt, fa: a.fa, core: a}
+		responder: channel, base: a.base, rt: a.rt, fa: a.fa, core: a, told: told}
+}
+
+// A StepTold says which step of an ask's route gave a responder its
+// handle on the ask (see Ask.Told).
+type StepTold struct {
+	// Channel is the step's channel as the route names it ("slack:#ops",
+	// "email", "email:lead@example.com").
+	Channel string
+	// Begin is the step's beginning in the route's plan: which pass of the
+	// route, which step, and when it began.
+	Begin route.Begin
+	// People are the principals the step reaches, its groups expanded.
+	People []string
+}
+
+// Told reports, for the handle a route's later step gave one of its
+// channels (Orchestrator.Channels), which step and channel that is; false
+// for any other handle. A step is told on one replica of a fleet — the
+// one whose timer began it, which need not be the one that began the ask
+// (BeganHere reports false there) — so a responder that posts each ask
+// once posts a step's handle once per step and channel instead, wherever
+// it is told, to the step's target ("slack:#ops" names #ops).
+func (a *Ask) Told() (StepTold, bool) {
+	if a.told == nil {
+		return StepTold{}, false
+	}
+	t := *a.told
+	t.People = slices.Clone(t.People)
+	return t, true
+}
+
+// Through returns a handle on the ask for the channel a step of its route
+// names, as the route names it ("slack:#ops"): what is reported through
+// it comes by that channel — the result's answered_via, a vote's via — as
+// through the handle the step gave the channel (Told reports the first
+// step that names it). A responder that finds an ask (Sessions.Find) for
+// a message or a link a step's handle made answers through it. For a
+// channel no step of the ask's route names, Through returns a itself.
+func (a *Ask) Through(channel string) *Ask {
+	c := a
+	if a.core != nil {
+		c = a.core
+	}
+	if c.rt == nil || c.rt.Route == nil || channel == "" {
+		return a
+	}
+	for _, b := range c.rt.plan(c.form) {
+		step := c.rt.Route.Steps[b.Step]
+		if slices.Contains(step.Responders, channel) {
+			return c.channelHandle(channel, &StepTold{Channel: channel, Begin: b, People: slices.Clone(step.People)})
+		}
+	}
+	return a
+}
+
+// Route returns the route the ask takes, snapshotted when it began (its
+// groups expanded), and whether it takes one.
+func (a *Ask) Route() (route.Route, bool) {
+	if a.rt == nil || a.rt.Route == nil {
+		return route.Route{}, false
+	}
+	r := *a.rt.Route
+	r.Steps = slices.Clone(r.Steps)
+	for i := range r.Steps {
+		r.Steps[i].Responders = slices.Clone(r.Steps[i].Responders)
+		r.Steps[i].People = slices.Clone(r.Steps[i].People)
+	}
+	if r.Quorum != nil {
+		q := cloneQuorum(*r.Quorum)
+		r.Quorum = &q
+	}
+	return r, true
+}
+
+// via is the channel a person's ending through this handle came by: the
+// step's channel on a channel's handle, else "" (the ask's responder).
+func (a *Ask) via() string {
+	if a.core != nil {
+		return a.responder
+	}
+	return ""
 }
 
 // askState is the part of an ask that changes: the one thing the rules of
@@ -172,6 +258,9 @@ type ending struct {
 	// the option applied, and the ask a remembered decision came from.
 	decision       string
 	rememberedFrom string
+	// via is the route step's channel a person's ending came by, when it
+	// came through a channel's handle (see Ask.Through).
+	via string
 }
 
 // ID identifies this ask; it is unguessable (128 random bits).
@@ -521,7 +610,7 @@ func (a *Ask) Submit() error {
 			d, remember := decisionOf(st.accepted[0].ans.Selected[0])
 			return rt.vote(st, route.Vote{Principal: voter, Decision: d, Remember: remember, Note: st.accepted[0].ans.Note}, a.responder, time.Now())
 		}
-		st.end = &ending{reason: ReasonSubmitted}
+		st.end = &ending{reason: ReasonSubmitted, via: a.via()}
 		return nil
 	}, false)
 	if err == nil && rt != nil {
@@ -570,7 +659,7 @@ func (a *Ask) Votes() *route.Verdict {
 func (a *Ask) Decline() error {
 	rt := a.quorumRouting()
 	if rt == nil {
-		return a.endWith(&ending{reason: ReasonDeclined})
+		return a.endWith(&ending{reason: ReasonDeclined, via: a.via()})
 	}
 	voter := a.voterNow()
 	err := a.change(func(st *askState) error {
@@ -599,7 +688,7 @@ func (a *Ask) Cancel(onQuestion string) error {
 		a.voted.Store(true)
 		return nil
 	}
-	return a.endWith(&ending{reason: ReasonDismissed, cancelledOn: onQuestion})
+	return a.endWith(&ending{reason: ReasonDismissed, cancelledOn: onQuestion, via: a.via()})
 }
 
 // Unreachable ends the ask: nobody can be asked. The orchestrator applies
@@ -694,6 +783,9 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 			o.AnsweredVia = answeredVia(o.Quorum)
 		} else if o.AnsweredBy == ByUser {
 			o.AnsweredVia = a.responder
+			if e.via != "" {
+				o.AnsweredVia = e.via
+			}
 		}
 		if a.rt.Route != nil {
 			o.Step = stepAt(a.rt.Route, a.form, now)

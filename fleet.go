@@ -141,6 +141,7 @@ type storedEnding struct {
 	CancelledOn    string    `json:"cancelled_on,omitempty"`
 	Decision       string    `json:"decision,omitempty"`
 	RememberedFrom string    `json:"remembered_from,omitempty"`
+	Via            string    `json:"via,omitempty"` // the route step's channel a person's ending came by
 	At             time.Time `json:"at"`
 }
 
@@ -183,7 +184,7 @@ func loadHeld(ss []storedAnswer, n int) []held {
 }
 
 func storeEnding(e *ending) *storedEnding {
-	s := &storedEnding{Reason: e.reason, CancelledOn: e.cancelledOn, Decision: e.decision, RememberedFrom: e.rememberedFrom, At: time.Now().UTC()}
+	s := &storedEnding{Reason: e.reason, CancelledOn: e.cancelledOn, Decision: e.decision, RememberedFrom: e.rememberedFrom, Via: e.via, At: time.Now().UTC()}
 	if e.fault != nil {
 		s.Fault = e.fault.Error()
 	}
@@ -191,7 +192,7 @@ func storeEnding(e *ending) *storedEnding {
 }
 
 func (s *storedEnding) ending() *ending {
-	e := &ending{reason: s.Reason, cancelledOn: s.CancelledOn, decision: s.Decision, rememberedFrom: s.RememberedFrom}
+	e := &ending{reason: s.Reason, cancelledOn: s.CancelledOn, decision: s.Decision, rememberedFrom: s.RememberedFrom, via: s.Via}
 	if s.Fault != "" {
 		e.fault = errors.New(s.Fault)
 	}

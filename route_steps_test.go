@@ -278,3 +278,100 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 		})
 	}
 }
+
+// TestQuestionAnsweredViaTheStepsChannel: a question's later step gives
+// its channel a handle of its own, which says which step and channel told
+// it (Told); an answer submitted through it — or through Through, as a
+// responder that found the ask on another replica answers — says so:
+// answered_via is the step's channel as the route names it, in the
+// outcome and the journal, in memory and on a store shared by two
+// replicas (the answer taken on whichever the store's timer reached).
+func TestQuestionAnsweredViaTheStepsChannel(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		name := map[bool]string{false: "memory", true: "store"}[shared]
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				j := &approvalJournal{}
+				card := newBallot()
+				var st store.Pending
+				if shared {
+					st = store.NewMemory(0)
+				}
+				ops, other := &tally{}, &tally{}
+				o := &askuser.Orchestrator{Responder: card, Routes: oncallRoutes, Journal: j, Logger: newDiscardLogger(), Asks: st,
+					Channels: map[string]askuser.Responder{"slack:#ops": ops, "email": &tally{}}}
+				defer func() { o.Close(); o.Wait() }()
+				second := o
+				if shared {
+					// Whichever replica the store's timer reaches tells
+					// the step.
+					second = &askuser.Orchestrator{Routes: oncallRoutes, Journal: j, Logger: newDiscardLogger(), Asks: st,
+						Channels: map[string]askuser.Responder{"slack:#ops": other, "email": &tally{}}}
+					defer func() { second.Close(); second.Wait() }()
+					for _, x := range []*askuser.Orchestrator{o, second} {
+						if err := x.Ready(context.Background()); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				res := make(chan result, 1)
+				go func() {
+					out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(choiceCall)})
+					res <- result{out, err}
+				}()
+				h := <-card.asks
+				if _, ok := h.Told(); ok {
+					t.Error("the first responder's handle says a step told it")
+				}
+				time.Sleep(61 * time.Second)
+				synctest.Wait()
+				told := append(ops.told(), other.told()...)
+				if len(told) != 1 {
+					t.Fatalf("#ops was told %d times; want once", len(told))
+				}
+				st1, ok := told[0].Told()
+				if !ok || st1.Channel != "slack:#ops" || st1.Begin.Step != 1 || st1.Begin.Pass != 0 {
+					t.Fatalf("the step's handle says %+v, %v; want slack:#ops, step 1 of pass 0", st1, ok)
+				}
+				if tt, ok := h.Through("slack:#ops").Told(); !ok || tt.Begin.Step != 1 {
+					t.Errorf("Through(slack:#ops) says %+v, %v; want step 1", tt, ok)
+				}
+				if r, ok := h.Route(); !ok || r.Name != "oncall" || len(r.Steps) != 3 {
+					t.Errorf("Route() = %+v, %v; want the oncall route's 3 steps", r, ok)
+				} else {
+					r.Steps[1].Responders[0] = "changed"
+					if again, _ := h.Route(); again.Steps[1].Responders[0] != "slack:#ops" {
+						t.Error("changing what Route returned changed the ask's route")
+					}
+				}
+				if h.Through("webhook:none") != h {
+					t.Error("Through a channel the route does not name gave another handle")
+				}
+				a := told[0]
+				a.SetPrincipal("alice")
+				for _, ans := range []*askuser.Answer{pick("env", "staging"), pick("region", "eu")} {
+					if err := a.Report(*ans); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := a.Submit(); err != nil {
+					t.Fatal(err)
+				}
+				r := <-res
+				if r.err != nil {
+					t.Fatal(r.err)
+				}
+				if r.out.Status != askuser.StatusAnswered || r.out.AnsweredVia != "slack:#ops" || r.out.Step == nil || r.out.Step.Step != 1 {
+					t.Errorf("the outcome: %s via %q, step %+v; want answered via slack:#ops in step 1", r.out.Status, r.out.AnsweredVia, r.out.Step)
+				}
+				o.Wait()
+				second.Wait()
+				synctest.Wait()
+				recs := j.records()
+				if len(recs) != 1 || recs[0].AnsweredVia != "slack:#ops" || recs[0].Step == nil || recs[0].Step.Step != 1 {
+					t.Fatalf("journal: %+v", recs)
+				}
+			})
+		})
+	}
+}

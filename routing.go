@@ -351,12 +351,12 @@ func (o *Orchestrator) channel(name string) (Responder, bool) {
 
 // tell shows the ask to the responders of the step b begins: each
 // channel the step names, as Orchestrator.Channels resolves it, is given
-// the ask's handle — with the answers and votes so far — as its own
-// responder would be (Asked, or Respond until the ask ends). For an
-// approval a quorum decides, each channel is given a handle of its own,
-// named by the channel as the route names it, so that a vote through it
-// has that via. A name the
-// orchestrator has no responder for is logged and passed over. hold, when
+// a handle on the ask — with the answers and votes so far — as its own
+// responder would be (Asked, or Respond until the ask ends). Each channel
+// is given a handle of its own, named by the channel as the route names
+// it, so that an answer or a vote through it has that via, and Told says
+// which step it is. A name the orchestrator has no responder for is
+// logged and passed over. hold, when
 // set, is called once per responder told, and returns what to call when
 // it is done with the ask.
 func (o *Orchestrator) tell(a *Ask, b route.Begin, hold func() func()) {
@@ -377,12 +377,10 @@ func (o *Orchestrator) tell(a *Ask, b route.Begin, hold func() func()) {
 		if hold != nil {
 			done = hold()
 		}
-		h := a
-		if a.quorumRouting() != nil {
-			// A handle of the channel's own: a vote cast through it is
-			// by this channel (its via), and its voter is its own.
-			h = a.channelHandle(name)
-		}
+		// A handle of the channel's own: what is answered or voted
+		// through it is by this channel (answered_via, a vote's via),
+		// its voter is its own, and it says which step told it (Told).
+		h := a.channelHandle(name, &StepTold{Channel: name, Begin: b, People: slices.Clone(step.People)})
 		o.running.Add(1)
 		if ev, ok := findOptional[EventDriven](r); ok {
 			a.AfterEnd(done)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
@@ -75,6 +76,10 @@ func TestFleetVotes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a NATS server")
 	}
+	// Deferred first, so checked last: once the orchestrators, the
+	// connections and the server have stopped, none of the goroutines
+	// the test started (theirs, the cards', the voters') is left.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	srv, err := natsserver.Start(natsserver.Config{StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "votes-token-0123456789"})
 	if err != nil {
 		t.Fatal(err)

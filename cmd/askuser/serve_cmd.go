@@ -372,10 +372,11 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 		return fail(exitFailure, err)
 	}
 	defer stopChannels()
+	first, channels := serveResponders(card, chat, c.routes != nil, channels)
 	o := &askuser.Orchestrator{
 		Channels:  channels,
 		Observer:  tel.obs,
-		Responder: chat.responder(card),
+		Responder: first,
 		Limits:    dialect.Limits{MaxTimeoutSeconds: c.ceiling},
 		Logger:    logger,
 		Secrets:   st.Secrets(),

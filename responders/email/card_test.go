@@ -212,7 +212,7 @@ func heldAsk(t *testing.T, r *Responder, id string) *askuser.Ask {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a := r.asks[id]
+	a := r.asks[mailKey(id, "")]
 	if a == nil {
 		t.Fatalf("the responder holds no ask %s", id)
 	}

@@ -50,7 +50,7 @@ const codeNoteTimeout = 10 * time.Second
 // responder has one; anything else needs none. The code's digest and the
 // attempts left are noted in Options.Notes first, so that a confirm page
 // on any replica checks it.
-func (r *Responder) sendCode(a *askuser.Ask) error {
+func (r *Responder) sendCode(a *askuser.Ask, id, mailbox string) error {
 	if a.Form().Approval == nil || r.opts.SendCode == nil {
 		return nil
 	}
@@ -63,12 +63,12 @@ func (r *Responder) sendCode(a *askuser.Ask) error {
 	}
 	code := string(b[:])
 	sum := sha256.Sum256(b[:])
-	if err := r.noteCode(a.ID(), hex.EncodeToString(sum[:])); err != nil {
+	if err := r.noteCode(id, hex.EncodeToString(sum[:])); err != nil {
 		return fmt.Errorf("email: the approval's code could not be noted for the replicas, so the approval is not mailed: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, sendTimeout)
 	defer cancel()
-	if err := r.opts.SendCode(ctx, r.addr(r.opts.To), a, code[:4]+"-"+code[4:]); err != nil {
+	if err := r.opts.SendCode(ctx, mailbox, a, code[:4]+"-"+code[4:]); err != nil {
 		return fmt.Errorf("email: the approval's code could not be sent apart from the mail, so the approval is not mailed: %w", err)
 	}
 	return nil

@@ -71,7 +71,8 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case http.MethodGet, http.MethodHead:
 		r.confirm(w, f, opt, req.URL.Path)
 	case http.MethodPost:
-		principal := "mailto:" + r.addr(r.opts.To)
+		m := l.mailing(r.addr(r.opts.To))
+		principal := "mailto:" + m.to
 		if f.Approval != nil {
 			if r.opts.Authorize != nil {
 				p, ok := r.opts.Authorize(req)
@@ -86,7 +87,7 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				page(w, http.StatusBadRequest, "Not taken", "The form could not be read. Nothing was changed.")
 				return
 			}
-			if status, why := r.checkCode(req.Context(), a.ID(), req.PostForm.Get("code")); status != 0 {
+			if status, why := r.checkCode(req.Context(), codeID(a.ID(), m), req.PostForm.Get("code")); status != 0 {
 				title := "Not the code"
 				if status == http.StatusServiceUnavailable {
 					title = "Try again"
@@ -174,7 +175,7 @@ func (r *Responder) spend(ctx context.Context, nonce string) (bool, error) {
 // known.
 func (r *Responder) find(ctx context.Context, l link) (*askuser.Ask, func(), error) {
 	r.mu.Lock()
-	a := r.asks[l.Ask]
+	a := r.asks[mailKey(l.Ask, l.Via)]
 	r.mu.Unlock()
 	if a != nil {
 		return a, func() {}, nil
@@ -190,6 +191,9 @@ func (r *Responder) find(ctx context.Context, l link) (*askuser.Ask, func(), err
 	if a == nil || err != nil {
 		release()
 		return nil, func() {}, err
+	}
+	if l.Via != "" {
+		a = a.Through(l.Via) // a step's mail answers through its channel
 	}
 	return a, release, nil
 }

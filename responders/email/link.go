@@ -20,6 +20,19 @@ type link struct {
 	Option   int    `json:"o"`
 	Expires  int64  `json:"e"` // unix seconds
 	Nonce    string `json:"n"`
+	// Via is a route step's channel, as the route names it, for a step's
+	// mail: the link answers through it (askuser.Ask.Through). To is that
+	// mail's mailbox, which the link answers as; empty: Options.To.
+	Via string `json:"v,omitempty"`
+	To  string `json:"t,omitempty"`
+}
+
+// mailing is the mail the link was sent in.
+func (l link) mailing(defaultTo string) mailing {
+	if l.To == "" {
+		return mailing{to: defaultTo, via: l.Via}
+	}
+	return mailing{to: l.To, via: l.Via}
 }
 
 // Errors the link verifier returns.

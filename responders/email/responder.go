@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	"net/http"
 	"net/mail"
 	"net/textproto"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +31,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -109,8 +113,57 @@ type Responder struct {
 	sessions atomic.Pointer[askuser.Sessions] // finds an ask mailed by another replica
 
 	mu     sync.Mutex
-	asks   map[string]*askuser.Ask
+	asks   map[string]*askuser.Ask // by mailKey: the ask's own mail, or a step's
 	closed bool
+}
+
+// A mailing is one mail of an ask: the ask's own, to Options.To, or one a
+// route's step told this responder of (askuser.Ask.Told), to the step's
+// mailbox, whose links answer through the step's channel.
+type mailing struct {
+	to  string // the mailbox it goes to, and that its links answer as
+	via string // the step's channel, as the route names it; "" for the ask's own mail
+}
+
+// mailKey is where the responder keeps the handle a link of the mailing
+// (via) of ask askID answers through.
+func mailKey(askID, via string) string { return askID + "|" + via }
+
+// codeID is what an approval's code is noted under: the ask, for its own
+// mail; the ask, the step's channel and the mailbox, for a step's.
+func codeID(askID string, m mailing) string {
+	if m.via == "" {
+		return askID
+	}
+	return askID + "|" + m.via + "|" + m.to
+}
+
+// stepMailboxes is where a step's channel sends its mail: its target
+// ("email:lead@example.com"); else the step's people who are mail
+// addresses ("email" with people [lead@example.com]); else Options.To.
+func (r *Responder) stepMailboxes(t askuser.StepTold) []string {
+	if c, err := route.ParseChannel(t.Channel); err == nil && c.Kind == "email" && c.Target != "" {
+		if a, err := mail.ParseAddress(c.Target); err == nil {
+			return []string{a.Address}
+		}
+	}
+	var out []string
+	for _, p := range t.People {
+		if a, err := mail.ParseAddress(p); err == nil && !slices.Contains(out, a.Address) {
+			out = append(out, a.Address)
+		}
+	}
+	if out == nil {
+		out = []string{r.addr(r.opts.To)}
+	}
+	return out
+}
+
+// stepNoteKey is the note that a step's mails of an ask were sent: one per
+// ask, step and channel, created by the first replica to tell the step.
+func stepNoteKey(askID string, t askuser.StepTold) string {
+	d := sha256.Sum256([]byte(askID + "|" + strconv.Itoa(t.Begin.Pass) + "|" + strconv.Itoa(t.Begin.Step) + "|" + t.Channel))
+	return "mail." + hex.EncodeToString(d[:16])
 }
 
 var (
@@ -224,38 +277,79 @@ func (r *Responder) FollowSessions(s *askuser.Sessions) { r.sessions.CompareAndS
 func (r *Responder) AnnouncesAsks() bool { return true }
 
 // Asked mails the ask, on the replica that began it only
-// (askuser.Ask.BeganHere). It does not block.
+// (askuser.Ask.BeganHere). The handle a route's later step gives its
+// channel (askuser.Ask.Told) is mailed wherever it is told — the step is
+// told on one replica, which need not be the one that began the ask —
+// once per step and channel across the fleet (a note of the step's mail
+// is created first, and only the replica that creates it mails), to the
+// step's mailbox: "email:lead@example.com" mails lead@example.com;
+// "email" alone mails each of the step's people who is a mail address,
+// else Options.To. A step's mail that cannot be sent is logged and ends
+// nothing: the ask is still on the channels told before. It does not
+// block.
 func (r *Responder) Asked(a *askuser.Ask) {
-	if !a.BeganHere() {
+	t, step := a.Told()
+	if !step && !a.BeganHere() {
 		return
 	}
+	mailings := []mailing{{to: r.addr(r.opts.To)}}
+	if step {
+		mailings = nil
+		for _, to := range r.stepMailboxes(t) {
+			mailings = append(mailings, mailing{to: to, via: t.Channel})
+		}
+	}
+	key := mailKey(a.ID(), mailings[0].via)
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		_ = a.Unreachable()
+		if !step {
+			_ = a.Unreachable()
+		}
 		return
 	}
-	r.asks[a.ID()] = a
+	if r.asks[key] != nil {
+		r.mu.Unlock()
+		return // told twice here: mailed once
+	}
+	r.asks[key] = a
 	r.wg.Add(1)
 	r.mu.Unlock()
 	a.AfterEnd(func() {
 		r.mu.Lock()
-		delete(r.asks, a.ID())
+		delete(r.asks, key)
 		r.mu.Unlock()
 	})
 	go func() {
 		defer r.wg.Done()
-		err := r.sendCode(a)
-		var msg []byte
-		if err == nil {
-			msg, err = r.compose(a)
+		if step {
+			ctx, cancel := context.WithTimeout(r.ctx, sendTimeout)
+			_, err := r.notes.Create(ctx, stepNoteKey(a.ID(), t), nil)
+			cancel()
+			if errors.Is(err, store.ErrExists) {
+				return // another replica, or a teller before, mailed this step
+			}
+			if err != nil {
+				r.log.Error("askuser email: noting a step's mail failed: it is not mailed", "ask", a.ID(), "channel", t.Channel, "err", err)
+				return
+			}
 		}
-		if err == nil {
-			err = r.send(msg)
-		}
-		if err != nil {
-			r.log.Error("askuser email: the ask could not be mailed: nobody can see it here", "ask", a.ID(), "err", err)
-			_ = a.Unreachable()
+		for _, m := range mailings {
+			err := r.sendCode(a, codeID(a.ID(), m), m.to)
+			var msg []byte
+			if err == nil {
+				msg, err = r.compose(a, m)
+			}
+			if err == nil {
+				err = r.send(msg, m.to)
+			}
+			switch {
+			case err != nil && step:
+				r.log.Error("askuser email: a route step's mail could not be sent; the ask stays on the channels told before", "ask", a.ID(), "channel", m.via, "err", err)
+			case err != nil:
+				r.log.Error("askuser email: the ask could not be mailed: nobody can see it here", "ask", a.ID(), "err", err)
+				_ = a.Unreachable()
+			}
 		}
 	}()
 }
@@ -268,7 +362,7 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 	return nil
 }
 
-func (r *Responder) send(msg []byte) error {
+func (r *Responder) send(msg []byte, to string) error {
 	ctx, cancel := context.WithTimeout(r.ctx, sendTimeout)
 	defer cancel()
 	c, err := r.dial(ctx)
@@ -276,7 +370,7 @@ func (r *Responder) send(msg []byte) error {
 		return err
 	}
 	defer c.Close()
-	if err := c.SendMail(r.addr(r.opts.From), []string{r.addr(r.opts.To)}, bytes.NewReader(msg)); err != nil {
+	if err := c.SendMail(r.addr(r.opts.From), []string{to}, bytes.NewReader(msg)); err != nil {
 		return fmt.Errorf("email: the SMTP server %s refused the mail: %w", r.opts.SMTPAddr, err)
 	}
 	return c.Quit()
@@ -325,12 +419,16 @@ func nonce() string {
 
 // compose writes the mail of an ask: headers, a plain-text part and an HTML
 // part, every model-written text escaped and inert.
-func (r *Responder) compose(a *askuser.Ask) ([]byte, error) {
+func (r *Responder) compose(a *askuser.Ask, m mailing) ([]byte, error) {
 	f := a.Form()
 	type entry struct{ label, desc, url string }
 	var links []entry
 	for j, o := range choices(f) {
-		tok := sign(r.opts.Key, link{Ask: a.ID(), Session: a.Session(), Question: 0, Option: j, Expires: f.ExpiresAt.Unix(), Nonce: nonce()})
+		l := link{Ask: a.ID(), Session: a.Session(), Question: 0, Option: j, Expires: f.ExpiresAt.Unix(), Nonce: nonce(), Via: m.via}
+		if m.via != "" {
+			l.To = m.to
+		}
+		tok := sign(r.opts.Key, l)
 		label := o.Label
 		if o.Default && !f.Questions[0].NoDefault {
 			label += " (recommended)"
@@ -342,7 +440,7 @@ func (r *Responder) compose(a *askuser.Ask) ([]byte, error) {
 	case len(links) > 0:
 	case hasSealed(f):
 		if r.opts.SecretLink != nil {
-			l, err := r.opts.SecretLink(a, "mailto:"+r.addr(r.opts.To))
+			l, err := r.opts.SecretLink(a, "mailto:"+m.to)
 			if err != nil {
 				return nil, fmt.Errorf("email: no one-time link to the web card could be made: %w", err)
 			}
@@ -419,7 +517,11 @@ func (r *Responder) compose(a *askuser.Ask) ([]byte, error) {
 	w := multipart.NewWriter(&b)
 	hdr := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
 	hdr("From", r.opts.From)
-	hdr("To", r.opts.To)
+	to := r.opts.To
+	if m.via != "" {
+		to = m.to
+	}
+	hdr("To", to)
 	hdr("Subject", mime.QEncoding.Encode("utf-8", clip(oneLine(inert.Line(subject)), 150)))
 	hdr("Date", time.Now().UTC().Format(time.RFC1123Z))
 	hdr("Message-ID", "<"+a.ID()+"."+nonce()+"@askuser>")

@@ -353,7 +353,7 @@ func TestNew(t *testing.T) {
 	}
 	secure := newMailbox(t, true)
 	r := newResponder(t, secure, Options{Username: "askuser", Password: "hunter2-password", TLSInsecureSkipVerify: true})
-	if err := r.send([]byte("Subject: hi\r\n\r\nhello\r\n")); err != nil {
+	if err := r.send([]byte("Subject: hi\r\n\r\nhello\r\n"), "p@example.com"); err != nil {
 		t.Fatalf("sending over STARTTLS with a login: %v", err)
 	}
 	if got := secure.next(t); !bytes.Contains(got, []byte("hello")) {
@@ -363,12 +363,21 @@ func TestNew(t *testing.T) {
 
 func FuzzVerify(f *testing.F) {
 	f.Add(sign(key, link{Ask: "a", Option: 0, Expires: 2_000_000_000, Nonce: "n"}))
+	f.Add(sign(key, link{Ask: "a", Option: 1, Expires: 2_000_000_000, Nonce: "n", Via: "email", To: "lead@example.com"}))
 	f.Add("e30.AAAA")
 	f.Add("..")
 	f.Fuzz(func(t *testing.T, tok string) {
 		l, err := verify(key, tok, time.Unix(1_800_000_000, 0))
 		if err == nil && (l.Ask == "" || l.Nonce == "") {
 			t.Fatalf("verify took %q: %+v", tok, l)
+		}
+		if err == nil {
+			// What verifies signs again to a link that verifies the same:
+			// a step's channel and mailbox come only from a signed link.
+			again, err := verify(key, sign(key, l), time.Unix(1_800_000_000, 0))
+			if err != nil || again != l {
+				t.Fatalf("%+v signed again verifies as %+v, %v", l, again, err)
+			}
 		}
 	})
 }

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/slack-go/slack"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -19,6 +21,9 @@ import (
 //
 //	msg.<ask id>   the message an ask was posted as (a msgNote), from
 //	               before it is posted until its time to live runs out
+//	msg.<ask id>-<pass>-<step>-<channel digest>
+//	               the message a route's step posted of the ask to its
+//	               channel (see Asked), once per step and channel
 //	seen.<digest>  a signed request or Socket Mode envelope taken once
 //
 // The message's note is what lets any replica, or one started again, take
@@ -32,6 +37,39 @@ type msgNote struct {
 	TS        string `json:"ts,omitempty"`
 	Challenge string `json:"challenge,omitempty"`
 	State     string `json:"state"`
+	// Ask is the ask's id, for a step's message (whose key names more
+	// than the ask); empty: the key is the ask's id.
+	Ask string `json:"ask,omitempty"`
+	// Via is a step's message's channel, as the route names it: a click
+	// on it answers through that channel (askuser.Ask.Through).
+	Via string `json:"via,omitempty"`
+}
+
+// askID is the id of the ask the message msgID is of.
+func (n *msgNote) askID(msgID string) string {
+	if n.Ask != "" {
+		return n.Ask
+	}
+	return msgID
+}
+
+// stepMsgID names the message a route's step posts of ask askID to its
+// channel: the ask, the step's pass and place, and a digest of the channel
+// as the route names it, so that two channels of one step, or a repeat of
+// it, post a message each.
+func stepMsgID(askID string, t askuser.StepTold) string {
+	d := sha256.Sum256([]byte(t.Channel))
+	return askID + "-" + strconv.Itoa(t.Begin.Pass) + "-" + strconv.Itoa(t.Begin.Step) + "-" + hex.EncodeToString(d[:6])
+}
+
+// stepTarget is the Slack channel a step's channel name posts to: its
+// target ("slack:#ops": "#ops"), or "" for "slack" alone (the
+// responder's own channel).
+func stepTarget(name string) string {
+	if c, err := route.ParseChannel(name); err == nil && c.Kind == "slack" {
+		return c.Target
+	}
+	return ""
 }
 
 // A message's states: being posted (by the replica that began the ask),
@@ -173,8 +211,9 @@ func (r *Responder) sweep(hold bool) {
 		if json.Unmarshal(pe.Data, &n) != nil || n.State != statePosted {
 			continue
 		}
-		askID := pe.Key[len("msg."):]
-		if r.lookup(askID) != nil {
+		msgID := pe.Key[len("msg."):]
+		askID := n.askID(msgID)
+		if r.lookup(msgID) != nil {
 			continue // held here: its AfterEnd edits it
 		}
 		a, final, release, err := s.Find(ctx, n.Session, askID)
@@ -188,7 +227,7 @@ func (r *Responder) sweep(hold bool) {
 			continue
 		case final != nil:
 			release()
-			if err := r.finish(ctx, askID, final.Form, final); err != nil {
+			if err := r.finish(ctx, msgID, final.Form, final); err != nil {
 				r.log.Warn("askuser slack: the message of an ended ask could not be edited; trying again later", "ask", askID, "err", err)
 			}
 			continue
@@ -196,7 +235,7 @@ func (r *Responder) sweep(hold bool) {
 			release()
 			continue
 		}
-		e := r.adopt(a, n)
+		e := r.adopt(a, msgID, n)
 		if e == nil {
 			release()
 			continue
@@ -208,41 +247,52 @@ func (r *Responder) sweep(hold bool) {
 	}
 }
 
-// adopt keeps a found ask, posted as n, as one of the responder's, or
-// returns nil when it holds it already or is closed.
-func (r *Responder) adopt(a *askuser.Ask, n msgNote) *entry {
-	e := &entry{a: a, posted: make(chan struct{}), channel: n.Channel, ts: n.TS, challenge: n.Challenge}
-	close(e.posted)
+// adopt keeps a found ask, posted as the message msgID of note n, as one
+// of the responder's, or returns nil when it holds it already or is
+// closed.
+func (r *Responder) adopt(a *askuser.Ask, msgID string, n msgNote) *entry {
+	e := foundEntry(a, msgID, n)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed || r.asks[a.ID()] != nil {
+	if r.closed || r.asks[msgID] != nil {
 		return nil
 	}
-	r.asks[a.ID()] = e
+	r.asks[msgID] = e
 	return e
 }
 
-// entryFor finds the ask a click names: one held here, or one on the
-// fleet, found through its message's note and held for the click's work
-// (release). It returns nil when the ask has ended or is unknown; err
-// when the stores failed.
-func (r *Responder) entryFor(ctx context.Context, askID string) (e *entry, release func(), err error) {
+// foundEntry is the entry of the message msgID, of note n, whose ask a
+// was found on the fleet: a step's message answers through its channel.
+func foundEntry(a *askuser.Ask, msgID string, n msgNote) *entry {
+	if n.Via != "" {
+		a = a.Through(n.Via)
+	}
+	e := &entry{a: a, id: msgID, via: n.Via, posted: make(chan struct{}), channel: n.Channel, ts: n.TS, challenge: n.Challenge}
+	close(e.posted)
+	return e
+}
+
+// entryFor finds the ask of the message a click names (msgID): one held
+// here, or one on the fleet, found through its message's note and held
+// for the click's work (release). It returns nil when the ask has ended
+// or is unknown; err when the stores failed.
+func (r *Responder) entryFor(ctx context.Context, msgID string) (e *entry, release func(), err error) {
 	release = func() {}
-	if e := r.lookup(askID); e != nil {
+	if e := r.lookup(msgID); e != nil {
 		return e, release, nil
 	}
 	s := r.sessions.Load()
 	if s == nil {
 		return nil, release, nil
 	}
-	n, _, err := r.readNote(ctx, askID)
+	n, _, err := r.readNote(ctx, msgID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, release, nil
 	case err != nil:
 		return nil, release, err
 	}
-	a, final, release, err := s.Find(ctx, n.Session, askID)
+	a, final, release, err := s.Find(ctx, n.Session, n.askID(msgID))
 	switch {
 	case errors.Is(err, askuser.ErrUnknownAsk) || final != nil:
 		release()
@@ -251,20 +301,19 @@ func (r *Responder) entryFor(ctx context.Context, askID string) (e *entry, relea
 		release()
 		return nil, func() {}, err
 	}
-	e = &entry{a: a, posted: make(chan struct{}), channel: n.Channel, ts: n.TS, challenge: n.Challenge}
-	close(e.posted)
+	e = foundEntry(a, msgID, n)
 	// Should the click end the ask here, this replica edits the message
 	// at once (the one that posted it does too; the note lets one edit).
 	a.AfterEnd(func() { r.ended(e) })
 	return e, release, nil
 }
 
-// finish edits the message of the ended ask askID to say how it ended,
+// finish edits the message msgID of an ended ask to say how it ended,
 // with no buttons, once across the fleet: the note's state is claimed
 // first, and given back when Slack refuses the edit, for a later try.
-func (r *Responder) finish(ctx context.Context, askID string, f *askuser.Form, out *askuser.Outcome) error {
+func (r *Responder) finish(ctx context.Context, msgID string, f *askuser.Form, out *askuser.Outcome) error {
 	var n msgNote
-	claimed, err := r.writeNote(ctx, askID, func(cur *msgNote) bool {
+	claimed, err := r.writeNote(ctx, msgID, func(cur *msgNote) bool {
 		n = *cur
 		if cur.State != statePosted {
 			return false
@@ -284,7 +333,7 @@ func (r *Responder) finish(ctx context.Context, askID string, f *askuser.Form, o
 	if _, _, _, err := r.api.UpdateMessageContext(uctx, n.Channel, n.TS, slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(fb, false)); err != nil {
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), apiTimeout)
 		defer cancel()
-		_, _ = r.writeNote(bctx, askID, func(cur *msgNote) bool {
+		_, _ = r.writeNote(bctx, msgID, func(cur *msgNote) bool {
 			if cur.State != stateEdited {
 				return false
 			}

@@ -128,14 +128,14 @@ func (r *Responder) blockActions(cb *slack.InteractionCallback) {
 		team = cb.User.TeamID
 	}
 	for _, act := range cb.ActionCallback.BlockActions {
-		askID, _, _ := strings.Cut(act.Value, sep)
+		msgID, _, _ := strings.Cut(act.Value, sep)
 		if !r.may(r.ctx, team, user) {
 			r.ephemeral(cb.Channel.ID, user, "This ask isn't yours: only the people the program names can answer it.")
 			continue
 		}
-		e, release, err := r.entryFor(r.ctx, askID)
+		e, release, err := r.entryFor(r.ctx, msgID)
 		if err != nil {
-			r.log.Warn("askuser slack: a click's ask could not be read from the stores", "ask", askID, "err", err)
+			r.log.Warn("askuser slack: a click's ask could not be read from the stores", "message", msgID, "err", err)
 			r.ephemeral(cb.Channel.ID, user, "The ask could not be read just now; click again.")
 			continue
 		}
@@ -245,7 +245,7 @@ func (r *Responder) submitIfDone(cb *slack.InteractionCallback, a *askuser.Ask) 
 
 // openAnswer opens the modal with every question of the ask.
 func (r *Responder) openAnswer(cb *slack.InteractionCallback, e *entry) {
-	view := answerModal(e.a.ID(), e.a.Form(), e.a.Accepted())
+	view := answerModal(e.id, e.a.Form(), e.a.Accepted())
 	ctx, cancel := context.WithTimeout(r.ctx, 3*time.Second) // a trigger_id lives 3 seconds
 	defer cancel()
 	if _, err := r.api.OpenViewContext(ctx, cb.TriggerID, view); err != nil {
@@ -278,7 +278,7 @@ func (r *Responder) openConfirm(cb *slack.InteractionCallback, e *entry, choice 
 	view := slack.ModalViewRequest{
 		Type:            slack.VTModal,
 		CallbackID:      viewConfirm,
-		PrivateMetadata: e.a.ID() + sep + choice,
+		PrivateMetadata: e.id + sep + choice,
 		Title:           text("Confirm", 24),
 		Submit:          text("Approve", 24),
 		Close:           text("Cancel", 24),
@@ -309,14 +309,14 @@ func (r *Responder) viewSubmission(ctx context.Context, cb *slack.InteractionCal
 	default:
 		return nil
 	}
-	askID, rest, _ := strings.Cut(cb.View.PrivateMetadata, sep)
+	msgID, rest, _ := strings.Cut(cb.View.PrivateMetadata, sep)
 	first := firstBlock(cb.View)
 	if !r.may(ctx, team, user) {
 		return fail(first, "This ask isn't yours: only the people the program names can answer it.")
 	}
-	e, release, err := r.entryFor(ctx, askID)
+	e, release, err := r.entryFor(ctx, msgID)
 	if err != nil {
-		r.log.Warn("askuser slack: a submission's ask could not be read from the stores", "ask", askID, "err", err)
+		r.log.Warn("askuser slack: a submission's ask could not be read from the stores", "message", msgID, "err", err)
 		return fail(first, "The ask could not be read just now; submit again.")
 	}
 	defer release()

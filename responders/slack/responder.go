@@ -110,9 +110,13 @@ type Responder struct {
 	verifier func(http.Header, []byte) error
 }
 
-// entry is an ask this responder posted.
+// entry is a message this responder posted of an ask: the ask's own
+// (id is the ask's), or one a route's step told it (id names the ask, the
+// step and the channel; a is the step's handle).
 type entry struct {
 	a         *askuser.Ask
+	id        string        // the message's: its note's key, and what its buttons name
+	via       string        // the step's channel, as the route names it; "" for the ask's own message
 	posted    chan struct{} // closed once the message was posted, or failed to be
 	channel   string
 	ts        string // the message's; empty when posting failed
@@ -270,10 +274,22 @@ func (r *Responder) principal(team, user string) string {
 
 // Asked posts the ask to the channel, on the replica that began it only
 // (askuser.Ask.BeganHere): elsewhere it does nothing, and a click there
-// finds the ask through the message's note. It does not block: the
+// finds the ask through the message's note. The handle a route's later
+// step gives its channel (askuser.Ask.Told) is posted wherever it is
+// told — the step is told on one replica, which need not be the one that
+// began the ask — once per step and channel across the fleet (the note of
+// the message is created first, and only the replica that creates it
+// posts), to the step's target: "slack:#ops" posts to #ops, "slack:@alice"
+// to @alice, and "slack" alone to Options.Channel. It does not block: the
 // message is posted by a short-lived goroutine.
 func (r *Responder) Asked(a *askuser.Ask) {
-	if !a.BeganHere() {
+	id, channel, via := a.ID(), r.opts.Channel, ""
+	if t, ok := a.Told(); ok {
+		id, via = stepMsgID(a.ID(), t), t.Channel
+		if target := stepTarget(t.Channel); target != "" {
+			channel = target
+		}
+	} else if !a.BeganHere() {
 		return
 	}
 	if !tokenID(a.ID()) {
@@ -281,7 +297,7 @@ func (r *Responder) Asked(a *askuser.Ask) {
 		_ = a.Unreachable()
 		return
 	}
-	e := &entry{a: a, posted: make(chan struct{}), channel: r.opts.Channel}
+	e := &entry{a: a, id: id, via: via, posted: make(chan struct{}), channel: channel}
 	f := a.Form()
 	if f.Approval != nil && f.Approval.Risk == askuser.RiskIrreversible {
 		e.challenge = r.code()
@@ -289,10 +305,14 @@ func (r *Responder) Asked(a *askuser.Ask) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		_ = a.Unreachable()
+		e.unreachable()
 		return
 	}
-	r.asks[a.ID()] = e
+	if r.asks[id] != nil {
+		r.mu.Unlock()
+		return // told twice here: posted once
+	}
+	r.asks[id] = e
 	r.wg.Add(1)
 	r.mu.Unlock()
 	a.AfterEnd(func() { r.ended(e) })
@@ -318,23 +338,27 @@ func (r *Responder) post(e *entry) {
 	// The note is made before the message is posted: the first to make it
 	// posts (an ask is posted once, whatever tells this responder about it
 	// twice), and a click on any replica finds the ask through it.
-	data, _ := json.Marshal(msgNote{V: noteVersion, Session: a.Session(), Channel: e.channel, Challenge: e.challenge, State: statePosting})
-	if _, err := r.notes.Create(ctx, msgKey(a.ID()), data); errors.Is(err, store.ErrExists) {
+	n := msgNote{V: noteVersion, Session: a.Session(), Channel: e.channel, Challenge: e.challenge, State: statePosting, Via: e.via}
+	if e.id != a.ID() {
+		n.Ask = a.ID()
+	}
+	data, _ := json.Marshal(n)
+	if _, err := r.notes.Create(ctx, msgKey(e.id), data); errors.Is(err, store.ErrExists) {
 		return
 	} else if err != nil {
-		r.log.Error("askuser slack: keeping the note of an ask failed: it is not posted, and nobody can see it here", "ask", a.ID(), "err", err)
-		_ = a.Unreachable()
+		r.log.Error("askuser slack: keeping the note of an ask failed: it is not posted, and nobody can see it here", "ask", a.ID(), "channel", e.channel, "err", err)
+		e.unreachable()
 		return
 	}
-	blocks, fb := render(a.ID(), a.Form(), renderOptions{secretLink: r.opts.SecretLink != nil, challenge: e.challenge})
+	blocks, fb := render(e.id, a.Form(), renderOptions{secretLink: r.opts.SecretLink != nil, challenge: e.challenge})
 	ch, ts, err := r.api.PostMessageContext(ctx, e.channel, slack.MsgOptionBlocks(blocks...), slack.MsgOptionText(fb, false),
 		slack.MsgOptionDisableMarkdown(), slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
 	if err != nil {
 		r.log.Error("askuser slack: posting an ask failed: nobody can see it here", "ask", a.ID(), "channel", e.channel, "err", err)
-		_ = a.Unreachable()
+		e.unreachable()
 		return
 	}
-	if _, err := r.writeNote(ctx, a.ID(), func(n *msgNote) bool {
+	if _, err := r.writeNote(ctx, e.id, func(n *msgNote) bool {
 		n.Channel, n.TS, n.State = ch, ts, statePosted
 		return true
 	}); err != nil {
@@ -346,6 +370,15 @@ func (r *Responder) post(e *entry) {
 		e.nudge = time.AfterFunc(time.Until(f.NudgeAt), func() { r.nudge(e) })
 	}
 	r.mu.Unlock()
+}
+
+// unreachable ends the ask as having nobody to ask when its own message
+// could not be posted; a step's message that could not be posted ends
+// nothing, as the ask is still on the channels told before it.
+func (e *entry) unreachable() {
+	if e.via == "" {
+		_ = e.a.Unreachable()
+	}
 }
 
 // nudge replies in the ask's thread that time is running out.
@@ -373,8 +406,8 @@ func (r *Responder) nudge(e *entry) {
 // ended edits the message to say how the ask ended, with no buttons.
 func (r *Responder) ended(e *entry) {
 	r.mu.Lock()
-	if r.asks[e.a.ID()] == e {
-		delete(r.asks, e.a.ID())
+	if r.asks[e.id] == e {
+		delete(r.asks, e.id)
 	}
 	if e.nudge != nil {
 		e.nudge.Stop()
@@ -395,7 +428,7 @@ func (r *Responder) ended(e *entry) {
 		if e.ts == "" {
 			return
 		}
-		if err := r.finish(r.ctx, e.a.ID(), e.a.Form(), e.a.Outcome()); err != nil {
+		if err := r.finish(r.ctx, e.id, e.a.Form(), e.a.Outcome()); err != nil {
 			r.log.Warn("askuser slack: the message of an ended ask could not be edited; its buttons stay, and answer that the ask has ended (a replica's sweep tries again)", "ask", e.a.ID(), "err", err)
 		}
 	}()
@@ -486,10 +519,10 @@ func (r *Responder) Close() error {
 // closeGrace is how long Close lets the work under way finish.
 const closeGrace = 5 * time.Second
 
-func (r *Responder) lookup(askID string) *entry {
+func (r *Responder) lookup(msgID string) *entry {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.asks[askID]
+	return r.asks[msgID]
 }
 
 // ephemeral tells one user something only they see.
