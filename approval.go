@@ -399,8 +399,3 @@ func (o *Orchestrator) rememberConsent(ctx context.Context, out *Outcome) {
 }
 
 func (o *Orchestrator) consents() store.Consents { o.init(); return o.consentStore }
-
-// store.Consents returns the store of remembered approval decisions:
-// Consents, or the in-memory default. The embedding program lists and
-// revokes a session's decisions through it.
-func (o *Orchestrator) ConsentStore() store.Consents { return o.consents() }

@@ -20,6 +20,7 @@ import (
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/responders/auto"
+	"github.com/askuser-go/askuser/store"
 )
 
 // The approval every row asks: an irreversible action with details, and a
@@ -286,7 +287,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 				}
 				synctest.Test(t, func(t *testing.T) {
 					j := &approvalJournal{}
-					o := &askuser.Orchestrator{Journal: j, Logger: newDiscardLogger(), Asks: mode.asks()}
+					o := &askuser.Orchestrator{Consents: &store.MemoryConsents{}, Journal: j, Logger: newDiscardLogger(), Asks: mode.asks()}
 					defer o.Close()
 					o.Responder = tt.responder(o)
 					ctx, cancel := context.WithCancel(context.Background())
@@ -295,7 +296,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 						time.AfterFunc(tt.cancelAt, cancel)
 					}
 					out, err := approve(ctx, t, o, "s1", "call-1", apCall)
-					o.Wait()
+					o.WaitResponders()
 					recs := j.records()
 					if len(recs) != 1 {
 						t.Fatalf("%d journal records, want 1", len(recs))
@@ -311,7 +312,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 						if rec.Result != nil {
 							t.Errorf("the journal keeps a result nobody read: %s", rec.Result)
 						}
-						if cs, _ := o.ConsentStore().Consents(context.Background(), "s1"); len(cs) != 0 {
+						if cs, _ := o.Consents.Consents(context.Background(), "s1"); len(cs) != 0 {
 							t.Errorf("a pick nobody submitted was remembered: %+v", cs)
 						}
 						return
@@ -359,7 +360,7 @@ func TestApprovalRemembered(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var asked atomic.Int32
 			j := &approvalJournal{}
-			o := &askuser.Orchestrator{Journal: j, Logger: newDiscardLogger(),
+			o := &askuser.Orchestrator{Consents: &store.MemoryConsents{}, Journal: j, Logger: newDiscardLogger(),
 				Responder: counted(&asked, script(scripted.Step{Answer: choose(tt.value, "")}, scripted.Step{End: scripted.EndSubmit}))}
 			first := mustApprove(t, o, "s1", "call-1", apCall)
 			checkResult(t, first, res(tt.first, apDigest, ""))
@@ -377,7 +378,7 @@ func TestApprovalRemembered(t *testing.T) {
 				t.Errorf("journal record: remembered from %q, answered by %s, approval %v", rec.RememberedFrom, rec.AnsweredBy, rec.Approval)
 			}
 
-			cs, err := o.ConsentStore().Consents(context.Background(), "s1")
+			cs, err := o.Consents.Consents(context.Background(), "s1")
 			if err != nil || len(cs) != 1 {
 				t.Fatalf("Consents = %+v, %v; want one", cs, err)
 			}
@@ -400,7 +401,7 @@ func TestApprovalRemembered(t *testing.T) {
 				}
 			}
 
-			if err := o.ConsentStore().Revoke(context.Background(), "s1", apDigest); err != nil {
+			if err := o.Consents.Revoke(context.Background(), "s1", apDigest); err != nil {
 				t.Fatal(err)
 			}
 			before := asked.Load()
@@ -418,7 +419,7 @@ func TestApprovalRemembered(t *testing.T) {
 func TestApprovalNotRememberedWithoutAChoice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		policyOn := true
-		o := &askuser.Orchestrator{Logger: newDiscardLogger(), ApprovalPolicy: func(context.Context, string, *askuser.Approval) askuser.PolicyDecision {
+		o := &askuser.Orchestrator{Consents: &store.MemoryConsents{}, Logger: newDiscardLogger(), ApprovalPolicy: func(context.Context, string, *askuser.Approval) askuser.PolicyDecision {
 			if policyOn {
 				return askuser.PolicyApprove
 			}
@@ -443,9 +444,9 @@ func TestApprovalNotRememberedWithoutAChoice(t *testing.T) {
 		} {
 			steps = s
 			mustApprove(t, o, "s1", "", apCall)
-			o.Wait()
+			o.WaitResponders()
 		}
-		if cs, _ := o.ConsentStore().Consents(context.Background(), "s1"); len(cs) != 0 {
+		if cs, _ := o.Consents.Consents(context.Background(), "s1"); len(cs) != 0 {
 			t.Errorf("remembered without the person's choice for the session: %+v", cs)
 		}
 	})
@@ -481,7 +482,7 @@ func TestApprovalPolicy(t *testing.T) {
 			var logs bytes.Buffer
 			j := &approvalJournal{}
 			var seen []string
-			o := &askuser.Orchestrator{
+			o := &askuser.Orchestrator{Consents: &store.MemoryConsents{},
 				Journal: j,
 				Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
 				ApprovalPolicy: func(ctx context.Context, session string, a *askuser.Approval) askuser.PolicyDecision {
@@ -508,7 +509,7 @@ func TestApprovalPolicy(t *testing.T) {
 			if strings.Contains(tt.name, "panic") != strings.Contains(logs.String(), "the approval policy panicked") {
 				t.Errorf("log: %s", logs.String())
 			}
-			if cs, _ := o.ConsentStore().Consents(context.Background(), "s1"); len(cs) != 0 {
+			if cs, _ := o.Consents.Consents(context.Background(), "s1"); len(cs) != 0 {
 				t.Errorf("a policy's decision was remembered: %+v", cs)
 			}
 		})

@@ -96,7 +96,7 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 					time.AfterFunc(cancelAt, cancel)
 				}
 				out, err := o.Handle(ctx, askuser.Request{Session: session, Dialect: askuser.RequestApproval(), Arguments: []byte(call)})
-				o.Wait()
+				o.WaitResponders()
 				res = run{out: out, err: err}
 			})
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/store"
 )
 
 // person is a responder that takes approvals: a ResponderFunc that puts the
@@ -23,7 +24,9 @@ func (person) CanTakeApprovals() bool { return true }
 // approved again without asking. Before it runs an action, the program
 // checks that the approval is for exactly that action.
 func ExampleRequestApproval() {
+	consents := &store.MemoryConsents{} // the person's decisions for the session
 	o := &askuser.Orchestrator{
+		Consents: consents,
 		ApprovalPolicy: func(_ context.Context, _ string, a *askuser.Approval) askuser.PolicyDecision {
 			if a.Risk == askuser.RiskLow && strings.HasPrefix(a.Details, "ls ") {
 				return askuser.PolicyApprove
@@ -70,10 +73,10 @@ func ExampleRequestApproval() {
 	fmt.Println("run another:", v.Digest == askuser.ApprovalDigest("Delete the oldest backup", "rm -r /srv/backups"))
 
 	// The person's decisions for the session, and taking one back.
-	cs, _ := o.ConsentStore().Consents(context.Background(), "s1")
+	cs, _ := consents.Consents(context.Background(), "s1")
 	for _, c := range cs {
 		fmt.Printf("remembered: %s (approved: %v)\n", c.Action, c.Approved)
-		_ = o.ConsentStore().Revoke(context.Background(), "s1", c.Digest)
+		_ = consents.Revoke(context.Background(), "s1", c.Digest)
 	}
 	ask("call-4", rm)
 	// Output:

@@ -58,7 +58,7 @@ type vote struct{ who, sel string }
 
 // cast has the person vote through handle h, as a responder does: who
 // they are, their pick, and submit. A vote after the ask ended is refused
-// with ErrClosed, which is what the person would see.
+// with ErrAskEnded, which is what the person would see.
 func cast(t *testing.T, h *askuser.Ask, v vote) {
 	t.Helper()
 	h.SetPrincipal(v.who)
@@ -66,7 +66,7 @@ func cast(t *testing.T, h *askuser.Ask, v vote) {
 	if err == nil {
 		err = h.Submit()
 	}
-	if err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		t.Fatalf("%s's vote %s: %v", v.who, v.sel, err)
 	}
 }
@@ -105,7 +105,7 @@ func newQuorumRig(t *testing.T, shared bool) *quorumRig {
 		stop()
 		for _, o := range r.orch {
 			o.Close()
-			o.Wait()
+			o.WaitResponders()
 		}
 	})
 	return r
@@ -302,7 +302,7 @@ func quorumRow(t *testing.T, shared bool, label string, m int, eligible []string
 		if v, ok := askuser.ApprovalVerdict(got.out); !ok || v.Status != wantStatus {
 			t.Errorf("%s: ApprovalVerdict = %+v, want %s", label, v, wantStatus)
 		}
-		r.orch[0].Wait()
+		r.orch[0].WaitResponders()
 		synctest.Wait()
 		recs := r.journal.records()
 		if len(recs) != 1 {

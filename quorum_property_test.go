@@ -146,7 +146,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 								d = route.Deny
 							}
 							cast = append(cast, route.Vote{Principal: e.who, Decision: d, Remember: e.pick == askuser.ApproveSession || e.pick == askuser.DenySession})
-						} else if !errors.Is(err, askuser.ErrClosed) {
+						} else if !errors.Is(err, askuser.ErrAskEnded) {
 							t.Fatalf("vote: %v", err)
 						}
 					case "wait":
@@ -164,7 +164,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 						}
 						stops[e.replica]()
 						orch[e.replica].Close()
-						orch[e.replica].Wait()
+						orch[e.replica].WaitResponders()
 						start(e.replica)
 					}
 				}
@@ -174,7 +174,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 				for i, o := range orch {
 					stops[i]()
 					o.Close()
-					o.Wait()
+					o.WaitResponders()
 				}
 			})
 			if herr != nil {

@@ -61,7 +61,7 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 			stop()
 			for _, o := range []*askuser.Orchestrator{o0, o1} {
 				o.Close()
-				o.Wait()
+				o.WaitResponders()
 			}
 		}()
 		res := make(chan result, 1)
@@ -117,7 +117,7 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 			t.Errorf("Routes was called with %+v, want once with %+v", asked, want)
 		}
 		mu.Unlock()
-		o0.Wait()
+		o0.WaitResponders()
 		synctest.Wait()
 		recs := j.records()
 		if len(recs) != 1 {
@@ -228,7 +228,7 @@ func TestQuorumRemembers(t *testing.T) {
 		if r := <-res; r.err != nil || !strings.Contains(string(r.out.Result), `"ended":"deadline"`) {
 			t.Errorf("another policy: %v %s", r.err, r.out.Result)
 		}
-		o.Wait()
+		o.WaitResponders()
 	})
 }
 
@@ -267,6 +267,6 @@ func TestQuorumDismissAndDecline(t *testing.T) {
 		if rr.Status != askuser.Denied || len(rr.Votes) != 2 || rr.Votes[1].Principal != "carol" || rr.Votes[1].Decision != "deny" || !rr.Votes[1].Counted {
 			t.Errorf("result %s", r.out.Result)
 		}
-		o.Wait()
+		o.WaitResponders()
 	})
 }

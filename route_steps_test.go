@@ -95,7 +95,7 @@ func TestRouteStepsInMemory(t *testing.T) {
 		if r.out.Status != askuser.StatusTimedOut || len(r.out.Answers) != 2 || r.out.Answers[1].Source != askuser.SourceDefault {
 			t.Errorf("the deadline ended it as %s with %+v; want timed_out with the defaults", r.out.Status, r.out.Answers)
 		}
-		o.Wait()
+		o.WaitResponders()
 		recs := j.records()
 		if len(recs) != 1 || recs[0].Step == nil || recs[0].Step.Step != 2 {
 			t.Fatalf("journal: %+v", recs)
@@ -131,7 +131,7 @@ func TestRouteStepsOnceAcrossReplicas(t *testing.T) {
 		defer func() {
 			for _, o := range orch {
 				o.Close()
-				o.Wait()
+				o.WaitResponders()
 			}
 		}()
 		res := make(chan result, 1)
@@ -145,7 +145,7 @@ func TestRouteStepsOnceAcrossReplicas(t *testing.T) {
 		}
 		time.Sleep(30 * time.Second)
 		orch[0].Close()
-		orch[0].Wait()
+		orch[0].WaitResponders()
 		if r := <-res; !errors.Is(r.err, askuser.ErrOrchestratorClosed) {
 			t.Fatalf("the closed replica's caller got %v", r.err)
 		}
@@ -236,7 +236,7 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 				defer func() {
 					for _, o := range orch {
 						o.Close()
-						o.Wait()
+						o.WaitResponders()
 					}
 				}()
 				res := make(chan result, 1)
@@ -267,7 +267,7 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 					t.Fatalf("result %s; want approved, alice via card, bob via slack:#ops", out.out.Result)
 				}
 				for _, o := range orch {
-					o.Wait()
+					o.WaitResponders()
 				}
 				synctest.Wait()
 				if recs := j.records(); len(recs) != 1 || recs[0].AnsweredVia != "slack:#ops" {

@@ -107,7 +107,7 @@ func TestFleetVotes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer func() { orch[i].Close(); orch[i].Wait() }()
+		defer func() { orch[i].Close(); orch[i].WaitResponders() }()
 		stop, err := cards[i].sessions.Follow(context.Background(), "prod")
 		if err != nil {
 			t.Fatal(err)

@@ -231,7 +231,7 @@ func TestConsentsAcrossRestart(t *testing.T) {
 	if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Approved || v.DecidedBy != askuser.ByUser || !v.Remember {
 		t.Fatalf("first request: %+v, want approved by the user for the session", v)
 	}
-	o1.Wait()
+	o1.WaitResponders()
 	c1.Close()
 
 	second := &approver{}
@@ -247,5 +247,5 @@ func TestConsentsAcrossRestart(t *testing.T) {
 	if second.n != 0 {
 		t.Errorf("the person was asked again %d times", second.n)
 	}
-	o2.Wait()
+	o2.WaitResponders()
 }

@@ -67,7 +67,7 @@ func newBenchRig(b *testing.B) *benchRig {
 	b.Cleanup(func() {
 		for _, o := range []*askuser.Orchestrator{g.off, g.on, g.metrics} {
 			o.Close()
-			o.Wait()
+			o.WaitResponders()
 		}
 		_ = tp.Shutdown(context.Background())
 		_ = mp.Shutdown(context.Background())

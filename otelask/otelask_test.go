@@ -95,7 +95,7 @@ func newRig(t *testing.T, r askuser.Responder) *rig {
 		t.Fatal(err)
 	}
 	g.o = &askuser.Orchestrator{Responder: r, Observer: obs, Logger: slog.New(slog.DiscardHandler)}
-	t.Cleanup(func() { g.o.Close(); g.o.Wait() })
+	t.Cleanup(func() { g.o.Close(); g.o.WaitResponders() })
 	return g
 }
 
@@ -280,7 +280,7 @@ func TestEveryEnding(t *testing.T) {
 					tt.during(g)
 				}
 				out := <-res
-				g.o.Wait()
+				g.o.WaitResponders()
 
 				sp := g.theSpan(t)
 				if want := "execute_tool " + tool; sp.Name() != want || sp.SpanKind() != trace.SpanKindInternal {
@@ -446,7 +446,7 @@ func TestNoAnswerTextOrSecret(t *testing.T) {
 			t.Fatalf("Handle: %v, %+v", err, out)
 		}
 	}
-	g.o.Wait()
+	g.o.WaitResponders()
 	var seen []string
 	for _, sp := range g.spans.Ended() {
 		seen = append(seen, sp.Name(), sp.Status().Description)
@@ -523,7 +523,7 @@ func TestTraceParentAfterTheCaller(t *testing.T) {
 				if n := g.o.Supersede("s1"); n != 1 {
 					t.Fatalf("superseded %d asks, want 1", n)
 				}
-				g.o.Wait()
+				g.o.WaitResponders()
 				synctest.Wait()
 				sp := g.theSpan(t)
 				if !sp.Parent().Equal(parent) {

@@ -35,22 +35,22 @@ var cases = []Case{
 	},
 	{
 		Name: "deadline",
-		Rule: "A responder returns promptly once its context ends at the form's deadline, with nil, the context's error or ErrClosed.",
+		Rule: "A responder returns promptly once its context ends at the form's deadline, with nil, the context's error or ErrAskEnded.",
 		run:  oneAsk{form: singleChoice, want: askuser.ReasonDeadline, ending: "its deadline, so its context never ended there"}.run,
 	},
 	{
 		Name: "superseded",
-		Rule: "A responder returns promptly once the ask is superseded, with nil, the context's error or ErrClosed.",
+		Rule: "A responder returns promptly once the ask is superseded, with nil, the context's error or ErrAskEnded.",
 		run:  oneAsk{form: singleChoice, end: supersede, want: askuser.ReasonSuperseded, ending: "it was superseded"}.run,
 	},
 	{
 		Name: "caller-gone",
-		Rule: "A responder returns promptly once the caller stops waiting for the ask, with nil, the context's error or ErrClosed.",
+		Rule: "A responder returns promptly once the caller stops waiting for the ask, with nil, the context's error or ErrAskEnded.",
 		run:  oneAsk{form: singleChoice, end: goAway, want: askuser.ReasonCaller, ending: "its caller went away"}.run,
 	},
 	{
 		Name: "ended-before-start",
-		Rule: "A responder handed an ask that has already ended — its context done, every report refused with ErrClosed — returns promptly, without a panic, with nil, the context's error or ErrClosed.",
+		Rule: "A responder handed an ask that has already ended — its context done, every report refused with ErrAskEnded — returns promptly, without a panic, with nil, the context's error or ErrAskEnded.",
 		run: batch{asks: func(e *env) []namedForm { return e.everyForm(long) }, before: supersedeFirst,
 			check: each(wayOutOnceReturned)}.run,
 	},
@@ -67,7 +67,7 @@ var cases = []Case{
 	},
 	{
 		Name: "ends-once",
-		Rule: "A responder ends an ask once and reports nothing after its own ending: Respond does not come back with the ErrClosed that refused a later report or ending.",
+		Rule: "A responder ends an ask once and reports nothing after its own ending: Respond does not come back with the ErrAskEnded that refused a later report or ending.",
 		run:  batch{asks: byPerson(forms), person: answerFirst, check: endsOnce}.run,
 	},
 	{
@@ -88,7 +88,7 @@ var cases = []Case{
 	},
 	{
 		Name: "approval-superseded",
-		Rule: "A responder that takes approvals returns promptly once an approval it shows is superseded, with nil, the context's error or ErrClosed, and the approval ends unresolved.",
+		Rule: "A responder that takes approvals returns promptly once an approval it shows is superseded, with nil, the context's error or ErrAskEnded, and the approval ends unresolved.",
 		run: oneAsk{needs: takesApprovals, form: approvalWithDetails, end: supersede, want: askuser.ReasonSuperseded,
 			ending: "it was superseded", check: supersededUnresolved}.run,
 	},
@@ -159,7 +159,7 @@ func (b batch) run(e *env) error {
 
 // A oneAsk case asks one form and, once Respond waits for it, lets it reach
 // its deadline or ends it from outside; then it checks that Respond returns
-// promptly and with nil, the context's error or ErrClosed.
+// promptly and with nil, the context's error or ErrAskEnded.
 type oneAsk struct {
 	// needs, when set, says why the case does not apply to the responder,
 	// or nil when it does.
@@ -418,7 +418,7 @@ func endsOnce(_ *env, ps []*pend) error {
 			continue
 		}
 		own = true
-		if p.c.hasReturned() && errors.Is(p.c.err, askuser.ErrClosed) {
+		if p.c.hasReturned() && errors.Is(p.c.err, askuser.ErrAskEnded) {
 			errs = append(errs, fmt.Errorf("%s: the responder ended the ask (%s), then made another report or ending, which was refused: Respond returned %q", p.name, p.outcome().Reason, p.c.err))
 		}
 	}

@@ -37,7 +37,7 @@ func (d *desk) receive(id string, answers ...askuser.Answer) error {
 	a := d.open[id]
 	d.mu.Unlock()
 	if a == nil {
-		return askuser.ErrClosed
+		return askuser.ErrAskEnded
 	}
 	for _, ans := range answers {
 		if err := a.Report(ans); err != nil {

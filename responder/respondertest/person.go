@@ -126,7 +126,7 @@ func personAnswers(e *env) error {
 	case out.AnsweredBy != askuser.ByUser || len(out.Answers) != 1 || len(out.Answers[0].Selected) != 1 || out.Answers[0].Selected[0] != f.form.Questions[0].Options[0].Value && out.Answers[0].Selected[0] != "staging":
 		return fmt.Errorf("the outcome is %s with %+v; want staging, decided by the user", out.AnsweredBy, out.Answers)
 	}
-	if err := person.Choose(p.c.ask, 0, 1); err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err := person.Choose(p.c.ask, 0, 1); err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return fmt.Errorf("the person could not answer again: %w", err)
 	}
 	if err := e.finish(p); err != nil {
@@ -135,7 +135,7 @@ func personAnswers(e *env) error {
 	if again := p.c.ask.Outcome(); again.Answers[0].Selected[0] != out.Answers[0].Selected[0] {
 		return fmt.Errorf("a second answer after the ask ended changed its outcome to %+v", again.Answers)
 	}
-	if p.c.hasReturned() && errors.Is(p.c.err, askuser.ErrClosed) {
+	if p.c.hasReturned() && errors.Is(p.c.err, askuser.ErrAskEnded) {
 		return fmt.Errorf("the responder ended the ask, then made another report or ending, which was refused: Respond returned %q", p.c.err)
 	}
 	return p.c.wayOut()

@@ -45,7 +45,7 @@ func (b *inbox) click(id, question string, value string) error {
 	a := b.asks[id]
 	b.mu.Unlock()
 	if a == nil {
-		return askuser.ErrClosed
+		return askuser.ErrAskEnded
 	}
 	if err := a.Report(askuser.Answer{QuestionID: question, Selected: []string{value}}); err != nil {
 		return err
@@ -127,7 +127,7 @@ func (b *inbox) fill(id string, answers []askuser.Answer) error {
 	a := b.asks[id]
 	b.mu.Unlock()
 	if a == nil {
-		return askuser.ErrClosed
+		return askuser.ErrAskEnded
 	}
 	for _, ans := range answers {
 		if !ans.Secret.Empty() {

@@ -92,7 +92,7 @@ func TestScriptedApprovals(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o.Wait()
+				o.WaitResponders()
 				v, ok := askuser.ApprovalVerdict(out)
 				if !ok {
 					t.Fatal("the outcome is not an approval's")
@@ -140,7 +140,7 @@ func TestApprovalScriptOnAQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Wait()
+	o.WaitResponders()
 	var ae *askuser.AnswerError
 	if errs := r.Refused(); len(errs) != 2 || !errors.As(errs[0], &ae) {
 		t.Errorf("refused %v; want the decision refused, then the submit", errs)

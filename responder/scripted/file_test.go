@@ -186,7 +186,7 @@ func TestSensitiveAnswersAreSealed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Wait()
+	o.WaitResponders()
 	if errs := r.Refused(); errs != nil {
 		t.Fatalf("refused: %v", errs)
 	}

@@ -238,7 +238,7 @@ func (r *Responder) end(a *askuser.Ask, s Step) error {
 			return fmt.Errorf("scripted: the script supersedes the ask, but the responder has no Supersede function")
 		}
 		if r.Supersede(a.Session()) == 0 {
-			return askuser.ErrClosed
+			return askuser.ErrAskEnded
 		}
 		return nil
 	}

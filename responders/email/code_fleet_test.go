@@ -52,7 +52,7 @@ func newCodeFleet(t *testing.T, open func(t *testing.T) (store.Pending, store.No
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = o.Close(); o.Wait() })
+		t.Cleanup(func() { _ = o.Close(); o.WaitResponders() })
 		f.rs, f.os = append(f.rs, r), append(f.os, o)
 	}
 	if _, err := f.os[0].Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: askuser.RequestApproval(), Arguments: []byte(approvalCall)}); err != nil {

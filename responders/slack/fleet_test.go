@@ -56,7 +56,7 @@ func (fl *fleetOf) replica(opts Options) (rp *slackReplica, close func()) {
 		closed = true
 		_ = o.Close()
 		_ = r.Close()
-		o.Wait()
+		o.WaitResponders()
 	}
 	t.Cleanup(close)
 	return &slackReplica{o: o, r: r}, close

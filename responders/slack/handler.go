@@ -226,7 +226,7 @@ func (r *Responder) refused(cb *slack.InteractionCallback, err error) {
 	switch {
 	case errors.As(err, &ae):
 		r.ephemeral(cb.Channel.ID, cb.User.ID, "Not taken: "+escapeAmp(ae.Reason))
-	case errors.Is(err, askuser.ErrClosed):
+	case errors.Is(err, askuser.ErrAskEnded):
 		r.ephemeral(cb.Channel.ID, cb.User.ID, "This ask has already ended.")
 	default:
 		r.log.Warn("askuser slack: an answer was not taken", "err", err)
@@ -368,7 +368,7 @@ func reason(err error) string {
 	switch {
 	case errors.As(err, &ae):
 		return ae.Reason
-	case errors.Is(err, askuser.ErrClosed):
+	case errors.Is(err, askuser.ErrAskEnded):
 		return "This ask has already ended."
 	}
 	return "The answer was not taken."

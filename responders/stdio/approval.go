@@ -72,7 +72,7 @@ func (s *asking) approval() error {
 		}
 		break
 	}
-	if err := s.a.Submit(); err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err := s.a.Submit(); err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return err
 	}
 	return s.finish()
@@ -80,7 +80,7 @@ func (s *asking) approval() error {
 
 // settle shows the outcome of an ask the responder ended by err's call.
 func (s *asking) settle(err error) error {
-	if err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return err
 	}
 	return s.finish()

@@ -108,7 +108,7 @@ func (g *termRig) ask(f *askuser.Form) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
 		out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: f})
-		o.Wait()
+		o.WaitResponders()
 		ch <- result{out, err}
 	}()
 	return ch

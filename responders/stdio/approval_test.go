@@ -66,7 +66,7 @@ func TestApprovalOverAPipe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o.Wait()
+			o.WaitResponders()
 			if v, _ := askuser.ApprovalVerdict(res); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
 				t.Errorf("%s: verdict %+v, want unresolved with nobody to ask", tt.name, v)
 			}

@@ -168,7 +168,7 @@ func (r *Responder) reply(w http.ResponseWriter, a *askuser.Ask, err error) {
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, r.view(a))
-	case errors.Is(err, askuser.ErrClosed):
+	case errors.Is(err, askuser.ErrAskEnded):
 		writeError(w, http.StatusConflict, errorBody{Error: "the ask has ended; nothing more is accepted", Ask: r.view(a)})
 	case errors.As(err, &ae):
 		writeError(w, http.StatusBadRequest, errorBody{Error: ae.Reason, QuestionID: ae.QuestionID})

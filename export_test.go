@@ -1,0 +1,6 @@
+package askuser
+
+// SecretsOf gives the external tests the store an orchestrator seals
+// answers into, its own in-memory one when Secrets is nil, which no
+// program can reach.
+var SecretsOf = (*Orchestrator).secrets
