@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/sharedask"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/secret"
@@ -676,7 +677,7 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 			by, src = ByRemembered, SourceRemembered
 		}
 		o.Status, o.AnsweredBy = StatusAnswered, by
-		o.Answers = []FinalAnswer{{QuestionID: ApprovalQuestionID, Selected: []string{e.decision}, By: by, Source: src}}
+		o.Answers = []FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{e.decision}, By: by, Source: src}}
 	case ReasonUnattended:
 		fills, ok := a.fills(false)
 		if ok && a.form.Unattended == UnattendedDefaults {

@@ -185,8 +185,8 @@ that holds one is then declined.
 
 Permission to act ("May I delete this bucket?") is not a question with a
 recommended answer: it must never resolve by itself. An approval is a form
-of its own, built by [ApprovalForm] from an [Approval] (the action, the
-reason, the [Risk], optional details) and asked through the same
+of its own, built by [ApprovalForm] from an [approval.Request] (the action, the
+reason, the [approval.Risk], optional details) and asked through the same
 orchestrator, responders and journal — or, from a model, through the
 request_approval tool. Its result says approved, denied or unresolved;
 [ApprovalVerdict] is the one place that decides which, and the rules are
@@ -205,7 +205,7 @@ short:
   - Only a responder that implements [ApprovalCapable] is given an
     approval; for any other nobody can be asked, so a responder written for
     questions can never approve by picking an option.
-  - The result carries the approval's digest ([ApprovalDigest] of the
+  - The result carries the approval's digest ([approval.Digest] of the
     action and its details). The embedding program computes the digest of
     what it is about to run and compares: a changed action is a new
     request.

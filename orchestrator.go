@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/deadline"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/secretstore"
@@ -58,7 +59,7 @@ type Orchestrator struct {
 	Journal Journal
 	// ApprovalPolicy decides approvals without asking where the embedding
 	// program has a rule (nil: a person decides every approval).
-	ApprovalPolicy ApprovalPolicy
+	ApprovalPolicy approval.Policy
 	// Consents keeps the approval decisions a person made for the rest of
 	// their session; the embedding program lists and revokes them through
 	// the same store, so it sets one to do that (&store.MemoryConsents{}

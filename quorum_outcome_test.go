@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -171,15 +172,15 @@ func oracle(m int, eligible []string, requester string, votes []vote, ending str
 		if v.who == requester || !contains(eligible, v.who) {
 			continue
 		}
-		if v.sel == askuser.DenyOnce || v.sel == askuser.DenySession {
-			return askuser.Denied, "", len(approved)
+		if v.sel == approval.DenyOnce || v.sel == approval.DenySession {
+			return approval.Denied, "", len(approved)
 		}
 		approved[v.who] = true
 		if len(approved) >= m {
-			return askuser.Approved, "", len(approved)
+			return approval.Approved, "", len(approved)
 		}
 	}
-	return askuser.Unresolved, ending, len(approved)
+	return approval.Unresolved, ending, len(approved)
 }
 
 func contains(list []string, s string) bool {
@@ -241,7 +242,7 @@ func pow(b, e int) int {
 // rowVotes is a row's votes: the requester's first (none, approve, deny),
 // then each eligible principal's in order, by the base-3 digits of combo.
 func rowVotes(n, combo, req int) []vote {
-	picks := []string{"", askuser.ApproveOnce, askuser.DenyOnce}
+	picks := []string{"", approval.ApproveOnce, approval.DenyOnce}
 	var votes []vote
 	if req > 0 {
 		votes = append(votes, vote{"agent", picks[req]})
@@ -265,7 +266,7 @@ func quorumRow(t *testing.T, shared bool, label string, m int, eligible []string
 			cast(t, hs[i%len(hs)], v)
 		}
 		wantStatus, wantEnded, wantApprovals := oracle(m, eligible, "agent", votes, ending)
-		if wantStatus == askuser.Unresolved {
+		if wantStatus == approval.Unresolved {
 			switch ending {
 			case "fault":
 				r.ballot.fail <- errors.New("the card's server went away")

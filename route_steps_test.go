@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -244,7 +245,7 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 					out, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Dialect: askuser.RequestApproval(), Arguments: []byte(apCall)})
 					res <- result{out, err}
 				}()
-				cast(t, <-card.asks, vote{"alice", askuser.ApproveOnce})
+				cast(t, <-card.asks, vote{"alice", approval.ApproveOnce})
 				time.Sleep(31 * time.Second)
 				synctest.Wait()
 				var told []*askuser.Ask
@@ -254,7 +255,7 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 				if len(told) != 1 {
 					t.Fatalf("the second step was told %d times; want once", len(told))
 				}
-				cast(t, told[0], vote{"bob", askuser.ApproveOnce})
+				cast(t, told[0], vote{"bob", approval.ApproveOnce})
 				out := <-res
 				if out.err != nil {
 					t.Fatal(out.err)
@@ -263,7 +264,7 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 				if err := json.Unmarshal(out.out.Result, &rr); err != nil {
 					t.Fatal(err)
 				}
-				if rr.Status != askuser.Approved || len(rr.Votes) != 2 || rr.Votes[0].Via != "card" || rr.Votes[1].Via != "slack:#ops" {
+				if rr.Status != approval.Approved || len(rr.Votes) != 2 || rr.Votes[0].Via != "card" || rr.Votes[1].Via != "slack:#ops" {
 					t.Fatalf("result %s; want approved, alice via card, bob via slack:#ops", out.out.Result)
 				}
 				for _, o := range orch {

@@ -24,6 +24,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/otelask"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/store"
@@ -219,7 +220,7 @@ var endings = []struct {
 		name:    "approved",
 		call:    approvalCall,
 		approve: true,
-		act:     submit(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.ApproveOnce}}),
+		act:     submit(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{approval.ApproveOnce}}),
 		attrs:   map[string]string{"askuser.status": "answered", "askuser.answered_by": "user", "askuser.reason": "submitted", "askuser.approval.decision": "approved", "askuser.question.recommended": "0"},
 		metrics: map[string]string{"askuser.approvals{askuser.answered_by=user,askuser.approval.decision=approved}": "1"},
 	},
@@ -227,7 +228,7 @@ var endings = []struct {
 		name:    "denied",
 		call:    approvalCall,
 		approve: true,
-		act:     submit(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.DenyOnce}}),
+		act:     submit(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{approval.DenyOnce}}),
 		attrs:   map[string]string{"askuser.status": "answered", "askuser.answered_by": "user", "askuser.reason": "submitted", "askuser.approval.decision": "denied", "askuser.question.recommended": "0"},
 		metrics: map[string]string{"askuser.approvals{askuser.answered_by=user,askuser.approval.decision=denied}": "1"},
 	},

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
@@ -221,7 +222,7 @@ func TestApprovalResults(t *testing.T) {
 	o := Options{Dialect: approvaltool.ToolName}
 	result := mustCompile(t, "result.json", o.ResultSchema())
 	out := mustCompile(t, "outputSchema.json", indent(parseTree(t, o.MCP()).child("outputSchema")))
-	digest := askuser.ApprovalDigest("a", "")
+	digest := approval.Digest("a", "")
 	var rs []approvaltool.Result
 	for _, by := range []string{"user", "remembered", "policy"} {
 		for _, st := range []string{"approved", "denied"} {

@@ -16,7 +16,7 @@ import (
 type Consent struct {
 	// Session is the session the decision holds for.
 	Session string `json:"session"`
-	// Digest is the approval's digest (askuser.ApprovalDigest).
+	// Digest is the approval's digest (approval.Digest).
 	Digest string `json:"digest"`
 	// Approved is the decision: true approved, false denied.
 	Approved bool `json:"approved"`

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // cases are the kit's cases, in the order they are reported. Each case
@@ -330,9 +331,9 @@ func notApproved(p *pend) error {
 	out := p.outcome()
 	v, _ := askuser.ApprovalVerdict(out)
 	switch {
-	case v.Status == askuser.Approved:
+	case v.Status == approval.Approved:
 		return fmt.Errorf("the approval ended approved (%s, decided by %s) with no person to approve it; a responder approves only what its person approved", out.Reason, v.DecidedBy)
-	case out.Reason == askuser.ReasonDeadline && (v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDeadline):
+	case out.Reason == askuser.ReasonDeadline && (v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline):
 		return fmt.Errorf("at the deadline the approval ended %s, want unresolved", v.Status)
 	}
 	return nil
@@ -344,9 +345,9 @@ func supersededUnresolved(p *pend) error {
 	out := p.outcome()
 	v, _ := askuser.ApprovalVerdict(out)
 	switch {
-	case out.Reason != askuser.ReasonSuperseded && v.Status == askuser.Approved:
+	case out.Reason != askuser.ReasonSuperseded && v.Status == approval.Approved:
 		return fmt.Errorf("the approval ended approved (%s) with no person to approve it", out.Reason)
-	case out.Reason == askuser.ReasonSuperseded && v.Status != askuser.Unresolved:
+	case out.Reason == askuser.ReasonSuperseded && v.Status != approval.Unresolved:
 		return fmt.Errorf("a superseded approval ended %s, want unresolved", v.Status)
 	}
 	return nil
@@ -364,7 +365,7 @@ func notHanded(_ *env, ps []*pend) error {
 			errs = append(errs, fmt.Errorf("%s: Handle failed: %w", p.name, p.err))
 			continue
 		}
-		if v, _ := askuser.ApprovalVerdict(p.out); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
+		if v, _ := askuser.ApprovalVerdict(p.out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 			errs = append(errs, fmt.Errorf("%s: the approval ended %s (%s), want unresolved with nobody to ask (unattended)", p.name, v.Status, p.out.Reason))
 		}
 	}

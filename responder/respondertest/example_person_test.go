@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responder/respondertest"
 )
 
@@ -57,7 +58,7 @@ func (p deskPerson) Choose(a *askuser.Ask, question, option int) error {
 }
 
 func (p deskPerson) Decide(a *askuser.Ask, choice string) error {
-	return p.d.receive(a.ID(), askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{choice}})
+	return p.d.receive(a.ID(), askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{choice}})
 }
 
 func (p deskPerson) Fill(a *askuser.Ask, answers []askuser.Answer) error {

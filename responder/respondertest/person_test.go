@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responder/respondertest"
 )
 
@@ -65,9 +66,9 @@ func (p inboxPerson) Choose(a *askuser.Ask, question, option int) error {
 
 func (p inboxPerson) Decide(a *askuser.Ask, choice string) error {
 	if p.b.approves {
-		choice = askuser.ApproveOnce
+		choice = approval.ApproveOnce
 	}
-	return p.b.click(a.ID(), askuser.ApprovalQuestionID, choice)
+	return p.b.click(a.ID(), approval.QuestionID, choice)
 }
 
 func checkWithPerson(t *testing.T, configure func(*inbox)) error {

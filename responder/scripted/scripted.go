@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -127,11 +128,11 @@ func (r *Responder) ResponderName() string {
 func (r *Responder) CanTakeApprovals() bool { return true }
 
 // Decide returns the step of a person who decides an approval: it reports
-// decision (askuser.ApproveOnce, ApproveSession, DenyOnce or DenySession)
+// decision (approval.ApproveOnce, ApproveSession, DenyOnce or DenySession)
 // with their note as the answer to the approval's question, and submits.
 func Decide(decision, note string) Step {
 	return Step{
-		Answer: &askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{decision}, Note: note},
+		Answer: &askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{decision}, Note: note},
 		End:    EndSubmit,
 	}
 }

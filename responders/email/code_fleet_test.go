@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natstest"
 	"github.com/askuser-go/askuser/store"
@@ -89,7 +90,7 @@ func TestFleetApprovalCode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v, _ := askuser.ApprovalVerdict(res); v.Status != askuser.Approved || v.DecidedBy != askuser.ByUser {
+			if v, _ := askuser.ApprovalVerdict(res); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser {
 				t.Errorf("A's verdict %+v; want approved by the user", v)
 			}
 		})

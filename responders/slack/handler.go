@@ -15,6 +15,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // maxBody caps an interaction request's body.
@@ -180,14 +181,14 @@ func (r *Responder) act(cb *slack.InteractionCallback, act *slack.BlockAction, e
 			return
 		}
 		choice := parts[0]
-		approve := choice == askuser.ApproveOnce || choice == askuser.ApproveSession
-		deny := choice == askuser.DenyOnce || choice == askuser.DenySession
+		approve := choice == approval.ApproveOnce || choice == approval.ApproveSession
+		deny := choice == approval.DenyOnce || choice == approval.DenySession
 		switch {
 		case approve && e.challenge != "":
 			r.openConfirm(cb, e, choice)
 		case approve || deny:
 			a.SetPrincipal(principal)
-			if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{choice}}); err != nil {
+			if err := a.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{choice}}); err != nil {
 				r.refused(cb, err)
 				return
 			}
@@ -334,7 +335,7 @@ func (r *Responder) viewSubmission(ctx context.Context, cb *slack.InteractionCal
 		if e.challenge == "" || got != e.challenge {
 			return fail(blockCode, "That is not the code the message shows.")
 		}
-		if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{rest}}); err != nil {
+		if err := a.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{rest}}); err != nil {
 			return fail(blockCode, reason(err))
 		}
 		if err := a.Submit(); err != nil {
