@@ -17,6 +17,7 @@ func TestRootImportGraph(t *testing.T) {
 		t.Skipf("go list is not available here: %v", err)
 	}
 	allowed := []string{
+		"github.com/askuser-go/askuser/approval",
 		"github.com/askuser-go/askuser/dialect/approvaltool",
 		"github.com/askuser-go/askuser/dialect/askusertool",
 		"github.com/askuser-go/askuser/internal/",
