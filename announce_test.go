@@ -46,7 +46,7 @@ func replicas(t *testing.T, resp func(i int) askuser.Responder) (*store.Memory, 
 	t.Cleanup(func() {
 		for _, o := range os {
 			_ = o.Close()
-			o.Wait()
+			o.WaitResponders()
 		}
 	})
 	return st, os
@@ -185,7 +185,7 @@ func TestFindWithoutStore(t *testing.T) {
 		}
 		answerChoice(t, a)
 		<-res
-		o.Wait()
+		o.WaitResponders()
 		if _, _, release, err := an.sessions.Find(context.Background(), "s", got.a.ID()); !errors.Is(err, askuser.ErrUnknownAsk) {
 			t.Errorf("Find of an ended ask without a store: %v; want ErrUnknownAsk", err)
 		} else {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvalwire"
 	"github.com/askuser-go/askuser/internal/builtin"
@@ -37,7 +38,7 @@ func (approvalDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
 		}
 		return nil, err
 	}
-	f, err := ApprovalForm(Approval{Action: c.Action, Reason: c.Reason, Risk: Risk(c.Risk), Details: c.Details}, c.TimeoutSeconds)
+	f, err := ApprovalForm(approval.Request{Action: c.Action, Reason: c.Reason, Risk: approval.Risk(c.Risk), Details: c.Details}, c.TimeoutSeconds)
 	if err != nil {
 		// The decoder's rules hold every limit ApprovalForm checks.
 		return nil, fmt.Errorf("askuser: the request_approval decoder accepted a call that ApprovalForm refuses: %w", err)
@@ -92,7 +93,7 @@ func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, erro
 			r.Quorum.Votes[i] = approvalwire.Vote{Principal: cv.Principal, Decision: string(cv.Decision), Via: cv.Via, At: cv.At, Counted: cv.Counted}
 		}
 	}
-	if v.Status == Unresolved {
+	if v.Status == approval.Unresolved {
 		r.Note = ""
 		r.Ended = endedOf(v.Ended)
 	} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/askusertool"
@@ -26,7 +27,7 @@ func TestRequestApprovalDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete the S3 bucket logs-2023", Reason: "Archived", Risk: askuser.RiskHigh, Details: "aws s3 rb s3://logs-2023"}, 90)
+	want, err := askuser.ApprovalForm(approval.Request{Action: "Delete the S3 bucket logs-2023", Reason: "Archived", Risk: approval.RiskHigh, Details: "aws s3 rb s3://logs-2023"}, 90)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestRequestApprovalDecode(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if got.Approval.Digest != askuser.ApprovalDigest("Delete the S3 bucket logs-2023", "aws s3 rb s3://logs-2023") {
+	if got.Approval.Digest != approval.Digest("Delete the S3 bucket logs-2023", "aws s3 rb s3://logs-2023") {
 		t.Errorf("digest %s", got.Approval.Digest)
 	}
 
@@ -113,13 +114,13 @@ func TestRequestApprovalMarshalForm(t *testing.T) {
 // undecided ending other than the four named ones is a fault, never a
 // decision.
 func TestRequestApprovalEncode(t *testing.T) {
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: "a", Reason: "r", Risk: askuser.RiskLow}, 10)
+	f, err := askuser.ApprovalForm(approval.Request{Action: "a", Reason: "r", Risk: approval.RiskLow}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	digest := askuser.ApprovalDigest("a", "")
+	digest := approval.Digest("a", "")
 	pick := func(v string) []askuser.FinalAnswer {
-		return []askuser.FinalAnswer{{QuestionID: askuser.ApprovalQuestionID, Selected: []string{v}, Note: " ok ", By: askuser.ByUser}}
+		return []askuser.FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{v}, Note: " ok ", By: askuser.ByUser}}
 	}
 	type top struct {
 		Status         string  `json:"status"`
@@ -140,20 +141,20 @@ func TestRequestApprovalEncode(t *testing.T) {
 		remember   string
 		remembered string
 	}{
-		{"submitted approve", askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: pick(askuser.ApproveOnce)}, "approved", "user", "", "ok", "", ""},
-		{"submitted approve for the session", askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: pick(askuser.ApproveSession)}, "approved", "user", "", "ok", "session", ""},
-		{"submitted deny", askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: pick(askuser.DenyOnce)}, "denied", "user", "", "ok", "", ""},
-		{"submitted deny for the session", askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: pick(askuser.DenySession)}, "denied", "user", "", "ok", "session", ""},
+		{"submitted approve", askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: pick(approval.ApproveOnce)}, "approved", "user", "", "ok", "", ""},
+		{"submitted approve for the session", askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: pick(approval.ApproveSession)}, "approved", "user", "", "ok", "session", ""},
+		{"submitted deny", askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: pick(approval.DenyOnce)}, "denied", "user", "", "ok", "", ""},
+		{"submitted deny for the session", askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: pick(approval.DenySession)}, "denied", "user", "", "ok", "session", ""},
 		{"submitted without a decision", askuser.Outcome{Reason: askuser.ReasonSubmitted}, "unresolved", "", "fault", "", "", ""},
 		{"declined", askuser.Outcome{Reason: askuser.ReasonDeclined}, "denied", "user", "", "", "", ""},
-		{"policy", askuser.Outcome{Reason: askuser.ReasonPolicy, Answers: pick(askuser.ApproveOnce)}, "approved", "policy", "", "ok", "", ""},
-		{"remembered", askuser.Outcome{Reason: askuser.ReasonRemembered, RememberedFrom: "ask-1", Answers: pick(askuser.DenyOnce)}, "denied", "remembered", "", "ok", "", "ask-1"},
-		{"deadline with approve picked", askuser.Outcome{Reason: askuser.ReasonDeadline, Answers: pick(askuser.ApproveOnce)}, "unresolved", "", "deadline", "", "", ""},
+		{"policy", askuser.Outcome{Reason: askuser.ReasonPolicy, Answers: pick(approval.ApproveOnce)}, "approved", "policy", "", "ok", "", ""},
+		{"remembered", askuser.Outcome{Reason: askuser.ReasonRemembered, RememberedFrom: "ask-1", Answers: pick(approval.DenyOnce)}, "denied", "remembered", "", "ok", "", "ask-1"},
+		{"deadline with approve picked", askuser.Outcome{Reason: askuser.ReasonDeadline, Answers: pick(approval.ApproveOnce)}, "unresolved", "", "deadline", "", "", ""},
 		{"unattended", askuser.Outcome{Reason: askuser.ReasonUnattended}, "unresolved", "", "unattended", "", "", ""},
-		{"dismissed with approve picked", askuser.Outcome{Reason: askuser.ReasonDismissed, Answers: pick(askuser.ApproveOnce)}, "unresolved", "", "dismissed", "", "", ""},
+		{"dismissed with approve picked", askuser.Outcome{Reason: askuser.ReasonDismissed, Answers: pick(approval.ApproveOnce)}, "unresolved", "", "dismissed", "", "", ""},
 		{"superseded", askuser.Outcome{Reason: askuser.ReasonSuperseded}, "unresolved", "", "superseded", "", "", ""},
-		{"fault with approve picked", askuser.Outcome{Reason: askuser.ReasonFault, Answers: pick(askuser.ApproveOnce)}, "unresolved", "", "fault", "", "", ""},
-		{"the caller went away", askuser.Outcome{Reason: askuser.ReasonCaller, Answers: pick(askuser.ApproveSession)}, "unresolved", "", "fault", "", "", ""},
+		{"fault with approve picked", askuser.Outcome{Reason: askuser.ReasonFault, Answers: pick(approval.ApproveOnce)}, "unresolved", "", "fault", "", "", ""},
+		{"the caller went away", askuser.Outcome{Reason: askuser.ReasonCaller, Answers: pick(approval.ApproveSession)}, "unresolved", "", "fault", "", "", ""},
 		{"an ending no orchestrator knows", askuser.Outcome{Reason: "exploded"}, "unresolved", "", "fault", "", "", ""},
 	}
 	for _, tt := range tests {
@@ -209,7 +210,7 @@ func FuzzRequestApprovalDecode(f *testing.F) {
 			}
 			return
 		}
-		if form.Approval == nil || form.Approval.Digest != askuser.ApprovalDigest(form.Approval.Action, form.Approval.Details) || form.Contract != "request_approval" {
+		if form.Approval == nil || form.Approval.Digest != approval.Digest(form.Approval.Action, form.Approval.Details) || form.Contract != "request_approval" {
 			t.Fatalf("form %+v", form)
 		}
 		if _, err := askuser.Normalize(form, dialect.Limits{}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/askusertool"
@@ -27,16 +28,16 @@ func TestApprovalDigest(t *testing.T) {
 	for _, tt := range tests {
 		sum := sha256.Sum256([]byte(tt.json))
 		want := "sha256:" + hex.EncodeToString(sum[:])
-		if got := askuser.ApprovalDigest(tt.action, tt.details); got != want {
-			t.Errorf("ApprovalDigest(%q, %q) = %s, want the digest of %s (%s)", tt.action, tt.details, got, tt.json, want)
+		if got := approval.Digest(tt.action, tt.details); got != want {
+			t.Errorf("approval.Digest(%q, %q) = %s, want the digest of %s (%s)", tt.action, tt.details, got, tt.json, want)
 		}
 	}
 	// Pinned as Python computes it: json.dumps([action, details],
 	// ensure_ascii=False, separators=(",", ":")), then SHA-256.
-	if got, want := askuser.ApprovalDigest("bell\x07", "\x1f\x7f"), "sha256:f686c681dd4b16365fcc45933ce7e29b07037be60905d52623d8ecab5617c730"; got != want {
-		t.Errorf("ApprovalDigest = %s, want Python's %s", got, want)
+	if got, want := approval.Digest("bell\x07", "\x1f\x7f"), "sha256:f686c681dd4b16365fcc45933ce7e29b07037be60905d52623d8ecab5617c730"; got != want {
+		t.Errorf("approval.Digest = %s, want Python's %s", got, want)
 	}
-	if askuser.ApprovalDigest("a", "b") == askuser.ApprovalDigest("a\",\"b", "") {
+	if approval.Digest("a", "b") == approval.Digest("a\",\"b", "") {
 		t.Error("two different approvals share a digest")
 	}
 }
@@ -44,19 +45,19 @@ func TestApprovalDigest(t *testing.T) {
 // TestApprovalFormRefuses: ApprovalForm checks each field and names what is
 // allowed.
 func TestApprovalFormRefuses(t *testing.T) {
-	ok := askuser.Approval{Action: "Delete bucket", Reason: "It is empty", Risk: askuser.RiskHigh}
+	ok := approval.Request{Action: "Delete bucket", Reason: "It is empty", Risk: approval.RiskHigh}
 	tests := []struct {
 		name string
-		edit func(*askuser.Approval)
+		edit func(*approval.Request)
 		want string
 	}{
-		{"no action", func(a *askuser.Approval) { a.Action = " " }, "Action is empty"},
-		{"long action", func(a *askuser.Approval) { a.Action = strings.Repeat("é", 201) }, "Action is 201 characters; allowed: at most 200"},
-		{"no reason", func(a *askuser.Approval) { a.Reason = "" }, "Reason is empty"},
-		{"long reason", func(a *askuser.Approval) { a.Reason = strings.Repeat("x", 501) }, "Reason is 501 characters; allowed: at most 500"},
-		{"no risk", func(a *askuser.Approval) { a.Risk = "" }, `Risk "" is not a risk; allowed: low, medium, high, irreversible`},
-		{"long details", func(a *askuser.Approval) { a.Details = strings.Repeat("x", 8<<10+1) }, "Details is 8193 bytes; allowed: at most 8192"},
-		{"bad UTF-8", func(a *askuser.Approval) { a.Details = "\xff" }, "not valid UTF-8"},
+		{"no action", func(a *approval.Request) { a.Action = " " }, "Action is empty"},
+		{"long action", func(a *approval.Request) { a.Action = strings.Repeat("é", 201) }, "Action is 201 characters; allowed: at most 200"},
+		{"no reason", func(a *approval.Request) { a.Reason = "" }, "Reason is empty"},
+		{"long reason", func(a *approval.Request) { a.Reason = strings.Repeat("x", 501) }, "Reason is 501 characters; allowed: at most 500"},
+		{"no risk", func(a *approval.Request) { a.Risk = "" }, `Risk "" is not a risk; allowed: low, medium, high, irreversible`},
+		{"long details", func(a *approval.Request) { a.Details = strings.Repeat("x", 8<<10+1) }, "Details is 8193 bytes; allowed: at most 8192"},
+		{"bad UTF-8", func(a *approval.Request) { a.Details = "\xff" }, "not valid UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +83,7 @@ func TestApprovalFormRefuses(t *testing.T) {
 // could decide.
 func TestApprovalFormShapeIsKept(t *testing.T) {
 	good := func() *askuser.Form {
-		f, err := askuser.ApprovalForm(askuser.Approval{Action: "Deploy", Reason: "The fix is ready", Risk: askuser.RiskMedium}, 30)
+		f, err := askuser.ApprovalForm(approval.Request{Action: "Deploy", Reason: "The fix is ready", Risk: approval.RiskMedium}, 30)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +147,7 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 // contract, or a question form asked in request_approval, is refused and
 // nobody is asked: neither contract could answer it in its own terms.
 func TestApprovalFormNeedsItsContract(t *testing.T) {
-	approval, err := askuser.ApprovalForm(askuser.Approval{Action: "Deploy", Reason: "The fix is ready", Risk: askuser.RiskLow}, 30)
+	approval, err := askuser.ApprovalForm(approval.Request{Action: "Deploy", Reason: "The fix is ready", Risk: approval.RiskLow}, 30)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/responders/auto"
+	"github.com/askuser-go/askuser/store"
 )
 
 // The approval every row asks: an irreversible action with details, and a
@@ -35,7 +37,7 @@ const (
 	apChangedCall = `{"action":"Delete the S3 bucket logs-2023","reason":"Its logs were archived to Glacier last week","risk":"irreversible","details":"aws s3 rb s3://logs-2023","timeout_seconds":60}`
 )
 
-var apDigest = askuser.ApprovalDigest(apAction, apDetails)
+var apDigest = approval.Digest(apAction, apDetails)
 
 // The results, by how the approval ended. %D is the digest, %F the ask a
 // remembered decision came from.
@@ -65,7 +67,7 @@ func res(tmpl, digest, from string) string {
 }
 
 func choose(value, note string) *askuser.Answer {
-	return &askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{value}, Note: note}
+	return &askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{value}, Note: note}
 }
 
 // capable declares that what it wraps takes approvals: a person answers
@@ -157,59 +159,59 @@ func TestApprovalOutcomeTable(t *testing.T) {
 	}{
 		{name: "the person approves once, with a note",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveOnce, "  after 18:00 only ")}, scripted.Step{End: scripted.EndSubmit})
+				return script(scripted.Step{Answer: choose(approval.ApproveOnce, "  after 18:00 only ")}, scripted.Step{End: scripted.EndSubmit})
 			},
 			want: resApprovedOnce, reason: askuser.ReasonSubmitted},
 		{name: "the person approves for the session",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveSession, "")}, scripted.Step{End: scripted.EndSubmit})
+				return script(scripted.Step{Answer: choose(approval.ApproveSession, "")}, scripted.Step{End: scripted.EndSubmit})
 			},
 			want: resApprovedSession, reason: askuser.ReasonSubmitted},
 		{name: "the person changes their mind before submitting",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveOnce, "")},
-					scripted.Step{Answer: choose(askuser.DenyOnce, "not before the audit")}, scripted.Step{End: scripted.EndSubmit})
+				return script(scripted.Step{Answer: choose(approval.ApproveOnce, "")},
+					scripted.Step{Answer: choose(approval.DenyOnce, "not before the audit")}, scripted.Step{End: scripted.EndSubmit})
 			},
 			want: resDeniedOnce, reason: askuser.ReasonSubmitted},
 		{name: "the person denies once, with a note",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.DenyOnce, "not before the audit")}, scripted.Step{End: scripted.EndSubmit})
+				return script(scripted.Step{Answer: choose(approval.DenyOnce, "not before the audit")}, scripted.Step{End: scripted.EndSubmit})
 			},
 			want: resDeniedOnce, reason: askuser.ReasonSubmitted},
 		{name: "the person denies for the session",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.DenySession, "")}, scripted.Step{End: scripted.EndSubmit})
+				return script(scripted.Step{Answer: choose(approval.DenySession, "")}, scripted.Step{End: scripted.EndSubmit})
 			},
 			want: resDeniedSession, reason: askuser.ReasonSubmitted},
 		{name: "the person declines: a denial",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveOnce, "")}, scripted.Step{End: scripted.EndDecline})
+				return script(scripted.Step{Answer: choose(approval.ApproveOnce, "")}, scripted.Step{End: scripted.EndDecline})
 			},
 			want: resDeclined, reason: askuser.ReasonDeclined},
 		{name: "the person dismisses the card after picking approve",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveOnce, "yes")}, scripted.Step{End: scripted.EndCancel})
+				return script(scripted.Step{Answer: choose(approval.ApproveOnce, "yes")}, scripted.Step{End: scripted.EndCancel})
 			},
 			want: resDismissed, reason: askuser.ReasonDismissed},
 		{name: "the deadline, with approve picked and not submitted",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveSession, "")})
+				return script(scripted.Step{Answer: choose(approval.ApproveSession, "")})
 			},
 			want: resDeadline, reason: askuser.ReasonDeadline},
 		{name: "the deadline, with approve checked as a draft",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Draft: choose(askuser.ApproveOnce, "")})
+				return script(scripted.Step{Draft: choose(approval.ApproveOnce, "")})
 			},
 			want: resDeadline, reason: askuser.ReasonDeadline},
 		{name: "the deadline, with a submit one second late",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveOnce, "")}, scripted.Step{Delay: 61 * time.Second, End: scripted.EndSubmit})
+				return script(scripted.Step{Answer: choose(approval.ApproveOnce, "")}, scripted.Step{Delay: 61 * time.Second, End: scripted.EndSubmit})
 			},
 			want: resDeadline, reason: askuser.ReasonDeadline},
 		{name: "the deadline, with a submit at exactly the deadline",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
 				return capable{&scripted.Responder{IgnoreContext: true, Steps: []scripted.Step{
-					{Answer: choose(askuser.ApproveOnce, "")}, {Delay: 60 * time.Second, End: scripted.EndSubmit}}}}
+					{Answer: choose(approval.ApproveOnce, "")}, {Delay: 60 * time.Second, End: scripted.EndSubmit}}}}
 			},
 			want: resDeadline, reason: askuser.ReasonDeadline},
 		{name: "nobody: no responder",
@@ -226,7 +228,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 		{name: "not ApprovalCapable: a ResponderFunc that picks approve and submits",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
 				return askuser.ResponderFunc(func(_ context.Context, a *askuser.Ask) error {
-					if err := a.Report(*choose(askuser.ApproveOnce, "")); err != nil {
+					if err := a.Report(*choose(approval.ApproveOnce, "")); err != nil {
 						return err
 					}
 					return a.Submit()
@@ -236,23 +238,23 @@ func TestApprovalOutcomeTable(t *testing.T) {
 		{name: "not ApprovalCapable: a script behind a ResponderFunc",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
 				// A ResponderFunc hides the script's own ApprovalCapable.
-				return askuser.ResponderFunc(scripted.New(scripted.Decide(askuser.ApproveOnce, "")).Respond)
+				return askuser.ResponderFunc(scripted.New(scripted.Decide(approval.ApproveOnce, "")).Respond)
 			},
 			want: resUnattended, reason: askuser.ReasonUnattended},
 		{name: "ApprovalCapable, but not now",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return notNow{scripted.New(scripted.Step{Answer: choose(askuser.ApproveOnce, "")}, scripted.Step{End: scripted.EndSubmit})}
+				return notNow{scripted.New(scripted.Step{Answer: choose(approval.ApproveOnce, "")}, scripted.Step{End: scripted.EndSubmit})}
 			},
 			want: resUnattended, reason: askuser.ReasonUnattended},
 		{name: "a fault: the responder fails after approve was picked",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveOnce, "")}, scripted.Step{Err: failed})
+				return script(scripted.Step{Answer: choose(approval.ApproveOnce, "")}, scripted.Step{Err: failed})
 			},
 			want: resFault, reason: askuser.ReasonFault},
 		{name: "a fault: the responder returns without an ending",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
 				return capable{askuser.ResponderFunc(func(_ context.Context, a *askuser.Ask) error {
-					return a.Report(*choose(askuser.ApproveOnce, ""))
+					return a.Report(*choose(approval.ApproveOnce, ""))
 				})}
 			},
 			want: resFault, reason: askuser.ReasonFault},
@@ -263,19 +265,19 @@ func TestApprovalOutcomeTable(t *testing.T) {
 			want: resFault, reason: askuser.ReasonFault},
 		{name: "a panic",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveOnce, "")}, scripted.Step{Panic: "index out of range"})
+				return script(scripted.Step{Answer: choose(approval.ApproveOnce, "")}, scripted.Step{Panic: "index out of range"})
 			},
 			want: resFault, reason: askuser.ReasonFault},
 		{name: "a supersede: the person wrote a message instead",
 			responder: func(o *askuser.Orchestrator) askuser.Responder {
-				r := scripted.New(scripted.Step{Answer: choose(askuser.ApproveOnce, "")}, scripted.Step{Delay: time.Second, End: scripted.EndSupersede})
+				r := scripted.New(scripted.Step{Answer: choose(approval.ApproveOnce, "")}, scripted.Step{Delay: time.Second, End: scripted.EndSupersede})
 				r.Supersede = o.Supersede
 				return capable{r}
 			},
 			want: resSuperseded, reason: askuser.ReasonSuperseded},
 		{name: "the caller goes away",
 			responder: func(*askuser.Orchestrator) askuser.Responder {
-				return script(scripted.Step{Answer: choose(askuser.ApproveSession, "")})
+				return script(scripted.Step{Answer: choose(approval.ApproveSession, "")})
 			},
 			cancelAt: 10 * time.Second, reason: askuser.ReasonCaller},
 	}
@@ -287,7 +289,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 				}
 				synctest.Test(t, func(t *testing.T) {
 					j := &approvalJournal{}
-					o := &askuser.Orchestrator{Journal: j, Logger: newDiscardLogger(), Asks: mode.asks()}
+					o := &askuser.Orchestrator{Consents: &store.MemoryConsents{}, Journal: j, Logger: newDiscardLogger(), Asks: mode.asks()}
 					defer o.Close()
 					o.Responder = tt.responder(o)
 					ctx, cancel := context.WithCancel(context.Background())
@@ -296,7 +298,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 						time.AfterFunc(tt.cancelAt, cancel)
 					}
 					out, err := approve(ctx, t, o, "s1", "call-1", apCall)
-					o.Wait()
+					o.WaitResponders()
 					recs := j.records()
 					if len(recs) != 1 {
 						t.Fatalf("%d journal records, want 1", len(recs))
@@ -312,7 +314,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 						if rec.Result != nil {
 							t.Errorf("the journal keeps a result nobody read: %s", rec.Result)
 						}
-						if cs, _ := o.ConsentStore().Consents(context.Background(), "s1"); len(cs) != 0 {
+						if cs, _ := o.Consents.Consents(context.Background(), "s1"); len(cs) != 0 {
 							t.Errorf("a pick nobody submitted was remembered: %+v", cs)
 						}
 						return
@@ -328,7 +330,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 					if string(rec.Result) != want {
 						t.Errorf("journal result %s", rec.Result)
 					}
-					if v, _ := askuser.ApprovalVerdict(out); v.Status == askuser.Unresolved && len(out.Answers) > 0 {
+					if v, _ := askuser.ApprovalVerdict(out); v.Status == approval.Unresolved && len(out.Answers) > 0 {
 						t.Errorf("an unresolved approval carries answers: %+v", out.Answers)
 					}
 				})
@@ -354,13 +356,13 @@ func TestApprovalRemembered(t *testing.T) {
 		name, value, first, then string
 		approved                 bool
 	}{
-		{"approved for the session", askuser.ApproveSession, resApprovedSession, resApprovedRemem, true},
-		{"denied for the session", askuser.DenySession, resDeniedSession, resDeniedRemem, false},
+		{"approved for the session", approval.ApproveSession, resApprovedSession, resApprovedRemem, true},
+		{"denied for the session", approval.DenySession, resDeniedSession, resDeniedRemem, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var asked atomic.Int32
 			j := &approvalJournal{}
-			o := &askuser.Orchestrator{Journal: j, Logger: newDiscardLogger(),
+			o := &askuser.Orchestrator{Consents: &store.MemoryConsents{}, Journal: j, Logger: newDiscardLogger(),
 				Responder: counted(&asked, script(scripted.Step{Answer: choose(tt.value, "")}, scripted.Step{End: scripted.EndSubmit}))}
 			first := mustApprove(t, o, "s1", "call-1", apCall)
 			checkResult(t, first, res(tt.first, apDigest, ""))
@@ -378,7 +380,7 @@ func TestApprovalRemembered(t *testing.T) {
 				t.Errorf("journal record: remembered from %q, answered by %s, approval %v", rec.RememberedFrom, rec.AnsweredBy, rec.Approval)
 			}
 
-			cs, err := o.ConsentStore().Consents(context.Background(), "s1")
+			cs, err := o.Consents.Consents(context.Background(), "s1")
 			if err != nil || len(cs) != 1 {
 				t.Fatalf("Consents = %+v, %v; want one", cs, err)
 			}
@@ -387,8 +389,8 @@ func TestApprovalRemembered(t *testing.T) {
 			}
 
 			for _, other := range []struct{ name, session, call, digest string }{
-				{"another action", "s1", apOtherCall, askuser.ApprovalDigest("Delete the S3 bucket logs-2022", "aws s3 rb s3://logs-2022 --force")},
-				{"the same action with other details", "s1", apChangedCall, askuser.ApprovalDigest(apAction, "aws s3 rb s3://logs-2023")},
+				{"another action", "s1", apOtherCall, approval.Digest("Delete the S3 bucket logs-2022", "aws s3 rb s3://logs-2022 --force")},
+				{"the same action with other details", "s1", apChangedCall, approval.Digest(apAction, "aws s3 rb s3://logs-2023")},
 				{"another session", "s2", apCall, apDigest},
 			} {
 				before := asked.Load()
@@ -401,7 +403,7 @@ func TestApprovalRemembered(t *testing.T) {
 				}
 			}
 
-			if err := o.ConsentStore().Revoke(context.Background(), "s1", apDigest); err != nil {
+			if err := o.Consents.Revoke(context.Background(), "s1", apDigest); err != nil {
 				t.Fatal(err)
 			}
 			before := asked.Load()
@@ -419,11 +421,11 @@ func TestApprovalRemembered(t *testing.T) {
 func TestApprovalNotRememberedWithoutAChoice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		policyOn := true
-		o := &askuser.Orchestrator{Logger: newDiscardLogger(), ApprovalPolicy: func(context.Context, string, *askuser.Approval) askuser.PolicyDecision {
+		o := &askuser.Orchestrator{Consents: &store.MemoryConsents{}, Logger: newDiscardLogger(), ApprovalPolicy: func(context.Context, string, *approval.Request) approval.PolicyDecision {
 			if policyOn {
-				return askuser.PolicyApprove
+				return approval.PolicyApprove
 			}
-			return askuser.PolicyAsk
+			return approval.PolicyAsk
 		}}
 		var steps []scripted.Step
 		o.Responder = capable{askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
@@ -434,19 +436,19 @@ func TestApprovalNotRememberedWithoutAChoice(t *testing.T) {
 		mustApprove(t, o, "s1", "", apCall) // the policy approves
 		policyOn = false
 		for _, s := range [][]scripted.Step{
-			{{Answer: choose(askuser.ApproveOnce, "")}, {End: scripted.EndSubmit}},
-			{{Answer: choose(askuser.DenyOnce, "")}, {End: scripted.EndSubmit}},
-			{{Answer: choose(askuser.ApproveSession, "")}, {End: scripted.EndDecline}},
-			{{Answer: choose(askuser.ApproveSession, "")}, {End: scripted.EndCancel}},
-			{{Answer: choose(askuser.ApproveSession, "")}},                         // the deadline
-			{{Answer: choose(askuser.ApproveSession, "")}, {Err: errors.New("x")}}, // a fault
-			{{Answer: choose(askuser.ApproveSession, "")}, {End: scripted.EndSupersede}},
+			{{Answer: choose(approval.ApproveOnce, "")}, {End: scripted.EndSubmit}},
+			{{Answer: choose(approval.DenyOnce, "")}, {End: scripted.EndSubmit}},
+			{{Answer: choose(approval.ApproveSession, "")}, {End: scripted.EndDecline}},
+			{{Answer: choose(approval.ApproveSession, "")}, {End: scripted.EndCancel}},
+			{{Answer: choose(approval.ApproveSession, "")}},                         // the deadline
+			{{Answer: choose(approval.ApproveSession, "")}, {Err: errors.New("x")}}, // a fault
+			{{Answer: choose(approval.ApproveSession, "")}, {End: scripted.EndSupersede}},
 		} {
 			steps = s
 			mustApprove(t, o, "s1", "", apCall)
-			o.Wait()
+			o.WaitResponders()
 		}
-		if cs, _ := o.ConsentStore().Consents(context.Background(), "s1"); len(cs) != 0 {
+		if cs, _ := o.Consents.Consents(context.Background(), "s1"); len(cs) != 0 {
 			t.Errorf("remembered without the person's choice for the session: %+v", cs)
 		}
 	})
@@ -460,20 +462,24 @@ func TestApprovalNotRememberedWithoutAChoice(t *testing.T) {
 func TestApprovalPolicy(t *testing.T) {
 	tests := []struct {
 		name   string
-		policy askuser.ApprovalPolicy
+		policy approval.Policy
 		want   string
 		asked  bool
 		reason askuser.Reason
 	}{
-		{"approve", func(context.Context, string, *askuser.Approval) askuser.PolicyDecision { return askuser.PolicyApprove },
+		{"approve", func(context.Context, string, *approval.Request) approval.PolicyDecision {
+			return approval.PolicyApprove
+		},
 			resApprovedPolicy, false, askuser.ReasonPolicy},
-		{"deny", func(context.Context, string, *askuser.Approval) askuser.PolicyDecision { return askuser.PolicyDeny },
+		{"deny", func(context.Context, string, *approval.Request) approval.PolicyDecision { return approval.PolicyDeny },
 			resDeniedPolicy, false, askuser.ReasonPolicy},
-		{"ask", func(context.Context, string, *askuser.Approval) askuser.PolicyDecision { return askuser.PolicyAsk },
+		{"ask", func(context.Context, string, *approval.Request) approval.PolicyDecision { return approval.PolicyAsk },
 			res(resApprovedOnce, apDigest, ""), true, askuser.ReasonSubmitted},
-		{"an unknown decision asks", func(context.Context, string, *askuser.Approval) askuser.PolicyDecision { return 42 },
+		{"an unknown decision asks", func(context.Context, string, *approval.Request) approval.PolicyDecision { return 42 },
 			res(resApprovedOnce, apDigest, ""), true, askuser.ReasonSubmitted},
-		{"panic asks", func(context.Context, string, *askuser.Approval) askuser.PolicyDecision { panic("allowlist not loaded") },
+		{"panic asks", func(context.Context, string, *approval.Request) approval.PolicyDecision {
+			panic("allowlist not loaded")
+		},
 			res(resApprovedOnce, apDigest, ""), true, askuser.ReasonSubmitted},
 	}
 	for _, tt := range tests {
@@ -482,15 +488,15 @@ func TestApprovalPolicy(t *testing.T) {
 			var logs bytes.Buffer
 			j := &approvalJournal{}
 			var seen []string
-			o := &askuser.Orchestrator{
+			o := &askuser.Orchestrator{Consents: &store.MemoryConsents{},
 				Journal: j,
 				Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
-				ApprovalPolicy: func(ctx context.Context, session string, a *askuser.Approval) askuser.PolicyDecision {
+				ApprovalPolicy: func(ctx context.Context, session string, a *approval.Request) approval.PolicyDecision {
 					seen = append(seen, session+" "+a.Action+" "+string(a.Risk)+" "+a.Digest)
 					a.Action = "changed by the policy" // a copy: changes nothing
 					return tt.policy(ctx, session, a)
 				},
-				Responder: counted(&asked, script(scripted.Step{Answer: choose(askuser.ApproveOnce, "after 18:00 only")}, scripted.Step{End: scripted.EndSubmit})),
+				Responder: counted(&asked, script(scripted.Step{Answer: choose(approval.ApproveOnce, "after 18:00 only")}, scripted.Step{End: scripted.EndSubmit})),
 			}
 			out := mustApprove(t, o, "s1", "call-1", apCall)
 			checkResult(t, out, res(tt.want, apDigest, ""))
@@ -509,7 +515,7 @@ func TestApprovalPolicy(t *testing.T) {
 			if strings.Contains(tt.name, "panic") != strings.Contains(logs.String(), "the approval policy panicked") {
 				t.Errorf("log: %s", logs.String())
 			}
-			if cs, _ := o.ConsentStore().Consents(context.Background(), "s1"); len(cs) != 0 {
+			if cs, _ := o.Consents.Consents(context.Background(), "s1"); len(cs) != 0 {
 				t.Errorf("a policy's decision was remembered: %+v", cs)
 			}
 		})
@@ -518,12 +524,12 @@ func TestApprovalPolicy(t *testing.T) {
 	t.Run("before a remembered decision", func(t *testing.T) {
 		var on atomic.Bool
 		o := &askuser.Orchestrator{Logger: newDiscardLogger(),
-			Responder: script(scripted.Step{Answer: choose(askuser.DenySession, "")}, scripted.Step{End: scripted.EndSubmit}),
-			ApprovalPolicy: func(context.Context, string, *askuser.Approval) askuser.PolicyDecision {
+			Responder: script(scripted.Step{Answer: choose(approval.DenySession, "")}, scripted.Step{End: scripted.EndSubmit}),
+			ApprovalPolicy: func(context.Context, string, *approval.Request) approval.PolicyDecision {
 				if on.Load() {
-					return askuser.PolicyApprove
+					return approval.PolicyApprove
 				}
-				return askuser.PolicyAsk
+				return approval.PolicyAsk
 			}}
 		mustApprove(t, o, "s1", "", apCall) // denied for the session
 		on.Store(true)
@@ -543,7 +549,7 @@ func TestApprovalReplay(t *testing.T) {
 	}
 	var asked atomic.Int32
 	o := &askuser.Orchestrator{Journal: jf, Logger: newDiscardLogger(),
-		Responder: counted(&asked, script(scripted.Step{Answer: choose(askuser.ApproveOnce, "after 18:00 only")}, scripted.Step{End: scripted.EndSubmit}))}
+		Responder: counted(&asked, script(scripted.Step{Answer: choose(approval.ApproveOnce, "after 18:00 only")}, scripted.Step{End: scripted.EndSubmit}))}
 	first := mustApprove(t, o, "s1", "call-1", apCall)
 	again := mustApprove(t, o, "s1", "call-1", `{"action":"something else entirely"}`)
 	if !again.Replayed || !bytes.Equal(again.Result, first.Result) || asked.Load() != 1 {
@@ -564,7 +570,7 @@ func TestApprovalReplay(t *testing.T) {
 		t.Errorf("replay after a restart: replayed %v, asked %d, result %s", out.Replayed, asked.Load(), out.Result)
 	}
 	v, ok := askuser.ApprovalVerdict(out)
-	if !ok || v.Status != askuser.Approved || v.Digest != apDigest {
+	if !ok || v.Status != approval.Approved || v.Digest != apDigest {
 		t.Errorf("the replayed outcome's verdict = %+v, %v; want approved with the digest", v, ok)
 	}
 	if other := mustApprove(t, restarted, "s2", "call-1", apCall); other.Replayed {
@@ -581,7 +587,7 @@ func TestApprovalConsentsSurviveARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &askuser.Orchestrator{Consents: cs, Logger: newDiscardLogger(),
-		Responder: script(scripted.Step{Answer: choose(askuser.ApproveSession, "")}, scripted.Step{End: scripted.EndSubmit})}
+		Responder: script(scripted.Step{Answer: choose(approval.ApproveSession, "")}, scripted.Step{End: scripted.EndSubmit})}
 	first := mustApprove(t, o, "s1", "", apCall)
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
@@ -600,8 +606,8 @@ func TestApprovalConsentsSurviveARestart(t *testing.T) {
 func TestApprovalFirstReachable(t *testing.T) {
 	var plain, able atomic.Int32
 	o := &askuser.Orchestrator{Logger: newDiscardLogger(), Responder: askuser.FirstReachable(
-		counted(&plain, askuser.ResponderFunc(scripted.New(scripted.Decide(askuser.ApproveOnce, "")).Respond)),
-		counted(&able, script(scripted.Step{Answer: choose(askuser.DenyOnce, "not before the audit")}, scripted.Step{End: scripted.EndSubmit})),
+		counted(&plain, askuser.ResponderFunc(scripted.New(scripted.Decide(approval.ApproveOnce, "")).Respond)),
+		counted(&able, script(scripted.Step{Answer: choose(approval.DenyOnce, "not before the audit")}, scripted.Step{End: scripted.EndSubmit})),
 	)}
 	checkResult(t, mustApprove(t, o, "s1", "", apCall), res(resDeniedOnce, apDigest, ""))
 	if plain.Load() != 0 || able.Load() != 1 {
@@ -627,11 +633,11 @@ func TestApprovalInvalidCall(t *testing.T) {
 // TestApprovalFormDefaultsToRequestApproval: a Form built with ApprovalForm
 // and no Dialect gets the request_approval result.
 func TestApprovalFormDefaultsToRequestApproval(t *testing.T) {
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: apAction, Reason: "Archived", Risk: askuser.RiskIrreversible, Details: apDetails}, 60)
+	f, err := askuser.ApprovalForm(approval.Request{Action: apAction, Reason: "Archived", Risk: approval.RiskIrreversible, Details: apDetails}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &askuser.Orchestrator{Responder: script(scripted.Step{Answer: choose(askuser.ApproveSession, "")}, scripted.Step{End: scripted.EndSubmit})}
+	o := &askuser.Orchestrator{Responder: script(scripted.Step{Answer: choose(approval.ApproveSession, "")}, scripted.Step{End: scripted.EndSubmit})}
 	out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Form: f})
 	if err != nil {
 		t.Fatal(err)

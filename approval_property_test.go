@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/store"
 )
@@ -49,7 +50,7 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 		for i := range n {
 			c := calls[rapid.IntRange(0, 1).Draw(rt, "call")]
 			session := rapid.SampledFrom([]string{"s1", "s2"}).Draw(rt, "session")
-			digest := askuser.ApprovalDigest(c.action, c.details)
+			digest := approval.Digest(c.action, c.details)
 			decision := "none"
 			if hasPolicy {
 				decision = rapid.SampledFrom([]string{"ask", "ask", "ask", "approve", "deny", "panic"}).Draw(rt, "policy")
@@ -68,16 +69,16 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				o := &askuser.Orchestrator{Consents: consents, Journal: &journal, Logger: newDiscardLogger()}
 				if hasPolicy {
-					o.ApprovalPolicy = func(context.Context, string, *askuser.Approval) askuser.PolicyDecision {
+					o.ApprovalPolicy = func(context.Context, string, *approval.Request) approval.PolicyDecision {
 						switch decision {
 						case "approve":
-							return askuser.PolicyApprove
+							return approval.PolicyApprove
 						case "deny":
-							return askuser.PolicyDeny
+							return approval.PolicyDeny
 						case "panic":
 							panic("the policy failed")
 						}
-						return askuser.PolicyAsk
+						return approval.PolicyAsk
 					}
 				}
 				p := &planned{steps: steps, tr: &tr, o: o}
@@ -97,22 +98,22 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 					time.AfterFunc(cancelAt, cancel)
 				}
 				out, err := o.Handle(ctx, askuser.Request{Session: session, Dialect: approvaltool.Dialect(), Arguments: []byte(call)})
-				o.Wait()
+				o.WaitResponders()
 				res = run{out: out, err: err}
 			})
 
 			// The oracle.
-			want := expectation{status: askuser.Unresolved}
+			want := expectation{status: approval.Unresolved}
 			prior, hasPrior := remembered[key{session, digest}]
 			switch {
 			case decision == "approve":
-				want = expectation{status: askuser.Approved, decidedBy: "policy"}
+				want = expectation{status: approval.Approved, decidedBy: "policy"}
 			case decision == "deny":
-				want = expectation{status: askuser.Denied, decidedBy: "policy"}
+				want = expectation{status: approval.Denied, decidedBy: "policy"}
 			case hasPrior:
-				want = expectation{status: askuser.Denied, decidedBy: "remembered", from: prior.AskID}
+				want = expectation{status: approval.Denied, decidedBy: "remembered", from: prior.AskID}
 				if prior.Approved {
-					want.status = askuser.Approved
+					want.status = approval.Approved
 				}
 			case reach != "capable":
 				want.ended = "unattended"
@@ -127,7 +128,7 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 				if !errors.Is(res.err, context.Canceled) || cancelAt == 0 || res.out != nil {
 					rt.Fatalf("request %d: Handle = %v, %v", i, res.out, res.err)
 				}
-				if want.status != askuser.Unresolved || want.ended != "deadline" && want.ended != "fault" {
+				if want.status != approval.Unresolved || want.ended != "deadline" && want.ended != "fault" {
 					// Only an ask still waiting can be left by its caller.
 					rt.Fatalf("request %d: the caller went away from an ask that had ended %+v", i, want)
 				}
@@ -138,7 +139,7 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 						i, decision, reach, tr, prior, got, want.result(digest))
 				}
 				// The property itself, said plainly.
-				if got.Status == askuser.Approved {
+				if got.Status == approval.Approved {
 					justified := got.DecidedBy == "user" && tr.ended == "submit" && isApprove(tr.accepted) ||
 						got.DecidedBy == "remembered" && hasPrior && prior.Approved && prior.AskID == got.RememberedFrom ||
 						got.DecidedBy == "policy" && decision == "approve"
@@ -147,7 +148,7 @@ func TestApprovalNeverApprovesByItself(t *testing.T) {
 					}
 				}
 				if want.decidedBy == "user" && want.remember {
-					remembered[key{session, digest}] = store.Consent{Approved: want.status == askuser.Approved, AskID: res.out.AskID}
+					remembered[key{session, digest}] = store.Consent{Approved: want.status == approval.Approved, AskID: res.out.AskID}
 				}
 				recs := journal.records()
 				if len(recs) != 1 || string(recs[0].Result) != string(res.out.Result) || recs[0].RememberedFrom != want.from {
@@ -198,7 +199,7 @@ var stepGen = rapid.Custom(func(t *rapid.T) step {
 	case "sleep":
 		s.d = rapid.SampledFrom([]time.Duration{1500 * time.Millisecond, 3700 * time.Millisecond}).Draw(t, "d")
 	case "report", "draft":
-		s.value = rapid.SampledFrom([]string{askuser.ApproveOnce, askuser.ApproveSession, askuser.DenyOnce, askuser.DenySession, "yes"}).Draw(t, "value")
+		s.value = rapid.SampledFrom([]string{approval.ApproveOnce, approval.ApproveSession, approval.DenyOnce, approval.DenySession, "yes"}).Draw(t, "value")
 	}
 	return s
 })
@@ -209,7 +210,7 @@ var (
 	stepsGen    = rapid.SliceOfN(stepGen, 0, 6)
 	decisiveGen = rapid.Custom(func(t *rapid.T) []step {
 		pause := step{kind: "sleep", d: rapid.SampledFrom([]time.Duration{100 * time.Millisecond, 3700 * time.Millisecond, 10300 * time.Millisecond}).Draw(t, "pause")}
-		v := rapid.SampledFrom([]string{askuser.ApproveOnce, askuser.ApproveSession, askuser.DenyOnce, askuser.DenySession}).Draw(t, "decision")
+		v := rapid.SampledFrom([]string{approval.ApproveOnce, approval.ApproveSession, approval.DenyOnce, approval.DenySession}).Draw(t, "decision")
 		return []step{{kind: "report", value: v}, pause, {kind: "submit"}}
 	})
 )
@@ -226,27 +227,27 @@ type truth struct {
 func (tr truth) expect() expectation {
 	switch tr.ended {
 	case "submit":
-		e := expectation{status: askuser.Denied, decidedBy: "user", remember: tr.accepted == askuser.ApproveSession || tr.accepted == askuser.DenySession}
+		e := expectation{status: approval.Denied, decidedBy: "user", remember: tr.accepted == approval.ApproveSession || tr.accepted == approval.DenySession}
 		if isApprove(tr.accepted) {
-			e.status = askuser.Approved
+			e.status = approval.Approved
 		}
 		return e
 	case "decline":
-		return expectation{status: askuser.Denied, decidedBy: "user"}
+		return expectation{status: approval.Denied, decidedBy: "user"}
 	case "cancel":
-		return expectation{status: askuser.Unresolved, ended: "dismissed"}
+		return expectation{status: approval.Unresolved, ended: "dismissed"}
 	case "unreachable":
-		return expectation{status: askuser.Unresolved, ended: "unattended"}
+		return expectation{status: approval.Unresolved, ended: "unattended"}
 	case "supersede":
-		return expectation{status: askuser.Unresolved, ended: "superseded"}
+		return expectation{status: approval.Unresolved, ended: "superseded"}
 	}
 	if tr.ctxDone {
-		return expectation{status: askuser.Unresolved, ended: "deadline"}
+		return expectation{status: approval.Unresolved, ended: "deadline"}
 	}
-	return expectation{status: askuser.Unresolved, ended: "fault"}
+	return expectation{status: approval.Unresolved, ended: "fault"}
 }
 
-func isApprove(v string) bool { return v == askuser.ApproveOnce || v == askuser.ApproveSession }
+func isApprove(v string) bool { return v == approval.ApproveOnce || v == approval.ApproveSession }
 
 type expectation struct {
 	status, decidedBy, ended, from string
@@ -310,11 +311,11 @@ func (p *planned) Respond(ctx context.Context, a *askuser.Ask) error {
 				return ctx.Err()
 			}
 		case "report":
-			if a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{s.value}}) == nil {
+			if a.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{s.value}}) == nil {
 				p.tr.accepted = s.value
 			}
 		case "draft":
-			_ = a.Draft(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{s.value}})
+			_ = a.Draft(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{s.value}})
 		case "submit":
 			return end("submit", a.Submit())
 		case "decline":

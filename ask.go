@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/internal/sharedask"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
@@ -165,18 +167,18 @@ type askState struct {
 }
 
 // applyChange applies f to st under the rules every change shares: an ask
-// that has ended takes no change (ErrClosed, nothing to write); once the
+// that has ended takes no change (ErrAskEnded, nothing to write); once the
 // deadline has come, an ask with no ending ends at it, f is not called, and
-// the ending is to be written (write, with ErrClosed); otherwise f's error
+// the ending is to be written (write, with ErrAskEnded); otherwise f's error
 // refuses the change, and without one, what f did is to be written. f
 // checks before it changes anything.
 func applyChange(st *askState, expires, now time.Time, f func(*askState) error) (write bool, err error) {
 	if st.end != nil {
-		return false, ErrClosed
+		return false, ErrAskEnded
 	}
 	if !now.Before(expires) {
 		st.end = &ending{reason: ReasonDeadline}
-		return true, ErrClosed
+		return true, ErrAskEnded
 	}
 	if err := f(st); err != nil {
 		return false, err
@@ -200,7 +202,7 @@ func (a *Ask) change(f func(*askState) error, force bool) error {
 	var err error
 	if force {
 		if a.end != nil {
-			return ErrClosed
+			return ErrAskEnded
 		}
 		err = f(&a.askState)
 	} else {
@@ -212,7 +214,7 @@ func (a *Ask) change(f func(*askState) error, force bool) error {
 	return err
 }
 
-// open returns ErrClosed when the ask has ended, or when its deadline has
+// open returns ErrAskEnded when the ask has ended, or when its deadline has
 // come, which ends it there.
 func (a *Ask) open() error {
 	if a.core != nil {
@@ -223,10 +225,10 @@ func (a *Ask) open() error {
 	a.mu.Unlock()
 	switch {
 	case ended:
-		return ErrClosed
+		return ErrAskEnded
 	case !time.Now().Before(a.form.ExpiresAt):
 		a.tryEnd(&ending{reason: ReasonDeadline})
-		return ErrClosed
+		return ErrAskEnded
 	}
 	return nil
 }
@@ -275,12 +277,16 @@ func (a *Ask) ToolCallID() string { return a.toolCallID }
 // Form is the normalized form. It must not be modified.
 func (a *Ask) Form() *Form { return a.form }
 
-// Shared reports whether the ask lives in a shared store
-// (Orchestrator.Asks): it outlives this process, and other processes show
-// it too. A responder that is closing leaves such an ask pending, rather
-// than ending it as having nobody to ask: another replica's person may
-// still answer it.
-func (a *Ask) Shared() bool { return a.fa != nil }
+// The module's card and MCP tasks leave an ask in a shared store
+// (Orchestrator.Asks) pending when they close, for another replica's
+// person, rather than ending it as having nobody to ask; no other
+// responder needs to know which kind of ask it holds.
+func init() {
+	sharedask.Is = func(v any) bool {
+		a, _ := v.(*Ask)
+		return a != nil && a.fa != nil
+	}
+}
 
 // Done is closed when the ask's outcome is final.
 func (a *Ask) Done() <-chan struct{} {
@@ -337,7 +343,7 @@ func (a *Ask) setFinal(out *Outcome) {
 // so it may read Outcome and call any method of the Ask; the functions
 // registered before the ask ended run one after another in the order they
 // were registered. A panic in f is logged and goes no further.
-// Orchestrator.Wait waits for every f whose ask is final. An EventDriven
+// Orchestrator.WaitResponders waits for every f whose ask is final. An EventDriven
 // responder uses AfterEnd to learn that an ask has ended without a
 // goroutine waiting for it.
 func (a *Ask) AfterEnd(f func()) {
@@ -359,7 +365,7 @@ func (a *Ask) AfterEnd(f func()) {
 	a.mu.Unlock()
 }
 
-// runAfterEnd runs fs in a goroutine that Orchestrator.Wait counts.
+// runAfterEnd runs fs in a goroutine that Orchestrator.WaitResponders counts.
 func (a *Ask) runAfterEnd(fs []func()) {
 	if len(fs) == 0 {
 		return
@@ -426,7 +432,7 @@ func (a *Ask) Accepted() []Answer {
 // sealed answer's secret value is sealed into the secret store and wiped;
 // it replaces the record under its name once the ask's final outcome
 // carries its reference, and never otherwise. After the ask has ended,
-// Report returns ErrClosed.
+// Report returns ErrAskEnded.
 func (a *Ask) Report(ans Answer) error {
 	return a.report(ans, false)
 }
@@ -448,7 +454,7 @@ func (a *Ask) Draft(ans Answer) error {
 // the person has unchecked what they had checked, and the deadline must
 // not apply it. An answer already reported stands. A question the call
 // does not ask returns an *AnswerError; after the ask has ended,
-// ClearDraft returns ErrClosed.
+// ClearDraft returns ErrAskEnded.
 func (a *Ask) ClearDraft(questionID string) error {
 	idx := a.indexOf(questionID)
 	if idx < 0 {
@@ -582,7 +588,7 @@ func (a *Ask) tryEnd(e *ending) bool {
 
 // Submit ends the ask: the person is done. It is refused with an
 // *UnansweredError while a required question has no accepted answer, and
-// with ErrClosed after the ask has ended.
+// with ErrAskEnded after the ask has ended.
 //
 // For an approval decided by a quorum (a route's, or Request.Approvers),
 // Submit casts a vote instead: the decision reported, by the principal
@@ -652,7 +658,7 @@ func (a *Ask) Votes() *route.Verdict {
 }
 
 // Decline ends the ask: the person declines the whole call. Nothing they
-// answered is passed on. It returns ErrClosed after the ask has ended.
+// answered is passed on. It returns ErrAskEnded after the ask has ended.
 //
 // For an approval decided by a quorum, Decline is the person's deny vote
 // (see Submit).
@@ -673,12 +679,12 @@ func (a *Ask) Decline() error {
 
 // Cancel ends the ask: the person dismissed it. onQuestion names the
 // question they were on, or is empty. The answers given so far are kept
-// (unless the contract drops them). It returns ErrClosed after the ask has
+// (unless the contract drops them). It returns ErrAskEnded after the ask has
 // ended.
 //
 // For an approval decided by a quorum, a person's dismissal of their own
 // card ends nothing while others can still vote: Cancel returns nil (or
-// ErrClosed) and the ask stays open until the votes decide it or it ends
+// ErrAskEnded) and the ask stays open until the votes decide it or it ends
 // otherwise.
 func (a *Ask) Cancel(onQuestion string) error {
 	if a.quorumRouting() != nil {
@@ -692,7 +698,7 @@ func (a *Ask) Cancel(onQuestion string) error {
 }
 
 // Unreachable ends the ask: nobody can be asked. The orchestrator applies
-// the unattended rules of the call's contract. It returns ErrClosed after
+// the unattended rules of the call's contract. It returns ErrAskEnded after
 // the ask has ended.
 func (a *Ask) Unreachable() error { return a.endWith(&ending{reason: ReasonUnattended}) }
 
@@ -760,7 +766,7 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 			by, src = ByRemembered, SourceRemembered
 		}
 		o.Status, o.AnsweredBy = StatusAnswered, by
-		o.Answers = []FinalAnswer{{QuestionID: ApprovalQuestionID, Selected: []string{e.decision}, By: by, Source: src}}
+		o.Answers = []FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{e.decision}, By: by, Source: src}}
 	case ReasonUnattended:
 		fills, ok := a.fills(false)
 		if ok && a.form.Unattended == UnattendedDefaults {

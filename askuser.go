@@ -36,7 +36,7 @@ import (
 //   - Return promptly once ctx is done, with whatever the person answered
 //     so far already reported. The orchestrator does not wait for it: it
 //     finalizes at the deadline with the answers it holds, and every report
-//     after that returns ErrClosed (first writer wins; at exactly ExpiresAt
+//     after that returns ErrAskEnded (first writer wins; at exactly ExpiresAt
 //     the deadline wins).
 //
 // Whatever Respond does, the orchestrator keeps the contract. A returned
@@ -45,7 +45,7 @@ import (
 // answers accepted so far, the fault on Outcome.Fault and in the log, never
 // in the result. An error returned after the ask has ended (its context is
 // done) changes nothing, since the outcome is already final; it is logged
-// as a warning, except ctx's own error and ErrClosed, which are the
+// as a warning, except ctx's own error and ErrAskEnded, which are the
 // expected way out. Respond may read the final outcome through Ask.Done and
 // Ask.Outcome, to show the person what was applied.
 //
@@ -95,7 +95,7 @@ type SecretCapable interface {
 // orchestrator's, while the caller's is blocked). Asked must not block. It keeps the ask wherever the responder
 // looks asks up, and returns; the responder then reports answers and ends
 // the ask through the *Ask from its own events, with every rule of Respond
-// (see Responder): each answer checked on arrival, one ending, ErrClosed
+// (see Responder): each answer checked on arrival, one ending, ErrAskEnded
 // once the ask has ended (at exactly ExpiresAt the deadline wins). It learns
 // that the ask has ended, and its final outcome, through Ask.AfterEnd; the
 // orchestrator finalizes at the first ending, at the deadline, when the

@@ -117,7 +117,7 @@ func BenchmarkPendingAskMemoryEventDriven(b *testing.B) {
 			ready.Done()
 			_, _ = o.Handle(context.Background(), Request{Session: "bench", Arguments: data})
 		}, func() { r.shown.Wait() }, func() { o.Supersede("bench") })
-		o.Wait()
+		o.WaitResponders()
 		if len(r.asks) != 0 {
 			b.Fatalf("%d asks still kept after every ask ended", len(r.asks))
 		}

@@ -190,7 +190,7 @@ func (s *syncBuffer) String() string {
 
 // TestErrorAfterTheEndingIsLogged: an error a responder returns after the
 // ask has ended changes nothing, and is logged as a warning; the expected
-// ways out (ctx's error, ErrClosed) are not.
+// ways out (ctx's error, ErrAskEnded) are not.
 func TestErrorAfterTheEndingIsLogged(t *testing.T) {
 	for name, tt := range map[string]struct {
 		ret  func(ctx context.Context, a *askuser.Ask) error
@@ -198,7 +198,7 @@ func TestErrorAfterTheEndingIsLogged(t *testing.T) {
 	}{
 		"another error": {func(context.Context, *askuser.Ask) error { return errors.New("the screen went away") }, true},
 		"ctx's error":   {func(ctx context.Context, _ *askuser.Ask) error { return ctx.Err() }, false},
-		"ErrClosed":     {func(_ context.Context, a *askuser.Ask) error { return a.Submit() }, false},
+		"ErrAskEnded":   {func(_ context.Context, a *askuser.Ask) error { return a.Submit() }, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -214,7 +214,7 @@ func TestErrorAfterTheEndingIsLogged(t *testing.T) {
 				if err != nil || out.Reason != askuser.ReasonDeadline || out.Fault != nil {
 					t.Fatalf("outcome %v, %v; want the deadline and no fault", out, err)
 				}
-				o.Wait()
+				o.WaitResponders()
 				if got := strings.Contains(logs.String(), "failed after the ask ended"); got != tt.warn {
 					t.Errorf("warned %v, want %v: %s", got, tt.warn, logs.String())
 				}
@@ -261,9 +261,9 @@ func TestSealingDoesNotHoldTheDeadline(t *testing.T) {
 		if len(out.Answers) != 0 {
 			t.Errorf("a secret sealed after the deadline was kept: %+v", out.Answers)
 		}
-		o.Wait()
-		if !errors.Is(reported, askuser.ErrClosed) {
-			t.Errorf("the late report returned %v, want ErrClosed", reported)
+		o.WaitResponders()
+		if !errors.Is(reported, askuser.ErrAskEnded) {
+			t.Errorf("the late report returned %v, want ErrAskEnded", reported)
 		}
 		if _, ok := store.get("s1", "GITHUB_TOKEN"); ok {
 			t.Error("the late secret is still in the store")

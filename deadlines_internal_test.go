@@ -94,7 +94,7 @@ func TestDeadlinesOneTimer(t *testing.T) {
 				t.Errorf("ending %d: %+v; want %+v", i+1, order[i], want[i])
 			}
 		}
-		o.Wait()
+		o.WaitResponders()
 		if n := o.heapLen(); n != 0 {
 			t.Errorf("%d asks left in the heap after every ask ended", n)
 		}

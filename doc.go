@@ -90,7 +90,7 @@ arrival (see [Form.CheckAnswer]), and a refused one returns an
 *[AnswerError] whose Reason a person can read, so the responder can ask
 again — and then ends the ask once: [Ask.Submit], [Ask.Decline],
 [Ask.Cancel] or [Ask.Unreachable]. Once ctx is done it returns promptly;
-every report after the end returns [ErrClosed]. The Responder interface's
+every report after the end returns [ErrAskEnded]. The Responder interface's
 comment is the whole contract. Validation, deadlines, defaults, sealing,
 provenance and the journal are the orchestrator's, so a responder cannot get
 them wrong.
@@ -117,7 +117,7 @@ by type assertion on the responder and then down the chain of
     calls Respond, so such a responder keeps a working one.
 
 Handle returns as soon as an outcome is final, which may be before the
-responder's Respond has returned. [Orchestrator.Wait] waits for every
+responder's Respond has returned. [Orchestrator.WaitResponders] waits for every
 Respond the orchestrator started — and for every Asked call and every
 AfterEnd function of a final ask — before a test reads a responder's state
 or a program shuts down.
@@ -179,8 +179,8 @@ The store is [Orchestrator.Secrets], a [secretstore.Store]: nil means a
 secretstore.Memory with a key made up for the life of the process, and
 secretstore.Dir keeps sealed records across restarts. Both stage values
 themselves; any other Store is given the same steps by secretstore.Staging.
-A tool turns a reference back into the value through
-[Orchestrator.SecretStore] with [secretstore.ResolveFor] (or
+A tool turns a reference back into the value through the same store
+with [secretstore.ResolveFor] (or
 [secretstore.Resolve], the session in the context), only for the session
 that owns it. A secret question is never resolved by default: nothing is
 filled in for it at the deadline or with nobody to ask, and an ask_user call
@@ -190,8 +190,8 @@ that holds one is then declined.
 
 Permission to act ("May I delete this bucket?") is not a question with a
 recommended answer: it must never resolve by itself. An approval is a form
-of its own, built by [ApprovalForm] from an [Approval] (the action, the
-reason, the [Risk], optional details) and asked through the same
+of its own, built by [ApprovalForm] from an [approval.Request] (the action, the
+reason, the [approval.Risk], optional details) and asked through the same
 orchestrator, responders and journal — or, from a model, through the
 request_approval tool. Its result says approved, denied or unresolved;
 [ApprovalVerdict] is the one place that decides which, and the rules are
@@ -210,14 +210,14 @@ short:
   - Only a responder that implements [ApprovalCapable] is given an
     approval; for any other nobody can be asked, so a responder written for
     questions can never approve by picking an option.
-  - The result carries the approval's digest ([ApprovalDigest] of the
+  - The result carries the approval's digest ([approval.Digest] of the
     action and its details). The embedding program computes the digest of
     what it is about to run and compares: a changed action is a new
     request.
 
 [Orchestrator.Consents] keeps remembered decisions (nil: in memory);
-journal.Consents keeps them in a file, across restarts and processes.
-[Orchestrator.ConsentStore] lists and revokes them.
+journal.Consents keeps them in a file, across restarts and processes. The
+embedding program lists and revokes them through the store it set there.
 
 # Journal
 

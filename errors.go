@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// ErrClosed is returned by every report on an ask that has ended: after an
+// ErrAskEnded is returned by every report on an ask that has ended: after an
 // ending, after the deadline (at exactly ExpiresAt the deadline wins), or
 // after the embedding program superseded it. Nothing of the report is kept.
-var ErrClosed = errors.New("askuser: the ask has ended; nothing more is accepted")
+var ErrAskEnded = errors.New("askuser: the ask has ended; nothing more is accepted")
 
 // ErrNoEnding is the fault recorded when a responder's Respond returns nil
 // without ending the ask.

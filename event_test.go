@@ -87,7 +87,7 @@ func TestEventDrivenAnswered(t *testing.T) {
 		}
 		answerChoice(t, a)
 		out := <-outc
-		o.Wait()
+		o.WaitResponders()
 		want := `{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["staging"],"other_text":null},{"id":"region","selected":["us"],"other_text":null}]}`
 		if got := string(out.Result); got != want {
 			t.Errorf("result = %s, want %s", got, want)
@@ -104,14 +104,14 @@ func TestEventDrivenAnswered(t *testing.T) {
 		if got := <-late; got != out {
 			t.Errorf("a late AfterEnd saw outcome %p, want the final one %p", got, out)
 		}
-		o.Wait()
+		o.WaitResponders()
 	})
 }
 
 // TestEventDrivenDeadline: with no event, the ask ends at its deadline
 // (with the declared default),
 // with nothing of the responder's running; an ending from an event after
-// the deadline is refused with ErrClosed, and so is one at exactly
+// the deadline is refused with ErrAskEnded, and so is one at exactly
 // ExpiresAt (the deadline wins the tie).
 func TestEventDrivenDeadline(t *testing.T) {
 	for _, at := range []string{"at ExpiresAt", "after ExpiresAt"} {
@@ -138,7 +138,7 @@ func TestEventDrivenDeadline(t *testing.T) {
 				})
 				out := <-outc
 				time.Sleep(2 * time.Second)
-				o.Wait()
+				o.WaitResponders()
 				if out.Reason != askuser.ReasonDeadline || out.Status != askuser.StatusTimedOut || out.AnsweredBy != askuser.ByTimeout {
 					t.Errorf("reason %s, status %s, by %s; want the deadline's timed_out by timeout", out.Reason, out.Status, out.AnsweredBy)
 				}
@@ -148,8 +148,8 @@ func TestEventDrivenDeadline(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				for i, err := range late {
-					if !errors.Is(err, askuser.ErrClosed) {
-						t.Errorf("event %d %s returned %v, want ErrClosed", i, at, err)
+					if !errors.Is(err, askuser.ErrAskEnded) {
+						t.Errorf("event %d %s returned %v, want ErrAskEnded", i, at, err)
 					}
 				}
 				if len(late) != 2 {
@@ -186,7 +186,7 @@ func TestEventDrivenSupersedeAndCaller(t *testing.T) {
 		if err := <-gone; !errors.Is(err, context.Canceled) {
 			t.Errorf("Handle of a caller that went away returned %v, want context.Canceled", err)
 		}
-		o.Wait()
+		o.WaitResponders()
 		if got := a2.Outcome(); got == nil || got.Reason != askuser.ReasonCaller {
 			t.Errorf("the second ask's outcome is %v, want one ended by its caller", got)
 		}
@@ -199,8 +199,8 @@ func TestEventDrivenSupersedeAndCaller(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("AfterEnd ran for %v, want once for each of %v", got, want)
 		}
-		if err := a1.Cancel(""); !errors.Is(err, askuser.ErrClosed) {
-			t.Errorf("an ending after Supersede returned %v, want ErrClosed", err)
+		if err := a1.Cancel(""); !errors.Is(err, askuser.ErrAskEnded) {
+			t.Errorf("an ending after Supersede returned %v, want ErrAskEnded", err)
 		}
 	})
 }
@@ -220,7 +220,7 @@ func TestEventDrivenPanic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Wait()
+		o.WaitResponders()
 		if out.Reason != askuser.ReasonFault || out.Status != askuser.StatusCancelled {
 			t.Errorf("reason %s, status %s; want a fault, cancelled", out.Reason, out.Status)
 		}
@@ -263,7 +263,7 @@ func TestEventDrivenChecksFirst(t *testing.T) {
 		if out := <-outc; out.Reason != askuser.ReasonDeclined {
 			t.Errorf("through FirstReachable the ask ended %s, want declined", out.Reason)
 		}
-		o.Wait()
+		o.WaitResponders()
 		if r.responded != 1 {
 			t.Errorf("FirstReachable called Respond %d times, want 1", r.responded)
 		}

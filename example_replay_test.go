@@ -34,7 +34,7 @@ func ExampleOrchestrator_Handle_replay() {
 	if err != nil {
 		panic(err)
 	}
-	o.Wait() // every Respond has returned
+	o.WaitResponders() // every Respond has returned
 
 	fmt.Println(string(first.Result))
 	fmt.Println(string(again.Result))

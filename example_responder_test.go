@@ -36,7 +36,7 @@ func (r chatResponder) Respond(ctx context.Context, a *askuser.Ask) error {
 			return a.Cancel(q.ID)
 		}
 		if err != nil {
-			return err // ErrClosed: the deadline came first.
+			return err // ErrAskEnded: the deadline came first.
 		}
 	}
 	return a.Submit()

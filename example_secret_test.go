@@ -14,7 +14,7 @@ import (
 // the moment it is accepted; the model gets only a reference. A tool the
 // embedding program runs turns the reference back into the value, for the
 // session that owns it.
-func ExampleOrchestrator_SecretStore() {
+func ExampleOrchestrator_secrets() {
 	person := askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
 		q := a.Form().Questions[0] // a sealed question: hand the answer over as a secret.Value
 		token := secret.FromString("ghp_" + strings.Repeat("x1Y2", 9))
@@ -23,7 +23,8 @@ func ExampleOrchestrator_SecretStore() {
 		}
 		return a.Submit()
 	})
-	o := &askuser.Orchestrator{Responder: person} // Secrets nil: sealed in memory
+	sealed := secretstore.NewMemory(nil) // sealed in memory, with a key made up for the process
+	o := &askuser.Orchestrator{Responder: person, Secrets: sealed}
 	args := []byte(`{"questions":[{"kind":"secret","header":"Token","question":"Paste a GitHub token to push the tag",
 		"secret_name":"GITHUB_TOKEN","purpose":"push the release tag"}]}`)
 	ctx := context.Background()
@@ -36,7 +37,7 @@ func ExampleOrchestrator_SecretStore() {
 
 	// The model passes the reference to a tool; the tool resolves it.
 	ref := out.Answers[0].SecretRef
-	v, err := secretstore.ResolveFor(ctx, o.SecretStore(), "s1", ref)
+	v, err := secretstore.ResolveFor(ctx, sealed, "s1", ref)
 	if err != nil {
 		panic(err)
 	}
@@ -44,7 +45,7 @@ func ExampleOrchestrator_SecretStore() {
 	v.Wipe() // done with it
 
 	// Another session holds no such secret.
-	_, err = secretstore.ResolveFor(ctx, o.SecretStore(), "s2", ref)
+	_, err = secretstore.ResolveFor(ctx, sealed, "s2", ref)
 	fmt.Println(err != nil)
 	// Output:
 	// {"status":"answered","answered_by":"user","answers":[{"id":"question_1","selected":[],"other_text":null,"secret_ref":"session:GITHUB_TOKEN"}]}

@@ -23,7 +23,7 @@ func ExampleOrchestrator_Begin() {
 		scripted.Step{End: scripted.EndSubmit},
 	)}
 	b := &askuser.Orchestrator{Asks: store}
-	defer func() { a.Close(); a.Wait(); b.Close() }()
+	defer func() { a.Close(); a.WaitResponders(); b.Close() }()
 
 	call := []byte(`{"questions":[{"id":"env","header":"Env","question":"Deploy where?","options":[
 	  {"label":"staging","description":"Safe to break"},{"label":"production","description":"Real users"}]}]}`)

@@ -154,8 +154,8 @@ func TestResponderIgnoresItsContext(t *testing.T) {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 		close(release)
-		if err := <-late; !errors.Is(err, askuser.ErrClosed) {
-			t.Errorf("a report after the deadline returned %v, want ErrClosed", err)
+		if err := <-late; !errors.Is(err, askuser.ErrAskEnded) {
+			t.Errorf("a report after the deadline returned %v, want ErrAskEnded", err)
 		}
 	})
 }
@@ -169,10 +169,10 @@ func TestReportAfterDeadlineRefused(t *testing.T) {
 		if err != nil || out.Reason != askuser.ReasonDeadline {
 			t.Fatalf("%v %v", out, err)
 		}
-		o.Wait() // the responder reports late, then returns
+		o.WaitResponders() // the responder reports late, then returns
 		for _, rep := range r.Reports() {
-			if !errors.Is(rep.Err, askuser.ErrClosed) {
-				t.Errorf("step %d after the deadline: %v, want ErrClosed", rep.Step, rep.Err)
+			if !errors.Is(rep.Err, askuser.ErrAskEnded) {
+				t.Errorf("step %d after the deadline: %v, want ErrAskEnded", rep.Step, rep.Err)
 			}
 		}
 		if len(r.Reports()) != 2 {
@@ -202,8 +202,8 @@ func TestReportAtExactlyTheDeadline(t *testing.T) {
 				}
 				synctest.Wait()
 				reps := r.Reports()
-				if last := reps[len(reps)-1]; !errors.Is(last.Err, askuser.ErrClosed) {
-					t.Errorf("the ending at the deadline returned %v, want ErrClosed", last.Err)
+				if last := reps[len(reps)-1]; !errors.Is(last.Err, askuser.ErrAskEnded) {
+					t.Errorf("the ending at the deadline returned %v, want ErrAskEnded", last.Err)
 				}
 			})
 		})
@@ -267,8 +267,8 @@ func TestEndingTwice(t *testing.T) {
 			t.Fatalf("%v %v", out, err)
 		}
 		synctest.Wait()
-		if !errors.Is(second, askuser.ErrClosed) {
-			t.Errorf("a second ending returned %v, want ErrClosed", second)
+		if !errors.Is(second, askuser.ErrAskEnded) {
+			t.Errorf("a second ending returned %v, want ErrAskEnded", second)
 		}
 	})
 }
@@ -349,7 +349,7 @@ func TestCheckPanicIsContained(t *testing.T) {
 				if err != nil || !again.Replayed || string(again.Result) != string(out.Result) {
 					t.Fatalf("the retry = %+v, %v; want the fault's outcome replayed", again, err)
 				}
-				o.Wait()
+				o.WaitResponders()
 			})
 		})
 	}
@@ -380,7 +380,7 @@ func TestBeginPanicReachesCaller(t *testing.T) {
 				if got != "journal index broke" {
 					t.Fatalf("Handle's caller recovered %v; want the journal's panic", got)
 				}
-				o.Wait()
+				o.WaitResponders()
 			})
 		})
 	}

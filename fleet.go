@@ -646,7 +646,7 @@ func (fl *fleet) deliver(fa *fleetAsk, out *Outcome) {
 			close(a.endCh)
 		}
 		a.mu.Unlock()
-		// AfterEnd functions are counted in Wait before any caller is
+		// AfterEnd functions are counted in WaitResponders before any caller is
 		// released, as finish does.
 		a.setFinal(out)
 	}
@@ -776,7 +776,7 @@ func (fl *fleet) change(fa *fleetAsk, f func(*askState) error, force bool) error
 	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
 		ended = nil
 		if r.Final != nil || r.Ending != nil {
-			return false, ErrClosed
+			return false, ErrAskEnded
 		}
 		st := r.state(n)
 		if principal != "" {

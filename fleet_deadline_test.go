@@ -50,7 +50,7 @@ func TestSharedDeadlineEndedWhereTheCallerWaits(t *testing.T) {
 		st := &electingStore{Memory: store.NewMemory(0)}
 		j := &approvalJournal{}
 		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
-		defer func() { o.Close(); o.Wait() }()
+		defer func() { o.Close(); o.WaitResponders() }()
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}

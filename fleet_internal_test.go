@@ -78,7 +78,7 @@ func TestFleetHoldsOnlyWhatItServes(t *testing.T) {
 			if err := o.Ready(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			defer func() { o.Close(); o.Wait() }()
+			defer func() { o.Close(); o.WaitResponders() }()
 			orch, cards = append(orch, o), append(cards, c)
 		}
 		stop, err := cards[1].s.Follow(context.Background(), "followed")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/route"
 )
 
@@ -52,12 +53,12 @@ type Record struct {
 	// Approval is what an approval asked the person to permit (nil for
 	// other asks); RememberedFrom names the ask whose remembered decision
 	// decided it, where one did.
-	Approval       *Approval  `json:"approval,omitempty"`
-	RememberedFrom string     `json:"remembered_from,omitempty"`
-	Questions      []Question `json:"questions"`
-	Status         Status     `json:"status"`
-	AnsweredBy     Provenance `json:"answered_by"`
-	Reason         Reason     `json:"reason"`
+	Approval       *approval.Request `json:"approval,omitempty"`
+	RememberedFrom string            `json:"remembered_from,omitempty"`
+	Questions      []Question        `json:"questions"`
+	Status         Status            `json:"status"`
+	AnsweredBy     Provenance        `json:"answered_by"`
+	Reason         Reason            `json:"reason"`
 	// Answers carry each answer's provenance (By, Source).
 	Answers     []FinalAnswer `json:"answers"`
 	CancelledOn string        `json:"cancelled_on,omitempty"`

@@ -82,9 +82,9 @@ func TestSecretLeaks(t *testing.T) {
 	}
 	// Handle returns at the ending, maybe before Respond has returned: wait
 	// for every responder before reading what they hold or wrote.
-	o.Wait()
-	o2.Wait()
-	o3.Wait()
+	o.WaitResponders()
+	o2.WaitResponders()
+	o3.WaitResponders()
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}

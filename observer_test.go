@@ -122,7 +122,7 @@ func TestObserverSharedStore(t *testing.T) {
 		for range 2 {
 			r, ob := newEvents(), &observed{}
 			o := &askuser.Orchestrator{Responder: r, Asks: st, Observer: ob, Logger: newDiscardLogger()}
-			defer func() { o.Close(); o.Wait() }()
+			defer func() { o.Close(); o.WaitResponders() }()
 			if err := o.Ready(context.Background()); err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/deadline"
 	"github.com/askuser-go/askuser/route"
@@ -43,9 +44,11 @@ type Orchestrator struct {
 	// Logger receives responder faults and store failures (nil:
 	// slog.Default()). No answer and no secret is ever logged.
 	Logger *slog.Logger
-	// Secrets keeps sealed answers (nil: a secretstore.Memory with a key
-	// made up for the life of the process). Tools resolve references
-	// through the same store: see SecretStore.
+	// Secrets keeps sealed answers. Tools resolve references through the
+	// same store (secretstore.ResolveFor), so a program that collects
+	// secrets sets it: secretstore.NewMemory(nil) keeps them in memory,
+	// secretstore.Dir across restarts. Nil seals them in a memory store of
+	// the orchestrator's own, which nothing outside it reads.
 	Secrets secretstore.Store
 	// ReplayLimit is how many finalized results are kept in memory for
 	// replay by tool-call id (zero: 10,000; negative: none).
@@ -55,9 +58,12 @@ type Orchestrator struct {
 	Journal Journal
 	// ApprovalPolicy decides approvals without asking where the embedding
 	// program has a rule (nil: a person decides every approval).
-	ApprovalPolicy ApprovalPolicy
+	ApprovalPolicy approval.Policy
 	// Consents keeps the approval decisions a person made for the rest of
-	// their session (nil: a store.MemoryConsents, forgotten at exit).
+	// their session; the embedding program lists and revokes them through
+	// the same store, so it sets one to do that (&store.MemoryConsents{}
+	// forgets at exit, journal.Consents keeps them in a file). Nil keeps
+	// them in a memory store of the orchestrator's own.
 	Consents store.Consents
 	// Asks keeps pending asks (nil: this process's memory, as fast as a
 	// map). Given a shared store (a store.Memory shared by several
@@ -199,11 +205,6 @@ func (o *Orchestrator) init() {
 
 func (o *Orchestrator) secrets() secretstore.Store { o.init(); return o.store }
 
-// SecretStore returns the store sealed answers go to: Secrets, or the
-// in-memory default. Tools resolve references through it with
-// secretstore.Resolve or secretstore.ResolveFor.
-func (o *Orchestrator) SecretStore() secretstore.Store { return o.secrets() }
-
 func (o *Orchestrator) logger() *slog.Logger {
 	if o.Logger != nil {
 		return o.Logger
@@ -221,7 +222,7 @@ func (o *Orchestrator) limits() dialect.Limits { return o.Limits.WithDefaults() 
 //
 // Handle returns when the outcome is final, which may be before the
 // responder's Respond has returned (the deadline does not wait for a
-// responder). Wait waits for those.
+// responder). WaitResponders waits for those.
 func (o *Orchestrator) Handle(ctx context.Context, req Request) (*Outcome, error) {
 	o.init()
 	d := req.dialect()
@@ -677,7 +678,8 @@ func (o *Orchestrator) Ready(ctx context.Context) error {
 // ErrOrchestratorClosed, and their asks stay pending in the store for
 // another process (or this one restarted) to serve. It also stops trying
 // journal records a failing journal has not taken (they are logged). Close
-// does not close the responder or the stores. It returns nil.
+// does not close the responder or the stores. It does not wait for the
+// responders either: WaitResponders does. It returns nil.
 func (o *Orchestrator) Close() error {
 	o.init()
 	if o.fl != nil {
@@ -687,20 +689,20 @@ func (o *Orchestrator) Close() error {
 	return nil
 }
 
-// Wait blocks until every Respond the orchestrator has started has
+// WaitResponders blocks until every Respond the orchestrator has started has
 // returned, and, for an EventDriven responder, every Asked call and every
 // function registered with Ask.AfterEnd whose ask is final. Handle returns
 // as soon as an ask's outcome is final, which may be before its responder
 // is done unwinding (the deadline does not wait for a responder); a test,
-// or a program shutting down, calls Wait before it reads a responder's
+// or a program shutting down, calls WaitResponders before it reads a responder's
 // state or releases what the responder uses. A responder that ignores its
-// context keeps Wait waiting. An EventDriven responder's pending asks do
-// not: Wait waits for their AfterEnd functions only once they have ended.
-func (o *Orchestrator) Wait() { o.running.Wait() }
+// context keeps WaitResponders waiting. An EventDriven responder's pending asks do
+// not: WaitResponders waits for their AfterEnd functions only once they have ended.
+func (o *Orchestrator) WaitResponders() { o.running.Wait() }
 
 // run calls the responder and turns a return without an ending, an error or
 // a panic into a fault. It runs in a goroutine of its own and counts in
-// Orchestrator.Wait until it returns.
+// Orchestrator.WaitResponders until it returns.
 func (a *Ask) run(ctx context.Context, r Responder) {
 	var err error
 	defer a.o.running.Done()
@@ -711,9 +713,9 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 		if ctx.Err() != nil {
 			// The ask's context ended (deadline, caller, or the ask itself
 			// ended): the orchestrator finalizes it, and what the responder
-			// does on its way out changes nothing. ctx's error and ErrClosed
+			// does on its way out changes nothing. ctx's error and ErrAskEnded
 			// are the expected way out; any other error is logged.
-			if err != nil && !errors.Is(err, ctx.Err()) && !errors.Is(err, ErrClosed) {
+			if err != nil && !errors.Is(err, ctx.Err()) && !errors.Is(err, ErrAskEnded) {
 				a.o.logger().Warn("askuser: the responder failed after the ask ended; the outcome stands", "ask", a.id, "responder", a.responder, "err", err)
 			}
 			return
@@ -735,7 +737,7 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 
 // notify tells an EventDriven responder about the ask, on the goroutine
 // that begins the ask, and turns a panic into a fault. It counts in
-// Orchestrator.Wait (begin has added it) until it returns.
+// Orchestrator.WaitResponders (begin has added it) until it returns.
 func (a *Ask) notify(ev EventDriven) {
 	defer a.o.running.Done()
 	defer func() {
@@ -972,7 +974,7 @@ func (o *Orchestrator) Begin(ctx context.Context, req Request) (askID string, er
 		return b.out.AskID, nil
 	}
 	// Nobody waits for the ask: a goroutine of its own finalizes it when
-	// it ends (Wait waits for it), and Await finds it until then.
+	// it ends (WaitResponders waits for it), and Await finds it until then.
 	o.running.Add(1)
 	go func() {
 		defer o.running.Done()

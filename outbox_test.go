@@ -92,7 +92,7 @@ func TestJournalDownOnSharedStore(t *testing.T) {
 		for range 2 {
 			r := newEvents()
 			o := &askuser.Orchestrator{Responder: r, Asks: st, Journal: j, Logger: newDiscardLogger()}
-			defer func() { o.Close(); o.Wait() }()
+			defer func() { o.Close(); o.WaitResponders() }()
 			if err := o.Ready(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -165,8 +165,8 @@ func TestSharedFinalizerGone(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		defer func() { b.Close(); b.Wait() }()
-		defer func() { close(stuck.release); a.Close(); a.Wait() }()
+		defer func() { b.Close(); b.WaitResponders() }()
+		defer func() { close(stuck.release); a.Close(); a.WaitResponders() }()
 		follow(t, ra, "s1")
 		if _, err := a.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
 			t.Fatal(err)
@@ -214,7 +214,7 @@ func TestSharedDeadlinePassesWhileCreating(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := slowCreateStore{store.NewMemory(0), 3 * time.Second}
 		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Logger: newDiscardLogger()}
-		defer func() { o.Close(); o.Wait() }()
+		defer func() { o.Close(); o.WaitResponders() }()
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -317,7 +317,7 @@ func TestIdempotentReplay(t *testing.T) {
 		if !second.Replayed || first.Replayed {
 			t.Errorf("Replayed: first %v, second %v; want false, true", first.Replayed, second.Replayed)
 		}
-		o.Wait()
+		o.WaitResponders()
 		if n := len(r.Reports()); n != 3 {
 			t.Errorf("the responder ran %d steps, want 3 (asked once)", n)
 		}
@@ -348,7 +348,7 @@ func TestConcurrentSameToolCall(t *testing.T) {
 				t.Errorf("results differ: %s vs %s", got, results[0])
 			}
 		}
-		o.Wait()
+		o.WaitResponders()
 		if n := len(r.Reports()); n != 3 {
 			t.Errorf("the responder ran %d steps, want 3 (asked once)", n)
 		}
@@ -470,7 +470,8 @@ func askResult(t *testing.T, o *askuser.Orchestrator, call string) string {
 }
 
 // TestDefaultStoreResolves: with no store configured, a secret is sealed
-// into the in-memory default, and nothing else about the ask changes.
+// into the in-memory default (which only a test reaches), and nothing
+// else about the ask changes.
 func TestDefaultStoreResolves(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := &askuser.Orchestrator{Responder: scripted.New(
@@ -481,7 +482,7 @@ func TestDefaultStoreResolves(t *testing.T) {
 		if !strings.Contains(got, `"secret_ref":"session:GITHUB_TOKEN"`) || strings.Contains(got, "canary") {
 			t.Errorf("result %s", got)
 		}
-		store := o.SecretStore()
+		store := askuser.SecretsOf(o) // the default, reached only from a test
 		v, err := secretstore.ResolveFor(context.Background(), store, "s1", "session:GITHUB_TOKEN")
 		if err != nil || string(v.Reveal()) != "default-store-canary-value" {
 			t.Errorf("resolving the reference from the default store: %v", err)
@@ -514,7 +515,7 @@ func TestLaterSecretReplacesTheRecord(t *testing.T) {
 // TestClearDraft: a draft the person has undone is not kept at the
 // deadline, in memory and on a shared store; a draft made again after it
 // is; an answer stands whatever becomes of a draft. ClearDraft refuses a
-// question the call does not ask, and answers ErrClosed after the end.
+// question the call does not ask, and answers ErrAskEnded after the end.
 func TestClearDraft(t *testing.T) {
 	form := func() *askuser.Form {
 		return &askuser.Form{TimeoutSeconds: 60, Questions: []askuser.Question{
@@ -569,7 +570,7 @@ func TestClearDraft(t *testing.T) {
 					if errs := r.Refused(); len(errs) != 0 {
 						t.Errorf("steps were refused: %v", errs)
 					}
-					o.Wait()
+					o.WaitResponders()
 				})
 			})
 		}
@@ -591,9 +592,9 @@ func TestClearDraft(t *testing.T) {
 				if _, err := o.Handle(t.Context(), askuser.Request{Session: "s", Form: form()}); err != nil {
 					t.Fatal(err)
 				}
-				o.Wait()
-				if err := a.ClearDraft("env"); !errors.Is(err, askuser.ErrClosed) {
-					t.Errorf("%s: ClearDraft after the end = %v; want ErrClosed", mode.name, err)
+				o.WaitResponders()
+				if err := a.ClearDraft("env"); !errors.Is(err, askuser.ErrAskEnded) {
+					t.Errorf("%s: ClearDraft after the end = %v; want ErrAskEnded", mode.name, err)
 				}
 			})
 		}

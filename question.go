@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -103,7 +104,7 @@ type Form struct {
 	DeclineKeepsAnswers bool `json:"decline_keeps_answers,omitempty"`
 	// Approval is what an approval form asks the person to permit; nil on
 	// every other form.
-	Approval *Approval `json:"approval,omitempty"`
+	Approval *approval.Request `json:"approval,omitempty"`
 	// DialectData belongs to the dialect that decoded the form: whatever
 	// its encoder needs to answer in the contract's own terms (which of
 	// its call shapes the call came in, say). The orchestrator and the

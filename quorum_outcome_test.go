@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
@@ -59,7 +60,7 @@ type vote struct{ who, sel string }
 
 // cast has the person vote through handle h, as a responder does: who
 // they are, their pick, and submit. A vote after the ask ended is refused
-// with ErrClosed, which is what the person would see.
+// with ErrAskEnded, which is what the person would see.
 func cast(t *testing.T, h *askuser.Ask, v vote) {
 	t.Helper()
 	h.SetPrincipal(v.who)
@@ -67,7 +68,7 @@ func cast(t *testing.T, h *askuser.Ask, v vote) {
 	if err == nil {
 		err = h.Submit()
 	}
-	if err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		t.Fatalf("%s's vote %s: %v", v.who, v.sel, err)
 	}
 }
@@ -106,7 +107,7 @@ func newQuorumRig(t *testing.T, shared bool) *quorumRig {
 		stop()
 		for _, o := range r.orch {
 			o.Close()
-			o.Wait()
+			o.WaitResponders()
 		}
 	})
 	return r
@@ -172,15 +173,15 @@ func oracle(m int, eligible []string, requester string, votes []vote, ending str
 		if v.who == requester || !contains(eligible, v.who) {
 			continue
 		}
-		if v.sel == askuser.DenyOnce || v.sel == askuser.DenySession {
-			return askuser.Denied, "", len(approved)
+		if v.sel == approval.DenyOnce || v.sel == approval.DenySession {
+			return approval.Denied, "", len(approved)
 		}
 		approved[v.who] = true
 		if len(approved) >= m {
-			return askuser.Approved, "", len(approved)
+			return approval.Approved, "", len(approved)
 		}
 	}
-	return askuser.Unresolved, ending, len(approved)
+	return approval.Unresolved, ending, len(approved)
 }
 
 func contains(list []string, s string) bool {
@@ -242,7 +243,7 @@ func pow(b, e int) int {
 // rowVotes is a row's votes: the requester's first (none, approve, deny),
 // then each eligible principal's in order, by the base-3 digits of combo.
 func rowVotes(n, combo, req int) []vote {
-	picks := []string{"", askuser.ApproveOnce, askuser.DenyOnce}
+	picks := []string{"", approval.ApproveOnce, approval.DenyOnce}
 	var votes []vote
 	if req > 0 {
 		votes = append(votes, vote{"agent", picks[req]})
@@ -266,7 +267,7 @@ func quorumRow(t *testing.T, shared bool, label string, m int, eligible []string
 			cast(t, hs[i%len(hs)], v)
 		}
 		wantStatus, wantEnded, wantApprovals := oracle(m, eligible, "agent", votes, ending)
-		if wantStatus == askuser.Unresolved {
+		if wantStatus == approval.Unresolved {
 			switch ending {
 			case "fault":
 				r.ballot.fail <- errors.New("the card's server went away")
@@ -303,7 +304,7 @@ func quorumRow(t *testing.T, shared bool, label string, m int, eligible []string
 		if v, ok := askuser.ApprovalVerdict(got.out); !ok || v.Status != wantStatus {
 			t.Errorf("%s: ApprovalVerdict = %+v, want %s", label, v, wantStatus)
 		}
-		r.orch[0].Wait()
+		r.orch[0].WaitResponders()
 		synctest.Wait()
 		recs := r.journal.records()
 		if len(recs) != 1 {

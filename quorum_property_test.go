@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
@@ -37,7 +38,7 @@ import (
 // with one consent store throughout.
 func TestQuorumNeverApprovesShort(t *testing.T) {
 	people := []string{"alice", "bob", "carol", "agent", "olivia", "mallory", ""}
-	picks := []string{askuser.ApproveOnce, askuser.ApproveOnce, askuser.ApproveSession, askuser.DenyOnce, askuser.DenySession}
+	picks := []string{approval.ApproveOnce, approval.ApproveOnce, approval.ApproveSession, approval.DenyOnce, approval.DenySession}
 	rapid.Check(t, func(rt *rapid.T) {
 		q := drawQuorum(rt)
 		parties := route.Parties{Requester: "agent", Owner: "olivia"}
@@ -143,11 +144,11 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 						}
 						if err == nil {
 							d := route.Approve
-							if e.pick == askuser.DenyOnce || e.pick == askuser.DenySession {
+							if e.pick == approval.DenyOnce || e.pick == approval.DenySession {
 								d = route.Deny
 							}
-							cast = append(cast, route.Vote{Principal: e.who, Decision: d, Remember: e.pick == askuser.ApproveSession || e.pick == askuser.DenySession})
-						} else if !errors.Is(err, askuser.ErrClosed) {
+							cast = append(cast, route.Vote{Principal: e.who, Decision: d, Remember: e.pick == approval.ApproveSession || e.pick == approval.DenySession})
+						} else if !errors.Is(err, askuser.ErrAskEnded) {
 							t.Fatalf("vote: %v", err)
 						}
 					case "wait":
@@ -165,7 +166,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 						}
 						stops[e.replica]()
 						orch[e.replica].Close()
-						orch[e.replica].Wait()
+						orch[e.replica].WaitResponders()
 						start(e.replica)
 					}
 				}
@@ -175,7 +176,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 				for i, o := range orch {
 					stops[i]()
 					o.Close()
-					o.Wait()
+					o.WaitResponders()
 				}
 			})
 			if herr != nil {
@@ -185,7 +186,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 			if err := json.Unmarshal(out.Result, &rr); err != nil {
 				rt.Fatalf("result %s: %v", out.Result, err)
 			}
-			if rr.Status == askuser.Approved {
+			if rr.Status == approval.Approved {
 				switch by := *rr.DecidedBy; by {
 				case "user":
 					if n := filled(q, parties, cast); n < q.Required {
@@ -203,7 +204,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 				Remember string `json:"remember"`
 			}
 			_ = json.Unmarshal(out.Result, &remember)
-			if remember.Remember == "session" && rr.Status == askuser.Approved && *rr.DecidedBy == "user" {
+			if remember.Remember == "session" && rr.Status == approval.Approved && *rr.DecidedBy == "user" {
 				if n := filledRemembering(q, parties, cast); n < q.Required {
 					rt.Fatalf("remembered with only %d places filled by people who chose the session; votes %+v", n, cast)
 				}

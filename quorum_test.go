@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
@@ -62,7 +63,7 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 			stop()
 			for _, o := range []*askuser.Orchestrator{o0, o1} {
 				o.Close()
-				o.Wait()
+				o.WaitResponders()
 			}
 		}()
 		res := make(chan result, 1)
@@ -95,12 +96,12 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 		mu.Lock()
 		current = twoPerson("mallory", "trent")
 		mu.Unlock()
-		cast(t, h1, vote{"alice", askuser.ApproveOnce})
+		cast(t, h1, vote{"alice", approval.ApproveOnce})
 		synctest.Wait() // the store's feed brings the vote to the other replica
 		if v := h0.Votes(); v == nil || v.Approvals != 1 || v.Summary() != "1 of 2 approved: alice via card" {
 			t.Errorf("the other replica's handle shows %+v", v)
 		}
-		cast(t, h0, vote{"bob", askuser.ApproveOnce})
+		cast(t, h0, vote{"bob", approval.ApproveOnce})
 		r := <-res
 		if r.err != nil {
 			t.Fatal(r.err)
@@ -110,7 +111,7 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 		policy := twoPerson("alice", "bob").Quorum
-		if rr.Status != askuser.Approved || rr.Quorum.Approvals != 2 || len(rr.Votes) != 2 || rr.ActionDigest != route.ActionDigest(apAction, apDetails, policy) {
+		if rr.Status != approval.Approved || rr.Quorum.Approvals != 2 || len(rr.Votes) != 2 || rr.ActionDigest != route.ActionDigest(apAction, apDetails, policy) {
 			t.Errorf("result %s", r.out.Result)
 		}
 		mu.Lock()
@@ -118,7 +119,7 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 			t.Errorf("Routes was called with %+v, want once with %+v", asked, want)
 		}
 		mu.Unlock()
-		o0.Wait()
+		o0.WaitResponders()
 		synctest.Wait()
 		recs := j.records()
 		if len(recs) != 1 {
@@ -196,16 +197,16 @@ func TestQuorumRemembers(t *testing.T) {
 			return r.out
 		}
 		// One approver chose the session, the other did not: not remembered.
-		out := ask(q, vote{"alice", askuser.ApproveSession}, vote{"bob", askuser.ApproveOnce})
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Approved || v.Remember {
+		out := ask(q, vote{"alice", approval.ApproveSession}, vote{"bob", approval.ApproveOnce})
+		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || v.Remember {
 			t.Errorf("half a quorum for the session: %+v", v)
 		}
 		if cs, _ := consents.Consents(context.Background(), "s1"); len(cs) != 0 {
 			t.Errorf("remembered %+v", cs)
 		}
 		// Both chose it: remembered, with both.
-		out = ask(q, vote{"alice", askuser.ApproveSession}, vote{"bob", askuser.ApproveSession})
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Approved || !v.Remember {
+		out = ask(q, vote{"alice", approval.ApproveSession}, vote{"bob", approval.ApproveSession})
+		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || !v.Remember {
 			t.Errorf("the full quorum for the session: %+v", v)
 		}
 		cs, _ := consents.Consents(context.Background(), "s1")
@@ -214,7 +215,7 @@ func TestQuorumRemembers(t *testing.T) {
 		}
 		// The same policy: decided without asking.
 		out = ask(q)
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Approved || v.DecidedBy != askuser.ByRemembered {
+		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || v.DecidedBy != askuser.ByRemembered {
 			t.Errorf("the same policy again: %+v", v)
 		}
 		// Another policy: asked again, and the deadline leaves it unresolved.
@@ -229,7 +230,7 @@ func TestQuorumRemembers(t *testing.T) {
 		if r := <-res; r.err != nil || !strings.Contains(string(r.out.Result), `"ended":"deadline"`) {
 			t.Errorf("another policy: %v %s", r.err, r.out.Result)
 		}
-		o.Wait()
+		o.WaitResponders()
 	})
 }
 
@@ -246,7 +247,7 @@ func TestQuorumDismissAndDecline(t *testing.T) {
 			res <- result{out, err}
 		}()
 		h := <-b.asks
-		cast(t, h, vote{"alice", askuser.ApproveOnce})
+		cast(t, h, vote{"alice", approval.ApproveOnce})
 		h.SetPrincipal("bob")
 		if err := h.Cancel(""); err != nil {
 			t.Fatalf("bob dismissing his card: %v", err)
@@ -265,9 +266,9 @@ func TestQuorumDismissAndDecline(t *testing.T) {
 		if err := json.Unmarshal(r.out.Result, &rr); err != nil {
 			t.Fatal(err)
 		}
-		if rr.Status != askuser.Denied || len(rr.Votes) != 2 || rr.Votes[1].Principal != "carol" || rr.Votes[1].Decision != "deny" || !rr.Votes[1].Counted {
+		if rr.Status != approval.Denied || len(rr.Votes) != 2 || rr.Votes[1].Principal != "carol" || rr.Votes[1].Decision != "deny" || !rr.Votes[1].Counted {
 			t.Errorf("result %s", r.out.Result)
 		}
-		o.Wait()
+		o.WaitResponders()
 	})
 }

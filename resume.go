@@ -16,7 +16,7 @@ import "context"
 //
 // When the tool call's ask is final, Resume returns its outcome, replayed,
 // and does not call f. When the ask has ended but is not final yet (its
-// finalization is under way), Resume returns ErrClosed and does not call
+// finalization is under way), Resume returns ErrAskEnded and does not call
 // f. When no ask answers the tool call, Resume returns ErrUnknownCall.
 // Otherwise it returns f's error.
 func (o *Orchestrator) Resume(ctx context.Context, session, toolCallID string, f func(a *Ask) error) (*Outcome, error) {
@@ -35,7 +35,7 @@ func (o *Orchestrator) Resume(ctx context.Context, session, toolCallID string, f
 // began, as superseded: its caller withdrew it (an MCP client cancelling
 // its task), so that nobody answered it. Its result is cancelled and
 // unattended, with the answers given so far, as Supersede's. It returns
-// ErrClosed when the ask had ended already and ErrUnknownCall when no ask
+// ErrAskEnded when the ask had ended already and ErrUnknownCall when no ask
 // answers the tool call.
 func (o *Orchestrator) Withdraw(ctx context.Context, session, toolCallID string) error {
 	a, release, out, err := o.take(ctx, session, toolCallID)
@@ -43,11 +43,11 @@ func (o *Orchestrator) Withdraw(ctx context.Context, session, toolCallID string)
 	case err != nil:
 		return err
 	case out != nil:
-		return ErrClosed
+		return ErrAskEnded
 	}
 	defer release()
 	if !a.tryEnd(&ending{reason: ReasonSuperseded}) {
-		return ErrClosed
+		return ErrAskEnded
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func TestResume(t *testing.T) {
 				var orch []*askuser.Orchestrator
 				for range 2 {
 					o := &askuser.Orchestrator{Responder: resumeHolder{}, Asks: st, Journal: j, Logger: newDiscardLogger()}
-					t.Cleanup(func() { o.Close(); o.Wait() })
+					t.Cleanup(func() { o.Close(); o.WaitResponders() })
 					if err := o.Ready(context.Background()); err != nil {
 						t.Fatal(err)
 					}

@@ -41,7 +41,7 @@ func TestResumeTaken(t *testing.T) {
 			defer func() {
 				for _, o := range []*askuser.Orchestrator{first, other} {
 					o.Close()
-					o.Wait()
+					o.WaitResponders()
 				}
 			}()
 			for _, o := range []*askuser.Orchestrator{first, other} {
@@ -80,8 +80,8 @@ func TestResumeTaken(t *testing.T) {
 			if out, err := first.Await(ctx, "s", "c2"); err != nil || out.Reason != askuser.ReasonSuperseded || out.AnsweredBy != askuser.ByUnattended {
 				t.Errorf("a withdrawn ask: %+v, %v; want superseded, unattended", out, err)
 			}
-			if err := other.Withdraw(ctx, "s", "c2"); !errors.Is(err, askuser.ErrClosed) {
-				t.Errorf("Withdraw of an ended ask: %v; want ErrClosed", err)
+			if err := other.Withdraw(ctx, "s", "c2"); !errors.Is(err, askuser.ErrAskEnded) {
+				t.Errorf("Withdraw of an ended ask: %v; want ErrAskEnded", err)
 			}
 			if _, err := other.Resume(ctx, "s", "nope", func(*askuser.Ask) error { return nil }); !errors.Is(err, askuser.ErrUnknownCall) {
 				t.Errorf("Resume of an unknown call: %v; want ErrUnknownCall", err)

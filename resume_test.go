@@ -53,7 +53,7 @@ func TestRequestAskedAt(t *testing.T) {
 				if !out.Form.AskedAt.Equal(wantAsked) || !out.Form.ExpiresAt.Equal(wantAsked.Add(300*time.Second)) {
 					t.Errorf("stamped %v … %v, want %v … %v", out.Form.AskedAt, out.Form.ExpiresAt, wantAsked, wantAsked.Add(300*time.Second))
 				}
-				o.Wait()
+				o.WaitResponders()
 			})
 		})
 	}

@@ -87,7 +87,7 @@ func TestRouteStepToldAfterTellerDies(t *testing.T) {
 			for _, o := range orch {
 				if !closed[o] {
 					o.Close()
-					o.Wait()
+					o.WaitResponders()
 				}
 			}
 		}()
@@ -115,7 +115,7 @@ func TestRouteStepToldAfterTellerDies(t *testing.T) {
 			t.Fatalf("at 61s the second step was told %d times by a replica that died before telling it", n)
 		}
 		d.Close()
-		d.Wait()
+		d.WaitResponders()
 		closed[d] = true
 		pe, err := st.Get(context.Background(), pendingKeyOf(t, st))
 		if err != nil {

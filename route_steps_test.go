@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
@@ -96,7 +97,7 @@ func TestRouteStepsInMemory(t *testing.T) {
 		if r.out.Status != askuser.StatusTimedOut || len(r.out.Answers) != 2 || r.out.Answers[1].Source != askuser.SourceDefault {
 			t.Errorf("the deadline ended it as %s with %+v; want timed_out with the defaults", r.out.Status, r.out.Answers)
 		}
-		o.Wait()
+		o.WaitResponders()
 		recs := j.records()
 		if len(recs) != 1 || recs[0].Step == nil || recs[0].Step.Step != 2 {
 			t.Fatalf("journal: %+v", recs)
@@ -132,7 +133,7 @@ func TestRouteStepsOnceAcrossReplicas(t *testing.T) {
 		defer func() {
 			for _, o := range orch {
 				o.Close()
-				o.Wait()
+				o.WaitResponders()
 			}
 		}()
 		res := make(chan result, 1)
@@ -146,7 +147,7 @@ func TestRouteStepsOnceAcrossReplicas(t *testing.T) {
 		}
 		time.Sleep(30 * time.Second)
 		orch[0].Close()
-		orch[0].Wait()
+		orch[0].WaitResponders()
 		if r := <-res; !errors.Is(r.err, askuser.ErrOrchestratorClosed) {
 			t.Fatalf("the closed replica's caller got %v", r.err)
 		}
@@ -237,7 +238,7 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 				defer func() {
 					for _, o := range orch {
 						o.Close()
-						o.Wait()
+						o.WaitResponders()
 					}
 				}()
 				res := make(chan result, 1)
@@ -245,7 +246,7 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 					out, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall)})
 					res <- result{out, err}
 				}()
-				cast(t, <-card.asks, vote{"alice", askuser.ApproveOnce})
+				cast(t, <-card.asks, vote{"alice", approval.ApproveOnce})
 				time.Sleep(31 * time.Second)
 				synctest.Wait()
 				var told []*askuser.Ask
@@ -255,7 +256,7 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 				if len(told) != 1 {
 					t.Fatalf("the second step was told %d times; want once", len(told))
 				}
-				cast(t, told[0], vote{"bob", askuser.ApproveOnce})
+				cast(t, told[0], vote{"bob", approval.ApproveOnce})
 				out := <-res
 				if out.err != nil {
 					t.Fatal(out.err)
@@ -264,11 +265,11 @@ func TestVoteViaIsTheStepsChannel(t *testing.T) {
 				if err := json.Unmarshal(out.out.Result, &rr); err != nil {
 					t.Fatal(err)
 				}
-				if rr.Status != askuser.Approved || len(rr.Votes) != 2 || rr.Votes[0].Via != "card" || rr.Votes[1].Via != "slack:#ops" {
+				if rr.Status != approval.Approved || len(rr.Votes) != 2 || rr.Votes[0].Via != "card" || rr.Votes[1].Via != "slack:#ops" {
 					t.Fatalf("result %s; want approved, alice via card, bob via slack:#ops", out.out.Result)
 				}
 				for _, o := range orch {
-					o.Wait()
+					o.WaitResponders()
 				}
 				synctest.Wait()
 				if recs := j.records(); len(recs) != 1 || recs[0].AnsweredVia != "slack:#ops" {
@@ -300,14 +301,14 @@ func TestQuestionAnsweredViaTheStepsChannel(t *testing.T) {
 				ops, other := &tally{}, &tally{}
 				o := &askuser.Orchestrator{Responder: card, Routes: oncallRoutes, Journal: j, Logger: newDiscardLogger(), Asks: st,
 					Channels: map[string]askuser.Responder{"slack:#ops": ops, "email": &tally{}}}
-				defer func() { o.Close(); o.Wait() }()
+				defer func() { o.Close(); o.WaitResponders() }()
 				second := o
 				if shared {
 					// Whichever replica the store's timer reaches tells
 					// the step.
 					second = &askuser.Orchestrator{Routes: oncallRoutes, Journal: j, Logger: newDiscardLogger(), Asks: st,
 						Channels: map[string]askuser.Responder{"slack:#ops": other, "email": &tally{}}}
-					defer func() { second.Close(); second.Wait() }()
+					defer func() { second.Close(); second.WaitResponders() }()
 					for _, x := range []*askuser.Orchestrator{o, second} {
 						if err := x.Ready(context.Background()); err != nil {
 							t.Fatal(err)
@@ -364,8 +365,8 @@ func TestQuestionAnsweredViaTheStepsChannel(t *testing.T) {
 				if r.out.Status != askuser.StatusAnswered || r.out.AnsweredVia != "slack:#ops" || r.out.Step == nil || r.out.Step.Step != 1 {
 					t.Errorf("the outcome: %s via %q, step %+v; want answered via slack:#ops in step 1", r.out.Status, r.out.AnsweredVia, r.out.Step)
 				}
-				o.Wait()
-				second.Wait()
+				o.WaitResponders()
+				second.WaitResponders()
 				synctest.Wait()
 				recs := j.records()
 				if len(recs) != 1 || recs[0].AnsweredVia != "slack:#ops" || recs[0].Step == nil || recs[0].Step.Step != 1 {

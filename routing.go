@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/route"
 )
 
@@ -126,11 +127,11 @@ func endingOf(r Reason, expires time.Time) *route.Ending {
 // decision and "for this session" choice.
 func decisionOf(sel string) (route.Decision, bool) {
 	switch sel {
-	case ApproveOnce:
+	case approval.ApproveOnce:
 		return route.Approve, false
-	case ApproveSession:
+	case approval.ApproveSession:
 		return route.Approve, true
-	case DenySession:
+	case approval.DenySession:
 		return route.Deny, true
 	}
 	return route.Deny, false
@@ -177,16 +178,16 @@ func (rt *routing) quorumOutcome(o *Outcome, votes []route.Vote, expires time.Ti
 	if !decisive(v) {
 		return
 	}
-	sel := DenyOnce
+	sel := approval.DenyOnce
 	switch {
 	case v.Status == route.Approved && v.Remember:
-		sel = ApproveSession
+		sel = approval.ApproveSession
 	case v.Status == route.Approved:
-		sel = ApproveOnce
+		sel = approval.ApproveOnce
 	case v.Remember:
-		sel = DenySession
+		sel = approval.DenySession
 	}
-	o.Answers = []FinalAnswer{{QuestionID: ApprovalQuestionID, Selected: []string{sel}, Note: decidingNote(v), By: ByUser, Source: SourcePerson}}
+	o.Answers = []FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{sel}, Note: decidingNote(v), By: ByUser, Source: SourcePerson}}
 	o.Principal = strings.Join(v.DecidedBy, ", ")
 }
 
@@ -280,12 +281,12 @@ func CheckRecordVotes(rec *Record) error {
 	if rec.Reason == ReasonSubmitted && !decisive(*v) {
 		return fmt.Errorf("it says the votes decided, but its votes add up to %s", v.Summary())
 	}
-	status := Unresolved
+	status := approval.Unresolved
 	switch v.Status {
 	case route.Approved:
-		status = Approved
+		status = approval.Approved
 	case route.Denied:
-		status = Denied
+		status = approval.Denied
 	}
 	if got := resultStatus(rec.Result); got != "" && got != status {
 		return fmt.Errorf("its result says %s, but its votes add up to %s", got, v.Summary())

@@ -112,15 +112,15 @@ func TestLaterAskKeepsEarlierSecret(t *testing.T) {
 		}},
 		{name: "deadline while sealing", slow: 100 * time.Second, want: first, ask2: func(ctx context.Context, a *askuser.Ask, _ func() string) error {
 			time.Sleep(290 * time.Second)
-			if err := a.Report(askuser.Answer{QuestionID: "question_1", Secret: secret.FromString(second)}); !errors.Is(err, askuser.ErrClosed) {
-				t.Errorf("a report sealed past the deadline returned %v, want ErrClosed", err)
+			if err := a.Report(askuser.Answer{QuestionID: "question_1", Secret: secret.FromString(second)}); !errors.Is(err, askuser.ErrAskEnded) {
+				t.Errorf("a report sealed past the deadline returned %v, want ErrAskEnded", err)
 			}
 			return nil
 		}},
 		{name: "fault while sealing", slow: 100 * time.Second, want: first, ask2: func(ctx context.Context, a *askuser.Ask, _ func() string) error {
 			go func() {
-				if err := a.Report(askuser.Answer{QuestionID: "question_1", Secret: secret.FromString(second)}); !errors.Is(err, askuser.ErrClosed) {
-					t.Errorf("a report sealed past the fault returned %v, want ErrClosed", err)
+				if err := a.Report(askuser.Answer{QuestionID: "question_1", Secret: secret.FromString(second)}); !errors.Is(err, askuser.ErrAskEnded) {
+					t.Errorf("a report sealed past the fault returned %v, want ErrAskEnded", err)
 				}
 			}()
 			time.Sleep(time.Second) // the report is sealing
@@ -194,7 +194,7 @@ func TestLaterAskKeepsEarlierSecret(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					o.Wait()
+					o.WaitResponders()
 					carried := false
 					for _, f := range out2.Answers {
 						carried = carried || f.SecretRef != ""

@@ -61,7 +61,7 @@ func follow(t *testing.T, r *events, sessions ...string) {
 func (f *fleet) close() {
 	for _, o := range f.orch {
 		o.Close()
-		o.Wait()
+		o.WaitResponders()
 	}
 }
 
@@ -250,7 +250,7 @@ func TestSharedDeadlineWithNobodyWaiting(t *testing.T) {
 }
 
 // TestSharedFirstEndingWins: two replicas end one ask at once; exactly one
-// ending takes effect, the other gets ErrClosed, and there is one record.
+// ending takes effect, the other gets ErrAskEnded, and there is one record.
 func TestSharedFirstEndingWins(t *testing.T) {
 	for round := range 20 {
 		synctest.Test(t, func(t *testing.T) {
@@ -268,8 +268,8 @@ func TestSharedFirstEndingWins(t *testing.T) {
 				switch {
 				case err == nil:
 					won++
-				case !errors.Is(err, askuser.ErrClosed):
-					t.Errorf("round %d: the losing ending got %v, want ErrClosed", round, err)
+				case !errors.Is(err, askuser.ErrAskEnded):
+					t.Errorf("round %d: the losing ending got %v, want ErrAskEnded", round, err)
 				}
 			}
 			if won != 1 {
@@ -297,8 +297,8 @@ func TestSharedDeadlineWinsTie(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Until(b.Form().ExpiresAt))
-		if err := b.Submit(); !errors.Is(err, askuser.ErrClosed) {
-			t.Errorf("submit at ExpiresAt: %v, want ErrClosed", err)
+		if err := b.Submit(); !errors.Is(err, askuser.ErrAskEnded) {
+			t.Errorf("submit at ExpiresAt: %v, want ErrAskEnded", err)
 		}
 		r := <-res
 		if r.out.Reason != askuser.ReasonDeadline {
@@ -350,7 +350,7 @@ func TestSharedSecretOnAnotherReplica(t *testing.T) {
 		if ans.SecretRef != "session:GITHUB_TOKEN" {
 			t.Errorf("secret ref %q", ans.SecretRef)
 		}
-		v, err := secretstore.ResolveFor(context.Background(), f.orch[0].SecretStore(), "s1", ans.SecretRef)
+		v, err := secretstore.ResolveFor(context.Background(), f.orch[0].Secrets, "s1", ans.SecretRef)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -404,7 +404,7 @@ func TestBeginAwaitInMemory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newEvents()
 		o := &askuser.Orchestrator{Responder: r, Logger: newDiscardLogger()}
-		defer o.Wait()
+		defer o.WaitResponders()
 		id, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)})
 		if err != nil {
 			t.Fatal(err)
@@ -571,7 +571,7 @@ func TestSharedStoreFailsAndRecovers(t *testing.T) {
 		r := newEvents()
 		j := &approvalJournal{}
 		o := &askuser.Orchestrator{Responder: r, Asks: store, Journal: j, Logger: newDiscardLogger()}
-		defer func() { o.Close(); o.Wait() }()
+		defer func() { o.Close(); o.WaitResponders() }()
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -609,7 +609,7 @@ func twoOn(t *testing.T, store store.Pending) ([]*askuser.Orchestrator, []*event
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { o.Close(); o.Wait() })
+		t.Cleanup(func() { o.Close(); o.WaitResponders() })
 		follow(t, r, "s1")
 		orch, cards = append(orch, o), append(cards, r)
 	}

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
@@ -56,7 +57,7 @@ func (c *voteCard) next(t *testing.T, id string) *askuser.Ask {
 func castVote(t *testing.T, h *askuser.Ask, who, sel string) {
 	t.Helper()
 	h.SetPrincipal(who)
-	if err := h.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{sel}}); err != nil {
+	if err := h.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{sel}}); err != nil {
 		t.Fatalf("%s's pick %s: %v", who, sel, err)
 	}
 	if err := h.Submit(); err != nil {
@@ -113,7 +114,7 @@ func TestFleetVotes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer func() { orch[i].Close(); orch[i].Wait() }()
+		defer func() { orch[i].Close(); orch[i].WaitResponders() }()
 		stop, err := cards[i].sessions.Follow(context.Background(), "prod")
 		if err != nil {
 			t.Fatal(err)
@@ -133,10 +134,10 @@ func TestFleetVotes(t *testing.T) {
 		ended   string
 		counted []bool
 	}{
-		{"one approval on each replica approves", 60, []castOn{{0, "alice", askuser.ApproveOnce}, {1, "bob", askuser.ApproveOnce}}, askuser.Approved, "", []bool{true, true}},
-		{"a deny on the other replica denies", 60, []castOn{{0, "alice", askuser.ApproveOnce}, {1, "bob", askuser.DenyOnce}}, askuser.Denied, "", []bool{true, true}},
-		{"a deny on the replica that began it denies", 60, []castOn{{1, "alice", askuser.ApproveOnce}, {0, "bob", askuser.DenyOnce}}, askuser.Denied, "", []bool{true, true}},
-		{"a partial quorum at the deadline is unresolved", 3, []castOn{{0, "alice", askuser.ApproveOnce}, {1, "agent", askuser.ApproveOnce}}, askuser.Unresolved, "deadline", []bool{true, false}},
+		{"one approval on each replica approves", 60, []castOn{{0, "alice", approval.ApproveOnce}, {1, "bob", approval.ApproveOnce}}, approval.Approved, "", []bool{true, true}},
+		{"a deny on the other replica denies", 60, []castOn{{0, "alice", approval.ApproveOnce}, {1, "bob", approval.DenyOnce}}, approval.Denied, "", []bool{true, true}},
+		{"a deny on the replica that began it denies", 60, []castOn{{1, "alice", approval.ApproveOnce}, {0, "bob", approval.DenyOnce}}, approval.Denied, "", []bool{true, true}},
+		{"a partial quorum at the deadline is unresolved", 3, []castOn{{0, "alice", approval.ApproveOnce}, {1, "agent", approval.ApproveOnce}}, approval.Unresolved, "deadline", []bool{true, false}},
 	}
 	for n, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/secretstore"
@@ -174,7 +175,7 @@ func TestAuthForgedRecordIsNotReplayed(t *testing.T) {
 			if !p.asked.Load() || out.Replayed {
 				t.Fatalf("asked = %v, replayed = %v: the forged record decided", p.asked.Load(), out.Replayed)
 			}
-			if v, _ := askuser.ApprovalVerdict(out); v.Status == askuser.Approved {
+			if v, _ := askuser.ApprovalVerdict(out); v.Status == approval.Approved {
 				t.Fatalf("the forged record approved: %s", out.Result)
 			}
 			if want := "does not verify"; name == "no MAC" {

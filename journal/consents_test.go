@@ -11,13 +11,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/store"
 )
 
 func consent(session, action string, approved bool) store.Consent {
 	return store.Consent{
-		Session: session, Digest: askuser.ApprovalDigest(action, ""), Approved: approved,
+		Session: session, Digest: approval.Digest(action, ""), Approved: approved,
 		Action: action, AskID: "ask-" + action, DecidedAt: t0,
 	}
 }
@@ -207,7 +208,7 @@ func (r *approver) Respond(ctx context.Context, a *askuser.Ask) error {
 	r.mu.Lock()
 	r.n++
 	r.mu.Unlock()
-	if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.ApproveSession}}); err != nil {
+	if err := a.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{approval.ApproveSession}}); err != nil {
 		return err
 	}
 	return a.Submit()
@@ -217,7 +218,7 @@ func (r *approver) Respond(ctx context.Context, a *askuser.Ask) error {
 // holds for a new orchestrator on the same file, which does not ask again.
 func TestConsentsAcrossRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "consents.jsonl")
-	form, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete bucket logs-2024", Reason: "It is empty", Risk: askuser.RiskHigh}, 60)
+	form, err := askuser.ApprovalForm(approval.Request{Action: "Delete bucket logs-2024", Reason: "It is empty", Risk: approval.RiskHigh}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,10 +229,10 @@ func TestConsentsAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Approved || v.DecidedBy != askuser.ByUser || !v.Remember {
+	if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser || !v.Remember {
 		t.Fatalf("first request: %+v, want approved by the user for the session", v)
 	}
-	o1.Wait()
+	o1.WaitResponders()
 	c1.Close()
 
 	second := &approver{}
@@ -241,11 +242,11 @@ func TestConsentsAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := askuser.ApprovalVerdict(out2)
-	if v.Status != askuser.Approved || v.DecidedBy != askuser.ByRemembered || v.RememberedFrom != out.AskID {
+	if v.Status != approval.Approved || v.DecidedBy != askuser.ByRemembered || v.RememberedFrom != out.AskID {
 		t.Errorf("after a restart: %+v; want approved, remembered from %s", v, out.AskID)
 	}
 	if second.n != 0 {
 		t.Errorf("the person was asked again %d times", second.n)
 	}
-	o2.Wait()
+	o2.WaitResponders()
 }

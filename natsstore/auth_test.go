@@ -9,7 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -171,14 +171,14 @@ func TestConsentsAuth(t *testing.T) {
 	js := single(t)
 	s := open(t, js, Config{Keys: ring(t, "k1", 1)})
 	c := s.Consents()
-	good := store.Consent{Session: "s1", Digest: askuser.ApprovalDigest("ls", ""), Approved: true, Action: "ls", AskID: "a1"}
+	good := store.Consent{Session: "s1", Digest: approval.Digest("ls", ""), Approved: true, Action: "ls", AskID: "a1"}
 	if err := c.Remember(ctx, good); err != nil {
 		t.Fatal(err)
 	}
 	if got, ok, err := c.Recall(ctx, "s1", good.Digest); err != nil || !ok || got != good {
 		t.Fatalf("Recall = %+v, %v, %v", got, ok, err)
 	}
-	bad := store.Consent{Session: "s1", Digest: askuser.ApprovalDigest("rm -rf /", ""), Approved: true, Action: "rm -rf /", AskID: "a2"}
+	bad := store.Consent{Session: "s1", Digest: approval.Digest("rm -rf /", ""), Approved: true, Action: "rm -rf /", AskID: "a2"}
 	plain, _ := askuserJSON(bad)
 	other := open(t, js, Config{Prefix: s.cfg.Prefix, Keys: ring(t, "k1", 2)}).Consents()
 	for name, put := range map[string]func() error{

@@ -151,7 +151,7 @@ func BenchmarkFleetAsks(b *testing.B) {
 				s := open(b, c.connect(b, 0), Config{Prefix: "asks", Keys: fleetKeys})
 				o.Asks, o.Journal = s.Asks(), s.Journal()
 			}
-			b.Cleanup(func() { o.Close(); o.Wait() })
+			b.Cleanup(func() { o.Close(); o.WaitResponders() })
 			if err := o.Ready(context.Background()); err != nil {
 				b.Fatal(err)
 			}

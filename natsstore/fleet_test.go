@@ -164,7 +164,7 @@ func newReplica(t testing.TB, c *cluster, i int, prefix string) *replica {
 // asks stay pending.
 func (r *replica) stop() {
 	r.o.Close()
-	r.o.Wait()
+	r.o.WaitResponders()
 }
 
 func fleetOf(t testing.TB, c *cluster, prefix string) []*replica {
@@ -454,12 +454,12 @@ func TestFleetManyAsks(t *testing.T) {
 			}
 			if err := a1.Report(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}}); err == nil {
 				acks[i].answers++
-			} else if !errors.Is(err, askuser.ErrClosed) {
+			} else if !errors.Is(err, askuser.ErrAskEnded) {
 				t.Errorf("ask %d: report: %v", i, err)
 			}
 			if err := a1.Report(askuser.Answer{QuestionID: "region", Selected: []string{"eu"}}); err == nil {
 				acks[i].answers++
-			} else if !errors.Is(err, askuser.ErrClosed) {
+			} else if !errors.Is(err, askuser.ErrAskEnded) {
 				t.Errorf("ask %d: report: %v", i, err)
 			}
 			var e1, e2 error

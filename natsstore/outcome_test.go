@@ -69,7 +69,7 @@ func TestOutcomeTableOnJetStream(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := &askuser.Orchestrator{Asks: s.Asks(), Journal: s.Journal(), Secrets: s.Secrets(), Logger: quiet()}
-			defer func() { o.Close(); o.Wait() }()
+			defer func() { o.Close(); o.WaitResponders() }()
 			if !tt.nobody {
 				r := scripted.New(tt.script...)
 				r.Supersede = o.Supersede
@@ -102,7 +102,7 @@ func TestOutcomeTableOnJetStream(t *testing.T) {
 			}
 			// The same tool call again replays, on a fresh orchestrator.
 			again := &askuser.Orchestrator{Asks: s.Asks(), Logger: quiet()}
-			defer func() { again.Close(); again.Wait() }()
+			defer func() { again.Close(); again.WaitResponders() }()
 			rep, err := again.Handle(context.Background(), askuser.Request{Session: session, ToolCallID: toolCall, Arguments: []byte(fmt.Sprintf(tt.call, timeout))})
 			if err != nil || !rep.Replayed || string(rep.Result) != tt.want {
 				t.Errorf("retry: %v, %v; want the replayed result", rep, err)

@@ -60,7 +60,7 @@ func TestFleetRouteStepsOnce(t *testing.T) {
 		ops, lead, cards = append(ops, o1), append(lead, l1), append(cards, cd)
 		o := &askuser.Orchestrator{Responder: cd, Asks: s.Asks(), Journal: s.Journal(), Secrets: s.Secrets(), Consents: s.Consents(),
 			Routes: routes, Channels: map[string]askuser.Responder{"slack:#ops": o1, "email": l1}, Logger: quiet()}
-		t.Cleanup(func() { o.Close(); o.Wait() })
+		t.Cleanup(func() { o.Close(); o.WaitResponders() })
 		if err := o.Ready(ctxFor(t)); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestFleetRouteStepsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	orch[0].Close()
-	orch[0].Wait()
+	orch[0].WaitResponders()
 	if err := <-res; !errors.Is(err, askuser.ErrOrchestratorClosed) {
 		t.Fatalf("the closed replica's caller got %v", err)
 	}

@@ -84,7 +84,7 @@ func newBenchRig(b *testing.B) *benchRig {
 	b.Cleanup(func() {
 		for _, o := range []*askuser.Orchestrator{g.off, g.on, g.metrics, g.queued} {
 			o.Close()
-			o.Wait()
+			o.WaitResponders()
 		}
 		obsQ.Close()
 		for _, s := range []func(context.Context) error{tp.Shutdown, mp.Shutdown, mpOnly.Shutdown, tpQ.Shutdown, mpQ.Shutdown} {
@@ -241,7 +241,7 @@ func BenchmarkAskJournaled(b *testing.B) {
 		o.Journal = j
 		b.Cleanup(func() {
 			o.Close()
-			o.Wait()
+			o.WaitResponders()
 			_ = j.Close()
 		})
 	}

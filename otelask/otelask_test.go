@@ -24,6 +24,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/otelask"
 	"github.com/askuser-go/askuser/secret"
@@ -111,7 +112,7 @@ func newQueuedRig(t *testing.T, r askuser.Responder, queue int, procs ...sdktrac
 	}
 	g.obs = obs
 	g.o = &askuser.Orchestrator{Responder: r, Observer: obs, Logger: slog.New(slog.DiscardHandler)}
-	t.Cleanup(func() { g.o.Close(); g.o.Wait(); obs.Close() })
+	t.Cleanup(func() { g.o.Close(); g.o.WaitResponders(); obs.Close() })
 	return g
 }
 
@@ -253,7 +254,7 @@ var endings = []struct {
 		name:    "approved",
 		call:    approvalCall,
 		approve: true,
-		act:     submit(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.ApproveOnce}}),
+		act:     submit(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{approval.ApproveOnce}}),
 		attrs:   map[string]string{"askuser.status": "answered", "askuser.answered_by": "user", "askuser.reason": "submitted", "askuser.approval.decision": "approved", "askuser.question.recommended": "0"},
 		metrics: map[string]string{"askuser.approvals{askuser.answered_by=user,askuser.approval.decision=approved}": "1"},
 	},
@@ -261,7 +262,7 @@ var endings = []struct {
 		name:    "denied",
 		call:    approvalCall,
 		approve: true,
-		act:     submit(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.DenyOnce}}),
+		act:     submit(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{approval.DenyOnce}}),
 		attrs:   map[string]string{"askuser.status": "answered", "askuser.answered_by": "user", "askuser.reason": "submitted", "askuser.approval.decision": "denied", "askuser.question.recommended": "0"},
 		metrics: map[string]string{"askuser.approvals{askuser.answered_by=user,askuser.approval.decision=denied}": "1"},
 	},
@@ -316,7 +317,7 @@ func testEveryEnding(t *testing.T, queue int) {
 					tt.during(g)
 				}
 				out := <-res
-				g.o.Wait()
+				g.o.WaitResponders()
 
 				sp := g.theSpan(t)
 				if want := "execute_tool " + tool; sp.Name() != want || sp.SpanKind() != trace.SpanKindInternal {
@@ -489,7 +490,7 @@ func testNoAnswerTextOrSecret(t *testing.T, queue int) {
 			t.Fatalf("Handle: %v, %+v", err, out)
 		}
 	}
-	g.o.Wait()
+	g.o.WaitResponders()
 	var seen []string
 	for _, sp := range g.ended() {
 		seen = append(seen, sp.Name(), sp.Status().Description)
@@ -568,7 +569,7 @@ func testTraceParentAfterTheCaller(t *testing.T, queue int) {
 				if n := g.o.Supersede("s1"); n != 1 {
 					t.Fatalf("superseded %d asks, want 1", n)
 				}
-				g.o.Wait()
+				g.o.WaitResponders()
 				synctest.Wait()
 				sp := g.theSpan(t)
 				if !sp.Parent().Equal(parent) {

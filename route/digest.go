@@ -15,7 +15,7 @@ import (
 // changing who may approve (an approver, a group's members, Required,
 // Veto, ExcludeOwner) asks again.
 //
-// With q nil it is askuser.ApprovalDigest(action, details): the SHA-256
+// With q nil it is approval.Digest(action, details): the SHA-256
 // of the JSON array [action, details], so requests without a quorum keep
 // the digests (and the remembered decisions) they have today. With a
 // policy, it is
@@ -30,11 +30,11 @@ import (
 // and eligible sorted and de-duplicated so that the order of a list never
 // matters: principals first as {"principal":P}, sorted by P; then groups
 // as {"group":G,"per_member":true|false,"members":[...]}, sorted by G,
-// members sorted. Every string is written as askuser.ApprovalDigest writes
+// members sorted. Every string is written as approval.Digest writes
 // its strings (UTF-8; only '"', '\', and the control characters below
 // U+0020 escaped), without white space.
 //
-// The integration computes it where askuser.ApprovalDigest is computed
+// The integration computes it where approval.Digest is computed
 // today, once the route (and so the policy) of the request is known, and
 // puts it on the approval in its place: in the result's action_digest,
 // the consent looked up and stored, and the journal.

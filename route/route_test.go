@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/route"
 	"github.com/google/go-cmp/cmp"
 )
@@ -159,13 +159,13 @@ func TestRouteJSON(t *testing.T) {
 	}
 }
 
-// TestActionDigest: without a policy it is askuser.ApprovalDigest; with
+// TestActionDigest: without a policy it is approval.Digest; with
 // one, the documented bytes; the order of the eligible lists never
 // matters; changing who may approve changes it.
 func TestActionDigest(t *testing.T) {
 	action, details := "Delete the S3 bucket logs-2023", "aws s3 rb s3://logs-2023 --force\n\"quoted\"\x01"
-	if got, want := route.ActionDigest(action, details, nil), askuser.ApprovalDigest(action, details); got != want {
-		t.Errorf("ActionDigest without a policy = %s, want ApprovalDigest's %s", got, want)
+	if got, want := route.ActionDigest(action, details, nil), approval.Digest(action, details); got != want {
+		t.Errorf("ActionDigest without a policy = %s, want approval.Digest's %s", got, want)
 	}
 	q := &route.Quorum{Required: 2, Eligible: []route.Approver{
 		{Group: "sre", Members: []string{"bob@example.com", "alice@example.com"}},

@@ -9,7 +9,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"pgregory.net/rapid"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
@@ -222,7 +222,7 @@ func TestApprovalResults(t *testing.T) {
 	o := Options{Dialect: approvalwire.ToolName}
 	result := mustCompile(t, "result.json", o.ResultSchema())
 	out := mustCompile(t, "outputSchema.json", indent(parseTree(t, o.MCP()).child("outputSchema")))
-	digest := askuser.ApprovalDigest("a", "")
+	digest := approval.Digest("a", "")
 	var rs []approvalwire.Result
 	for _, by := range []string{"user", "remembered", "policy"} {
 		for _, st := range []string{"approved", "denied"} {

@@ -247,7 +247,7 @@ func TestAdminListInMemory(t *testing.T) {
 	}
 	a.do("POST", srv.URL+"/v1/sessions/mem/supersede", "", nil)
 	a.do("POST", srv.URL+"/v1/sessions/mem-other/supersede", "", nil)
-	o.Wait()
+	o.WaitResponders()
 }
 
 // TestAdminListAuto: asks that ended at once are listed final, with how.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // approver takes every approval it is given, approving it, as a responder
@@ -18,7 +19,7 @@ type approver struct{ asked chan string }
 
 func (p approver) Respond(ctx context.Context, a *askuser.Ask) error {
 	p.asked <- a.ID()
-	if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.ApproveOnce}}); err != nil {
+	if err := a.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{approval.ApproveOnce}}); err != nil {
 		return err
 	}
 	return a.Submit()

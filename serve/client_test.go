@@ -25,7 +25,7 @@ func newClient(t *testing.T, base, token string) *Client {
 
 // TestClient drives a Handler with the Client, as an agent does.
 func TestClient(t *testing.T) {
-	rp := newReplica(t, nil, func(c *Config) { c.Secrets = c.Orchestrator.SecretStore() })
+	rp := newReplica(t, nil, func(c *Config) { c.Secrets = c.Orchestrator.Secrets })
 	c := newClient(t, rp.base+"/", testToken)
 	person := newAgentClient(t, testToken)
 	ctx := context.Background()

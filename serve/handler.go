@@ -82,7 +82,7 @@ type Config struct {
 	// session, for a token of Tokens): set it only where the
 	// token is kept from the model (an agent whose model can run a shell
 	// and read the token can print them into its context). It is usually
-	// the Orchestrator's SecretStore.
+	// the Orchestrator's Secrets.
 	Secrets secretstore.Store
 	// AllowedHosts are the host names the service answers for: a request
 	// whose Host is another is refused with 421 Misdirected Request, and

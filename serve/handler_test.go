@@ -18,7 +18,7 @@ import (
 // card over loopback.
 func TestHandler(t *testing.T) {
 	asks := store.NewMemory(0)
-	rp := newReplica(t, asks, func(c *Config) { c.Secrets = c.Orchestrator.SecretStore() })
+	rp := newReplica(t, asks, func(c *Config) { c.Secrets = c.Orchestrator.Secrets })
 	base := rp.base
 	a := newAgentClient(t, testToken)
 

@@ -74,7 +74,7 @@ func newReplica(t *testing.T, asks store.Pending, setup func(*Config)) *replica 
 		t.Fatal(err)
 	}
 	o := &askuser.Orchestrator{Responder: card, Asks: asks, Logger: quiet, Limits: dialect.Limits{MaxTimeoutSeconds: 900},
-		Dialects: []askuser.Dialect{pi.Dialect(), piask.Dialect()}}
+		Secrets: secretstore.NewMemory(nil), Dialects: []askuser.Dialect{pi.Dialect(), piask.Dialect()}}
 	t.Cleanup(func() { o.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), serveWait)
 	defer cancel()

@@ -26,7 +26,7 @@ const (
 func TestTenantsAttack(t *testing.T) {
 	rp := newReplica(t, nil, func(c *Config) {
 		c.Tenants = []Tenant{{Prefix: "a-", Token: tokenA}, {Prefix: "b-", Token: tokenB}}
-		c.Secrets = c.Orchestrator.SecretStore()
+		c.Secrets = c.Orchestrator.Secrets
 	})
 	a, b, all := newAgentClient(t, tokenA), newAgentClient(t, tokenB), newAgentClient(t, testToken)
 	jb := b.callAsync(rp.base, "b-run", "call-b", serveChoice)

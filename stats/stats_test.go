@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/stats"
 )
@@ -57,7 +58,7 @@ func user(q string, sel ...string) askuser.FinalAnswer {
 func knownJournal(t *testing.T) string {
 	t.Helper()
 	env := []askuser.Question{envQ}
-	ap, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete the bucket", Reason: "archived", Risk: askuser.RiskHigh}, 60)
+	ap, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket", Reason: "archived", Risk: approval.RiskHigh}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func knownJournal(t *testing.T) string {
 		rec("a3", "ask_user", "tui", "bo", 2*time.Minute, 30*time.Second, askuser.StatusAnswered, askuser.ByUser, env, user("env", "staging")),
 		rec("a4", "ask_user", "web", "", 3*time.Minute, 300*time.Second, askuser.StatusTimedOut, askuser.ByTimeout, env, def(askuser.ByTimeout)),
 		rec("a5", "ask_user", "none", "", 4*time.Minute, 0, askuser.StatusAnswered, askuser.ByUnattended, env, def(askuser.ByUnattended)),
-		rec("a6", "request_approval", "web", "bo", 5*time.Minute, 40*time.Second, askuser.StatusAnswered, askuser.ByUser, ap.Questions, user(askuser.ApprovalQuestionID, askuser.ApproveOnce)),
+		rec("a6", "request_approval", "web", "bo", 5*time.Minute, 40*time.Second, askuser.StatusAnswered, askuser.ByUser, ap.Questions, user(approval.QuestionID, approval.ApproveOnce)),
 		rec("a7", "ask_user", "web", "ana", 6*time.Minute, 50*time.Second, askuser.StatusDeclined, askuser.ByUser, env),
 	}
 	recs[6].Approval = ap.Approval

@@ -16,7 +16,7 @@ import (
 type Consent struct {
 	// Session is the session the decision holds for.
 	Session string `json:"session"`
-	// Digest is the approval's digest (askuser.ApprovalDigest).
+	// Digest is the approval's digest (approval.Digest).
 	Digest string `json:"digest"`
 	// Approved is the decision: true approved, false denied.
 	Approved bool `json:"approved"`
@@ -35,8 +35,8 @@ type Consent struct {
 // fault. The orchestrator's default, MemoryConsents, forgets at exit; a
 // store that outlives the process (journal.Consents, natsstore's) keeps them
 // across restarts. The embedding program lists and revokes decisions
-// through the same store (askuser.Orchestrator.ConsentStore). Implementations are safe for
-// concurrent use.
+// through the same store (the one set as askuser.Orchestrator.Consents).
+// Implementations are safe for concurrent use.
 type Consents interface {
 	// Remember keeps c, replacing any decision for its session and digest.
 	Remember(ctx context.Context, c Consent) error

@@ -9,13 +9,14 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/store"
 )
 
 const approvalCall = `{"action":"Delete the S3 bucket logs-2023","reason":"Its logs were archived to Glacier","risk":"irreversible","details":"aws s3 rb s3://logs-2023 --force","timeout_seconds":60}`
 
-var approvalDigest = askuser.ApprovalDigest("Delete the S3 bucket logs-2023", "aws s3 rb s3://logs-2023 --force")
+var approvalDigest = approval.Digest("Delete the S3 bucket logs-2023", "aws s3 rb s3://logs-2023 --force")
 
 // approvalResult is the part of a result the tests look at.
 type approvalResult struct {
@@ -205,7 +206,7 @@ func TestApproveJournal(t *testing.T) {
 	rec := recs[0]
 	if rec.Contract != "request_approval" || rec.Session != "s7" || rec.ToolCallID != "call_1" || rec.Reason != askuser.ReasonSubmitted ||
 		rec.AnsweredBy != askuser.ByUser || rec.Responder != "script" || rec.Approval == nil || rec.Approval.Digest != approvalDigest ||
-		rec.Approval.Risk != askuser.RiskIrreversible || string(rec.Result)+"\n" != out {
+		rec.Approval.Risk != approval.RiskIrreversible || string(rec.Result)+"\n" != out {
 		t.Errorf("record %+v", rec)
 	}
 

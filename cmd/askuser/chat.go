@@ -361,7 +361,7 @@ func (c *chatFlags) pickChat(ctx context.Context, e env, cmd, name, listen strin
 	}
 	// The ended ask's message is edited in a function of its AfterEnd,
 	// which o.Wait waits for: only then is the responder closed.
-	done := func() { o.Wait(); ch.close(); stop() }
+	done := func() { o.WaitResponders(); ch.close(); stop() }
 	return done, func() {}, exitOK, true
 }
 

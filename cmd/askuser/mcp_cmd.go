@@ -262,7 +262,7 @@ func (e env) mcp(ctx context.Context, args []string) int {
 	// bearer token gets the question tool; request_approval is served only
 	// to the approvers, each proving who they are by a token of their own.
 	server, approvers := newServer(), newServer()
-	defer o.Wait()
+	defer o.WaitResponders()
 	// The tasks of each server's tools, for clients that declare the Tasks
 	// extension: over HTTP request_approval's only for the approvers.
 	tasks, approverTasks := &mcpresponder.Tasks{Logger: logger}, &mcpresponder.Tasks{Logger: logger}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/responders/web"
@@ -82,7 +83,7 @@ func refuseScriptedConsent(data []byte) error {
 	if json.Unmarshal(data, &f) != nil {
 		return nil // ParseFile accepted it; nothing more to say
 	}
-	if f.Approval == askuser.ApproveSession || f.Approval == askuser.DenySession {
+	if f.Approval == approval.ApproveSession || f.Approval == approval.DenySession {
 		return fmt.Errorf("a script cannot decide for the rest of the session (approval %q): that is a person's choice, remembered as theirs; a script gives approve or deny", f.Approval)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
@@ -20,7 +21,7 @@ func TestDialectIsTheDefault(t *testing.T) {
 	if _, ok := d.(askuser.FormMarshaler); !ok {
 		t.Fatalf("%T is not an askuser.FormMarshaler; the command's validate writes calls back with it", d)
 	}
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete the bucket logs", Reason: "Archived", Risk: askuser.RiskHigh}, 60)
+	f, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket logs", Reason: "Archived", Risk: approval.RiskHigh}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}

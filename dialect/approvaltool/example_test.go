@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
@@ -25,16 +26,16 @@ func (person) CanTakeApprovals() bool { return true }
 // checks that the approval is for exactly that action.
 func Example() {
 	o := &askuser.Orchestrator{
-		ApprovalPolicy: func(_ context.Context, _ string, a *askuser.Approval) askuser.PolicyDecision {
-			if a.Risk == askuser.RiskLow && strings.HasPrefix(a.Details, "ls ") {
-				return askuser.PolicyApprove
+		ApprovalPolicy: func(_ context.Context, _ string, a *approval.Request) approval.PolicyDecision {
+			if a.Risk == approval.RiskLow && strings.HasPrefix(a.Details, "ls ") {
+				return approval.PolicyApprove
 			}
-			return askuser.PolicyAsk // a person decides
+			return approval.PolicyAsk // a person decides
 		},
 		Responder: person{func(_ context.Context, a *askuser.Ask) error {
 			ap := a.Form().Approval
 			fmt.Printf("  the person is asked: %s (%s risk)\n", ap.Action, ap.Risk)
-			err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.ApproveSession}})
+			err := a.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{approval.ApproveSession}})
 			if err != nil {
 				return err
 			}
@@ -67,14 +68,14 @@ func Example() {
 	// About to run the command: is this the action the person approved?
 	v, _ := askuser.ApprovalVerdict(out)
 	run := "rm /srv/backups/2024-01.tar"
-	fmt.Println("run it:", v.Status == askuser.Approved && v.Digest == askuser.ApprovalDigest("Delete the oldest backup", run))
-	fmt.Println("run another:", v.Digest == askuser.ApprovalDigest("Delete the oldest backup", "rm -r /srv/backups"))
+	fmt.Println("run it:", v.Status == approval.Approved && v.Digest == approval.Digest("Delete the oldest backup", run))
+	fmt.Println("run another:", v.Digest == approval.Digest("Delete the oldest backup", "rm -r /srv/backups"))
 
 	// The person's decisions for the session, and taking one back.
-	cs, _ := o.ConsentStore().Consents(context.Background(), "s1")
+	cs, _ := o.Consents.Consents(context.Background(), "s1")
 	for _, c := range cs {
 		fmt.Printf("remembered: %s (approved: %v)\n", c.Action, c.Approved)
-		_ = o.ConsentStore().Revoke(context.Background(), "s1", c.Digest)
+		_ = o.Consents.Revoke(context.Background(), "s1", c.Digest)
 	}
 	ask("call-4", rm)
 	// Output:

@@ -64,7 +64,7 @@ func TestNoEncoderShowsASensitiveAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Wait()
+		o.WaitResponders()
 		if errs := r.Refused(); len(errs) > 0 {
 			t.Fatalf("refused: %v", errs)
 		}

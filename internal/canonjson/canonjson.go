@@ -1,5 +1,5 @@
 // Package canonjson writes the canonical JSON strings that action digests
-// hash (askuser.ApprovalDigest, route.ActionDigest), so that the two agree
+// hash (approval.Digest, route.ActionDigest), so that the two agree
 // byte for byte: a digest made without a quorum policy is the same either
 // way, and a remembered consent keeps holding.
 package canonjson

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/recommend"
 )
 
@@ -38,7 +39,7 @@ func TestTook(t *testing.T) {
 	for _, tt := range tests {
 		f := &askuser.Form{Questions: []askuser.Question{tt.q}}
 		if tt.approval {
-			f.Approval = &askuser.Approval{}
+			f.Approval = &approval.Request{}
 		}
 		rec, ok := recommend.Took(f, &f.Questions[0], tt.ans)
 		if rec != tt.recommends || ok != tt.ok {

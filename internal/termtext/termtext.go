@@ -25,6 +25,7 @@ import (
 	"unicode"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/inert"
 )
 
@@ -169,9 +170,9 @@ func answerList(o *askuser.Outcome, who bool, sep string) string {
 // adds it after ": " to a decision, after " for: " to no decision.
 func Verdict(v askuser.Verdict) string {
 	switch v.Status {
-	case askuser.Approved, askuser.Denied:
+	case approval.Approved, approval.Denied:
 		word := "Approved"
-		if v.Status == askuser.Denied {
+		if v.Status == approval.Denied {
 			word = "Denied"
 		}
 		switch {
@@ -181,7 +182,7 @@ func Verdict(v askuser.Verdict) string {
 			return word + " by the program's policy"
 		case v.Remember:
 			return word + " for the rest of this session"
-		case v.Status == askuser.Approved:
+		case v.Status == approval.Approved:
 			return "Approved, this once"
 		}
 		return "Denied"
@@ -205,15 +206,15 @@ func Verdict(v askuser.Verdict) string {
 // Risk says how much harm an action can do, in words and marks, loudest
 // for what cannot be undone, so that it reads without colour; a risk it
 // does not know is shown as it is, made inert.
-func Risk(r askuser.Risk) string {
+func Risk(r approval.Risk) string {
 	switch r {
-	case askuser.RiskIrreversible:
+	case approval.RiskIrreversible:
 		return "!!! Risk: IRREVERSIBLE: this cannot be undone !!!"
-	case askuser.RiskHigh:
+	case approval.RiskHigh:
 		return "!! Risk: HIGH"
-	case askuser.RiskMedium:
+	case approval.RiskMedium:
 		return "Risk: medium"
-	case askuser.RiskLow:
+	case approval.RiskLow:
 		return "Risk: low"
 	}
 	return "Risk: " + inert.Line(string(r))

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 )
@@ -120,13 +121,13 @@ func TestSummary(t *testing.T) {
 
 func approvalOutcome(t *testing.T, o askuser.Outcome, decision, note string) *askuser.Outcome {
 	t.Helper()
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete the bucket", Reason: "It is empty", Risk: askuser.RiskHigh}, 60)
+	f, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket", Reason: "It is empty", Risk: approval.RiskHigh}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Form = f
 	if decision != "" {
-		o.Answers = []askuser.FinalAnswer{{QuestionID: askuser.ApprovalQuestionID, Selected: []string{decision}, Note: note}}
+		o.Answers = []askuser.FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{decision}, Note: note}}
 	}
 	return &o
 }
@@ -140,16 +141,16 @@ func TestVerdict(t *testing.T) {
 		decision string
 		want     string
 	}{
-		{askuser.ReasonSubmitted, askuser.ApproveOnce, "Approved, this once"},
-		{askuser.ReasonSubmitted, askuser.ApproveSession, "Approved for the rest of this session"},
-		{askuser.ReasonSubmitted, askuser.DenyOnce, "Denied"},
-		{askuser.ReasonSubmitted, askuser.DenySession, "Denied for the rest of this session"},
+		{askuser.ReasonSubmitted, approval.ApproveOnce, "Approved, this once"},
+		{askuser.ReasonSubmitted, approval.ApproveSession, "Approved for the rest of this session"},
+		{askuser.ReasonSubmitted, approval.DenyOnce, "Denied"},
+		{askuser.ReasonSubmitted, approval.DenySession, "Denied for the rest of this session"},
 		{askuser.ReasonDeclined, "", "Denied"},
-		{askuser.ReasonRemembered, askuser.ApproveOnce, "Approved, as you decided earlier in this session"},
-		{askuser.ReasonRemembered, askuser.DenyOnce, "Denied, as you decided earlier in this session"},
-		{askuser.ReasonPolicy, askuser.ApproveOnce, "Approved by the program's policy"},
-		{askuser.ReasonPolicy, askuser.DenyOnce, "Denied by the program's policy"},
-		{askuser.ReasonDeadline, askuser.ApproveOnce, "Time is up" + none},
+		{askuser.ReasonRemembered, approval.ApproveOnce, "Approved, as you decided earlier in this session"},
+		{askuser.ReasonRemembered, approval.DenyOnce, "Denied, as you decided earlier in this session"},
+		{askuser.ReasonPolicy, approval.ApproveOnce, "Approved by the program's policy"},
+		{askuser.ReasonPolicy, approval.DenyOnce, "Denied by the program's policy"},
+		{askuser.ReasonDeadline, approval.ApproveOnce, "Time is up" + none},
 		{askuser.ReasonDismissed, "", "Dismissed" + none},
 		{askuser.ReasonSuperseded, "", "Withdrawn by the program" + none},
 		{askuser.ReasonUnattended, "", "Nobody could be asked" + none},
@@ -172,11 +173,11 @@ func TestVerdict(t *testing.T) {
 }
 
 func TestRisk(t *testing.T) {
-	for r, want := range map[askuser.Risk]string{
-		askuser.RiskIrreversible:  "!!! Risk: IRREVERSIBLE: this cannot be undone !!!",
-		askuser.RiskHigh:          "!! Risk: HIGH",
-		askuser.RiskMedium:        "Risk: medium",
-		askuser.RiskLow:           "Risk: low",
+	for r, want := range map[approval.Risk]string{
+		approval.RiskIrreversible: "!!! Risk: IRREVERSIBLE: this cannot be undone !!!",
+		approval.RiskHigh:         "!! Risk: HIGH",
+		approval.RiskMedium:       "Risk: medium",
+		approval.RiskLow:          "Risk: low",
 		"extreme\x1b]52;c;eA==\a": `Risk: extreme\x1b]52;c;eA==\a`,
 	} {
 		if got := termtext.Risk(r); got != want {
@@ -259,7 +260,7 @@ func TestNothingComesOutRaw(t *testing.T) {
 	if diff := cmp.Diff(want, termtext.Summary(o, termtext.Words{})); diff != "" {
 		t.Errorf("every model-written string shown made visible (-want +got):\n%s", diff)
 	}
-	checkInert(t, "an unknown risk", termtext.Risk(askuser.Risk(evil)))
+	checkInert(t, "an unknown risk", termtext.Risk(approval.Risk(evil)))
 	checkInert(t, "quoted text", termtext.Quoted(evil))
 	checkInert(t, "labels", termtext.Labels(&f.Questions[0], []string{"v" + evil, evil}, " + "))
 }
@@ -275,7 +276,7 @@ func FuzzSummary(f *testing.F) {
 			Answers: []askuser.FinalAnswer{{QuestionID: "q", Selected: []string{value, other}, Other: other, SecretRef: ref, Source: askuser.SourcePerson}}}
 		checkInert(t, "a summary", termtext.Summary(o, termtext.Words{}))
 		checkInert(t, "a summary on the card", termtext.Summary(o, termtext.Words{Dismissed: "Cancelled", LabelSep: ", "}))
-		checkInert(t, "a risk", termtext.Risk(askuser.Risk(reason)))
+		checkInert(t, "a risk", termtext.Risk(approval.Risk(reason)))
 	})
 }
 

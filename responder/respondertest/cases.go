@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // cases are the kit's cases, in the order they are reported. Each case
@@ -35,22 +36,22 @@ var cases = []Case{
 	},
 	{
 		Name: "deadline",
-		Rule: "A responder returns promptly once its context ends at the form's deadline, with nil, the context's error or ErrClosed.",
+		Rule: "A responder returns promptly once its context ends at the form's deadline, with nil, the context's error or ErrAskEnded.",
 		run:  oneAsk{form: singleChoice, want: askuser.ReasonDeadline, ending: "its deadline, so its context never ended there"}.run,
 	},
 	{
 		Name: "superseded",
-		Rule: "A responder returns promptly once the ask is superseded, with nil, the context's error or ErrClosed.",
+		Rule: "A responder returns promptly once the ask is superseded, with nil, the context's error or ErrAskEnded.",
 		run:  oneAsk{form: singleChoice, end: supersede, want: askuser.ReasonSuperseded, ending: "it was superseded"}.run,
 	},
 	{
 		Name: "caller-gone",
-		Rule: "A responder returns promptly once the caller stops waiting for the ask, with nil, the context's error or ErrClosed.",
+		Rule: "A responder returns promptly once the caller stops waiting for the ask, with nil, the context's error or ErrAskEnded.",
 		run:  oneAsk{form: singleChoice, end: goAway, want: askuser.ReasonCaller, ending: "its caller went away"}.run,
 	},
 	{
 		Name: "ended-before-start",
-		Rule: "A responder handed an ask that has already ended — its context done, every report refused with ErrClosed — returns promptly, without a panic, with nil, the context's error or ErrClosed.",
+		Rule: "A responder handed an ask that has already ended — its context done, every report refused with ErrAskEnded — returns promptly, without a panic, with nil, the context's error or ErrAskEnded.",
 		run: batch{asks: func(e *env) []namedForm { return e.everyForm(long) }, before: supersedeFirst,
 			check: each(wayOutOnceReturned)}.run,
 	},
@@ -67,7 +68,7 @@ var cases = []Case{
 	},
 	{
 		Name: "ends-once",
-		Rule: "A responder ends an ask once and reports nothing after its own ending: Respond does not come back with the ErrClosed that refused a later report or ending.",
+		Rule: "A responder ends an ask once and reports nothing after its own ending: Respond does not come back with the ErrAskEnded that refused a later report or ending.",
 		run:  batch{asks: byPerson(forms), person: answerFirst, check: endsOnce}.run,
 	},
 	{
@@ -88,7 +89,7 @@ var cases = []Case{
 	},
 	{
 		Name: "approval-superseded",
-		Rule: "A responder that takes approvals returns promptly once an approval it shows is superseded, with nil, the context's error or ErrClosed, and the approval ends unresolved.",
+		Rule: "A responder that takes approvals returns promptly once an approval it shows is superseded, with nil, the context's error or ErrAskEnded, and the approval ends unresolved.",
 		run: oneAsk{needs: takesApprovals, form: approvalWithDetails, end: supersede, want: askuser.ReasonSuperseded,
 			ending: "it was superseded", check: supersededUnresolved}.run,
 	},
@@ -159,7 +160,7 @@ func (b batch) run(e *env) error {
 
 // A oneAsk case asks one form and, once Respond waits for it, lets it reach
 // its deadline or ends it from outside; then it checks that Respond returns
-// promptly and with nil, the context's error or ErrClosed.
+// promptly and with nil, the context's error or ErrAskEnded.
 type oneAsk struct {
 	// needs, when set, says why the case does not apply to the responder,
 	// or nil when it does.
@@ -330,9 +331,9 @@ func notApproved(p *pend) error {
 	out := p.outcome()
 	v, _ := askuser.ApprovalVerdict(out)
 	switch {
-	case v.Status == askuser.Approved:
+	case v.Status == approval.Approved:
 		return fmt.Errorf("the approval ended approved (%s, decided by %s) with no person to approve it; a responder approves only what its person approved", out.Reason, v.DecidedBy)
-	case out.Reason == askuser.ReasonDeadline && (v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDeadline):
+	case out.Reason == askuser.ReasonDeadline && (v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline):
 		return fmt.Errorf("at the deadline the approval ended %s, want unresolved", v.Status)
 	}
 	return nil
@@ -344,9 +345,9 @@ func supersededUnresolved(p *pend) error {
 	out := p.outcome()
 	v, _ := askuser.ApprovalVerdict(out)
 	switch {
-	case out.Reason != askuser.ReasonSuperseded && v.Status == askuser.Approved:
+	case out.Reason != askuser.ReasonSuperseded && v.Status == approval.Approved:
 		return fmt.Errorf("the approval ended approved (%s) with no person to approve it", out.Reason)
-	case out.Reason == askuser.ReasonSuperseded && v.Status != askuser.Unresolved:
+	case out.Reason == askuser.ReasonSuperseded && v.Status != approval.Unresolved:
 		return fmt.Errorf("a superseded approval ended %s, want unresolved", v.Status)
 	}
 	return nil
@@ -364,7 +365,7 @@ func notHanded(_ *env, ps []*pend) error {
 			errs = append(errs, fmt.Errorf("%s: Handle failed: %w", p.name, p.err))
 			continue
 		}
-		if v, _ := askuser.ApprovalVerdict(p.out); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
+		if v, _ := askuser.ApprovalVerdict(p.out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 			errs = append(errs, fmt.Errorf("%s: the approval ended %s (%s), want unresolved with nobody to ask (unattended)", p.name, v.Status, p.out.Reason))
 		}
 	}
@@ -418,7 +419,7 @@ func endsOnce(_ *env, ps []*pend) error {
 			continue
 		}
 		own = true
-		if p.c.hasReturned() && errors.Is(p.c.err, askuser.ErrClosed) {
+		if p.c.hasReturned() && errors.Is(p.c.err, askuser.ErrAskEnded) {
 			errs = append(errs, fmt.Errorf("%s: the responder ended the ask (%s), then made another report or ending, which was refused: Respond returned %q", p.name, p.outcome().Reason, p.c.err))
 		}
 	}

@@ -189,7 +189,7 @@ func (e *env) finish(ps ...*pend) error {
 		<-p.handled
 	}
 	done := make(chan struct{})
-	go func() { e.o.Wait(); close(done) }()
+	go func() { e.o.WaitResponders(); close(done) }()
 	select {
 	case <-done:
 		return nil
@@ -230,7 +230,7 @@ func (e *env) close() {
 		wait = 24 * time.Hour
 	}
 	done := make(chan struct{})
-	go func() { e.o.Wait(); close(done) }()
+	go func() { e.o.WaitResponders(); close(done) }()
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
@@ -267,8 +267,8 @@ func (c *call) wayOut() error {
 	switch {
 	case c.panicked:
 		return fmt.Errorf("Respond panicked after the ask had ended: %v", c.panicVal)
-	case c.err != nil && !errors.Is(c.err, askuser.ErrClosed) && !errors.Is(c.err, context.Canceled) && !errors.Is(c.err, context.DeadlineExceeded):
-		return fmt.Errorf("Respond returned %q after the ask had ended; on its way out it returns nil, the context's error or ErrClosed", c.err)
+	case c.err != nil && !errors.Is(c.err, askuser.ErrAskEnded) && !errors.Is(c.err, context.Canceled) && !errors.Is(c.err, context.DeadlineExceeded):
+		return fmt.Errorf("Respond returned %q after the ask had ended; on its way out it returns nil, the context's error or ErrAskEnded", c.err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responder/respondertest"
 )
 
@@ -37,7 +38,7 @@ func (d *desk) receive(id string, answers ...askuser.Answer) error {
 	a := d.open[id]
 	d.mu.Unlock()
 	if a == nil {
-		return askuser.ErrClosed
+		return askuser.ErrAskEnded
 	}
 	for _, ans := range answers {
 		if err := a.Report(ans); err != nil {
@@ -57,7 +58,7 @@ func (p deskPerson) Choose(a *askuser.Ask, question, option int) error {
 }
 
 func (p deskPerson) Decide(a *askuser.Ask, choice string) error {
-	return p.d.receive(a.ID(), askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{choice}})
+	return p.d.receive(a.ID(), askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{choice}})
 }
 
 func (p deskPerson) Fill(a *askuser.Ask, answers []askuser.Answer) error {

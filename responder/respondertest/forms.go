@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // A namedForm is a form the kit asks, with what it is for messages.
@@ -59,7 +60,7 @@ func approvalWithDetails(timeout int) namedForm { return approvalForms(timeout)[
 
 // approvalForms are approvals of every risk, with and without details.
 func approvalForms(timeout int) []namedForm {
-	mk := func(name string, a askuser.Approval, intent string) namedForm {
+	mk := func(name string, a approval.Request, intent string) namedForm {
 		f, err := askuser.ApprovalForm(a, timeout)
 		if err != nil {
 			panic("respondertest: an approval of the kit's own is not valid: " + err.Error())
@@ -68,12 +69,12 @@ func approvalForms(timeout int) []namedForm {
 		return namedForm{name, f}
 	}
 	return []namedForm{
-		mk("approval, low risk", askuser.Approval{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: askuser.RiskLow}, ""),
-		mk("approval, medium risk, with details", askuser.Approval{Action: "Restart the login service", Reason: "It holds a stale certificate", Risk: askuser.RiskMedium,
+		mk("approval, low risk", approval.Request{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: approval.RiskLow}, ""),
+		mk("approval, medium risk, with details", approval.Request{Action: "Restart the login service", Reason: "It holds a stale certificate", Risk: approval.RiskMedium,
 			Details: "kubectl rollout restart deploy/login -n prod\nkubectl rollout status deploy/login -n prod\n"}, "Fixing the login outage"),
-		mk("approval, high risk", askuser.Approval{Action: "Force-push main", Reason: "To drop a commit that leaked a key", Risk: askuser.RiskHigh,
+		mk("approval, high risk", approval.Request{Action: "Force-push main", Reason: "To drop a commit that leaked a key", Risk: approval.RiskHigh,
 			Details: "git push --force origin main"}, ""),
-		mk("approval, irreversible, with details", askuser.Approval{Action: "Delete the bucket logs-2019", Reason: "It is past its retention and costs money", Risk: askuser.RiskIrreversible,
+		mk("approval, irreversible, with details", approval.Request{Action: "Delete the bucket logs-2019", Reason: "It is past its retention and costs money", Risk: approval.RiskIrreversible,
 			Details: "gsutil rm -r gs://logs-2019\n\n1,204 objects, 88 GiB:\n  2019-01/…\n  2019-02/…\n"}, "Cleaning up old storage"),
 	}
 }

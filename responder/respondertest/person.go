@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -16,7 +17,7 @@ import (
 // it. Its methods hand the action over and return; the kit then waits for
 // the ask to end. An error says the action could not be made (not that the
 // responder refused it), and fails the case. The person declines an
-// approval with Decide (askuser.DenyOnce), and waits by being asked
+// approval with Decide (approval.DenyOnce), and waits by being asked
 // nothing: the cases that leave an ask to its deadline or end it from
 // outside run as they do without a Person.
 //
@@ -35,7 +36,7 @@ type Person interface {
 	// ask if the responder needs that done apart.
 	Choose(a *askuser.Ask, question, option int) error
 	// Decide decides the approval a with one of its options'
-	// values: askuser.ApproveOnce, askuser.DenyOnce, and so on.
+	// values: approval.ApproveOnce, approval.DenyOnce, and so on.
 	Decide(a *askuser.Ask, choice string) error
 }
 
@@ -65,12 +66,12 @@ var personCases = []Case{
 	{
 		Name: "person-approves",
 		Rule: "A person's approval, given through the responder's own channel, ends the approval approved, decided by the user, once.",
-		run:  func(e *env) error { return personDecides(e, askuser.ApproveOnce, askuser.Approved) },
+		run:  func(e *env) error { return personDecides(e, approval.ApproveOnce, approval.Approved) },
 	},
 	{
 		Name: "person-denies",
 		Rule: "A person's denial, given through the responder's own channel, ends the approval denied, decided by the user, once.",
-		run:  func(e *env) error { return personDecides(e, askuser.DenyOnce, askuser.Denied) },
+		run:  func(e *env) error { return personDecides(e, approval.DenyOnce, approval.Denied) },
 	},
 }
 
@@ -126,7 +127,7 @@ func personAnswers(e *env) error {
 	case out.AnsweredBy != askuser.ByUser || len(out.Answers) != 1 || len(out.Answers[0].Selected) != 1 || out.Answers[0].Selected[0] != f.form.Questions[0].Options[0].Value && out.Answers[0].Selected[0] != "staging":
 		return fmt.Errorf("the outcome is %s with %+v; want staging, decided by the user", out.AnsweredBy, out.Answers)
 	}
-	if err := person.Choose(p.c.ask, 0, 1); err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err := person.Choose(p.c.ask, 0, 1); err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return fmt.Errorf("the person could not answer again: %w", err)
 	}
 	if err := e.finish(p); err != nil {
@@ -135,7 +136,7 @@ func personAnswers(e *env) error {
 	if again := p.c.ask.Outcome(); again.Answers[0].Selected[0] != out.Answers[0].Selected[0] {
 		return fmt.Errorf("a second answer after the ask ended changed its outcome to %+v", again.Answers)
 	}
-	if p.c.hasReturned() && errors.Is(p.c.err, askuser.ErrClosed) {
+	if p.c.hasReturned() && errors.Is(p.c.err, askuser.ErrAskEnded) {
 		return fmt.Errorf("the responder ended the ask, then made another report or ending, which was refused: Respond returned %q", p.c.err)
 	}
 	return p.c.wayOut()

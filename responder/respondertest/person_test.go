@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responder/respondertest"
 )
 
@@ -45,7 +46,7 @@ func (b *inbox) click(id, question string, value string) error {
 	a := b.asks[id]
 	b.mu.Unlock()
 	if a == nil {
-		return askuser.ErrClosed
+		return askuser.ErrAskEnded
 	}
 	if err := a.Report(askuser.Answer{QuestionID: question, Selected: []string{value}}); err != nil {
 		return err
@@ -65,9 +66,9 @@ func (p inboxPerson) Choose(a *askuser.Ask, question, option int) error {
 
 func (p inboxPerson) Decide(a *askuser.Ask, choice string) error {
 	if p.b.approves {
-		choice = askuser.ApproveOnce
+		choice = approval.ApproveOnce
 	}
-	return p.b.click(a.ID(), askuser.ApprovalQuestionID, choice)
+	return p.b.click(a.ID(), approval.QuestionID, choice)
 }
 
 func checkWithPerson(t *testing.T, configure func(*inbox)) error {
@@ -127,7 +128,7 @@ func (b *inbox) fill(id string, answers []askuser.Answer) error {
 	a := b.asks[id]
 	b.mu.Unlock()
 	if a == nil {
-		return askuser.ErrClosed
+		return askuser.ErrAskEnded
 	}
 	for _, ans := range answers {
 		if !ans.Secret.Empty() {

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/responders/auto"
@@ -89,7 +90,7 @@ var good = []struct {
 				<-ctx.Done()
 				return ctx.Err()
 			}
-			if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{askuser.DenyOnce}, Note: "not today"}); err != nil {
+			if err := a.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{approval.DenyOnce}, Note: "not today"}); err != nil {
 				return err
 			}
 			return a.Submit()

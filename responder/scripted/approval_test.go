@@ -13,13 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
 )
 
-func approvalForm(t *testing.T, risk askuser.Risk) *askuser.Form {
+func approvalForm(t *testing.T, risk approval.Risk) *askuser.Form {
 	t.Helper()
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: risk, Details: "gsutil rm -r gs://logs-2019"}, 60)
+	f, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: risk, Details: "gsutil rm -r gs://logs-2019"}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,15 +71,15 @@ func TestScriptedApprovals(t *testing.T) {
 		remember bool
 		note     string
 	}{
-		{`{"approval":"approve"}`, askuser.Approved, askuser.ByUser, "", false, ""},
-		{`{"approval":"approve_session","note":"for today"}`, askuser.Approved, askuser.ByUser, "", true, "for today"},
-		{`{"approval":"deny","note":"not now"}`, askuser.Denied, askuser.ByUser, "", false, "not now"},
-		{`{"approval":"deny_session"}`, askuser.Denied, askuser.ByUser, "", true, ""},
-		{`{"end":"decline"}`, askuser.Denied, askuser.ByUser, "", false, ""},
-		{`{"approval":"approve","end":"cancel"}`, askuser.Unresolved, "", askuser.ReasonDismissed, false, ""},
-		{`{"approval":"approve","end":"unreachable"}`, askuser.Unresolved, "", askuser.ReasonUnattended, false, ""},
-		{`{"approval":"approve","delay_ms":120000}`, askuser.Unresolved, "", askuser.ReasonDeadline, false, ""},
-		{`{}`, askuser.Unresolved, "", askuser.ReasonFault, false, ""},
+		{`{"approval":"approve"}`, approval.Approved, askuser.ByUser, "", false, ""},
+		{`{"approval":"approve_session","note":"for today"}`, approval.Approved, askuser.ByUser, "", true, "for today"},
+		{`{"approval":"deny","note":"not now"}`, approval.Denied, askuser.ByUser, "", false, "not now"},
+		{`{"approval":"deny_session"}`, approval.Denied, askuser.ByUser, "", true, ""},
+		{`{"end":"decline"}`, approval.Denied, askuser.ByUser, "", false, ""},
+		{`{"approval":"approve","end":"cancel"}`, approval.Unresolved, "", askuser.ReasonDismissed, false, ""},
+		{`{"approval":"approve","end":"unreachable"}`, approval.Unresolved, "", askuser.ReasonUnattended, false, ""},
+		{`{"approval":"approve","delay_ms":120000}`, approval.Unresolved, "", askuser.ReasonDeadline, false, ""},
+		{`{}`, approval.Unresolved, "", askuser.ReasonFault, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
@@ -88,11 +89,11 @@ func TestScriptedApprovals(t *testing.T) {
 					t.Fatal(err)
 				}
 				o := &askuser.Orchestrator{Responder: r, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-				out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: approvalForm(t, askuser.RiskHigh)})
+				out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: approvalForm(t, approval.RiskHigh)})
 				if err != nil {
 					t.Fatal(err)
 				}
-				o.Wait()
+				o.WaitResponders()
 				v, ok := askuser.ApprovalVerdict(out)
 				if !ok {
 					t.Fatal("the outcome is not an approval's")
@@ -116,13 +117,13 @@ func TestScriptedApprovals(t *testing.T) {
 
 // TestDecide: the step a test writes for a person's decision.
 func TestDecide(t *testing.T) {
-	r := scripted.New(scripted.Decide(askuser.ApproveOnce, "go ahead"))
+	r := scripted.New(scripted.Decide(approval.ApproveOnce, "go ahead"))
 	o := &askuser.Orchestrator{Responder: r}
-	out, err := o.Handle(t.Context(), askuser.Request{Session: "s", Form: approvalForm(t, askuser.RiskLow)})
+	out, err := o.Handle(t.Context(), askuser.Request{Session: "s", Form: approvalForm(t, approval.RiskLow)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Approved || v.DecidedBy != askuser.ByUser || v.Note != "go ahead" {
+	if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser || v.Note != "go ahead" {
 		t.Errorf("verdict %+v, want approved by the user with their note", v)
 	}
 }
@@ -140,7 +141,7 @@ func TestApprovalScriptOnAQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Wait()
+	o.WaitResponders()
 	var ae *askuser.AnswerError
 	if errs := r.Refused(); len(errs) != 2 || !errors.As(errs[0], &ae) {
 		t.Errorf("refused %v; want the decision refused, then the submit", errs)

@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -40,7 +41,7 @@ import (
 // (default: the first unanswered).
 //
 // approval is the person's decision on an approval, one of approve,
-// approve_session, deny and deny_session (askuser.ApproveOnce and the
+// approve_session, deny and deny_session (approval.ApproveOnce and the
 // others); it is reported as the answer to the approval's one question,
 // with note as the person's words, before the ending. So {"approval":
 // "approve"} approves once, {"approval": "deny_session", "note": "not on
@@ -98,7 +99,7 @@ func ParseFile(data []byte) (*Responder, error) {
 		return nil, fmt.Errorf("scripted: delay_ms is %d; allowed: 0 to 86400000", f.DelayMS)
 	}
 	switch f.Approval {
-	case "", askuser.ApproveOnce, askuser.ApproveSession, askuser.DenyOnce, askuser.DenySession:
+	case "", approval.ApproveOnce, approval.ApproveSession, approval.DenyOnce, approval.DenySession:
 	default:
 		return nil, fmt.Errorf("scripted: approval is %q; allowed: approve, approve_session, deny, deny_session", f.Approval)
 	}
@@ -138,7 +139,7 @@ func (f *File) Responder() *Responder {
 		r.Steps = append(r.Steps, positional(s, i))
 	}
 	if f.Approval != "" {
-		r.Steps = append(r.Steps, Step{Answer: &askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{f.Approval}, Note: f.Note}})
+		r.Steps = append(r.Steps, Step{Answer: &askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{f.Approval}, Note: f.Note}})
 	}
 	r.Steps = append(r.Steps, Step{Delay: time.Duration(f.DelayMS) * time.Millisecond, End: f.End, CancelOn: f.CancelOn})
 	return r

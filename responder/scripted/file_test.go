@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
@@ -156,14 +157,14 @@ func FuzzParseFile(f *testing.F) {
 		_ = json.Unmarshal(data, &top)
 		if top.Approval != nil && *top.Approval != "" {
 			switch *top.Approval {
-			case askuser.ApproveOnce, askuser.ApproveSession, askuser.DenyOnce, askuser.DenySession:
+			case approval.ApproveOnce, approval.ApproveSession, approval.DenyOnce, approval.DenySession:
 			default:
 				t.Errorf("accepted the approval %q", *top.Approval)
 			}
 			if top.Answers != nil && string(*top.Answers) != "null" {
 				t.Errorf("accepted approval and answers together: %q", data)
 			}
-			if a := r.Steps[len(r.Steps)-2].Answer; a == nil || a.QuestionID != askuser.ApprovalQuestionID || len(a.Selected) != 1 || a.Selected[0] != *top.Approval {
+			if a := r.Steps[len(r.Steps)-2].Answer; a == nil || a.QuestionID != approval.QuestionID || len(a.Selected) != 1 || a.Selected[0] != *top.Approval {
 				t.Errorf("the approval %q is not the answer before the ending: %+v", *top.Approval, r.Steps)
 			}
 		}
@@ -187,7 +188,7 @@ func TestSensitiveAnswersAreSealed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Wait()
+	o.WaitResponders()
 	if errs := r.Refused(); errs != nil {
 		t.Fatalf("refused: %v", errs)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
@@ -18,8 +19,8 @@ func TestPrincipal(t *testing.T) {
 		steps []scripted.Step
 		want  string
 	}{
-		{[]scripted.Step{scripted.Decide(askuser.ApproveOnce, "")}, scripted.ScriptPrincipal},
-		{[]scripted.Step{{Principal: "alice"}, scripted.Decide(askuser.ApproveOnce, "")}, "alice"},
+		{[]scripted.Step{scripted.Decide(approval.ApproveOnce, "")}, scripted.ScriptPrincipal},
+		{[]scripted.Step{{Principal: "alice"}, scripted.Decide(approval.ApproveOnce, "")}, "alice"},
 	} {
 		r := scripted.New(tt.steps...)
 		r.Principal = scripted.ScriptPrincipal

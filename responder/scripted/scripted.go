@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -127,11 +128,11 @@ func (r *Responder) ResponderName() string {
 func (r *Responder) CanTakeApprovals() bool { return true }
 
 // Decide returns the step of a person who decides an approval: it reports
-// decision (askuser.ApproveOnce, ApproveSession, DenyOnce or DenySession)
+// decision (approval.ApproveOnce, ApproveSession, DenyOnce or DenySession)
 // with their note as the answer to the approval's question, and submits.
 func Decide(decision, note string) Step {
 	return Step{
-		Answer: &askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{decision}, Note: note},
+		Answer: &askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{decision}, Note: note},
 		End:    EndSubmit,
 	}
 }
@@ -238,7 +239,7 @@ func (r *Responder) end(a *askuser.Ask, s Step) error {
 			return fmt.Errorf("scripted: the script supersedes the ask, but the responder has no Supersede function")
 		}
 		if r.Supersede(a.Session()) == 0 {
-			return askuser.ErrClosed
+			return askuser.ErrAskEnded
 		}
 		return nil
 	}

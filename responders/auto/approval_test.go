@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responders/auto"
 )
 
@@ -32,9 +33,9 @@ func TestApprovalIsNeverApproved(t *testing.T) {
 	if _, ok := any(auto.New()).(askuser.ApprovalCapable); ok {
 		t.Fatal("auto implements askuser.ApprovalCapable; nobody there can take an approval")
 	}
-	for _, risk := range askuser.Risks() {
+	for _, risk := range approval.Risks() {
 		t.Run(string(risk), func(t *testing.T) {
-			f, err := askuser.ApprovalForm(askuser.Approval{Action: "Drop the table users", Reason: "To start over", Risk: risk}, 60)
+			f, err := askuser.ApprovalForm(approval.Request{Action: "Drop the table users", Reason: "To start over", Risk: risk}, 60)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +51,7 @@ func TestApprovalIsNeverApproved(t *testing.T) {
 					t.Fatalf("%s: %v", name, err)
 				}
 				v, ok := askuser.ApprovalVerdict(out)
-				if !ok || v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended || v.DecidedBy != "" {
+				if !ok || v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended || v.DecidedBy != "" {
 					t.Errorf("%s: verdict %+v, want unresolved and unattended, decided by nobody", name, v)
 				}
 				if len(out.Answers) != 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natstest"
@@ -53,7 +54,7 @@ func newCodeFleet(t *testing.T, open func(t *testing.T) (store.Pending, store.No
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = o.Close(); o.Wait() })
+		t.Cleanup(func() { _ = o.Close(); o.WaitResponders() })
 		f.rs, f.os = append(f.rs, r), append(f.os, o)
 	}
 	if _, err := f.os[0].Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(), Arguments: []byte(approvalCall)}); err != nil {
@@ -90,7 +91,7 @@ func TestFleetApprovalCode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v, _ := askuser.ApprovalVerdict(res); v.Status != askuser.Approved || v.DecidedBy != askuser.ByUser {
+			if v, _ := askuser.ApprovalVerdict(res); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser {
 				t.Errorf("A's verdict %+v; want approved by the user", v)
 			}
 		})

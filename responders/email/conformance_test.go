@@ -131,7 +131,7 @@ func (p linkFollower) followID(askID string, option int) error {
 	get := httptest.NewRecorder()
 	p.r.ServeHTTP(get, httptest.NewRequest(http.MethodGet, path, nil))
 	if get.Code == http.StatusGone {
-		return askuser.ErrClosed
+		return askuser.ErrAskEnded
 	}
 	if get.Code != http.StatusOK || !strings.Contains(get.Body.String(), `<form method="post"`) {
 		return fmt.Errorf("the link's confirm page: %d %s", get.Code, get.Body)
@@ -148,7 +148,7 @@ func (p linkFollower) followID(askID string, option int) error {
 	case http.StatusOK:
 		return nil
 	case http.StatusGone, http.StatusConflict:
-		return askuser.ErrClosed
+		return askuser.ErrAskEnded
 	}
 	return fmt.Errorf("the confirm page's POST: %d %s", post.Code, post.Body)
 }

@@ -151,7 +151,7 @@ func newMailPair(t *testing.T) *mailPair {
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = o.Close(); _ = card.Close(); o.Wait() })
+		t.Cleanup(func() { _ = o.Close(); _ = card.Close(); o.WaitResponders() })
 		rs, os, cards = append(rs, r), append(os, o), append(cards, card)
 	}
 	p := &mailPair{oA: os[0], cardB: cards[1], person: linkFollower{r: rs[1], box: &inbox{m: m, mails: map[string][]byte{}}}, ids: map[string]*carried{}}

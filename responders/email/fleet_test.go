@@ -30,7 +30,7 @@ func TestFleetLinkOnOtherReplica(t *testing.T) {
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = o.Close(); o.Wait() })
+		t.Cleanup(func() { _ = o.Close(); o.WaitResponders() })
 		rs, os = append(rs, r), append(os, o)
 	}
 	a, b := rs[0], rs[1]
@@ -85,7 +85,7 @@ func TestFleetLinkRace(t *testing.T) {
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = o.Close(); o.Wait() })
+		t.Cleanup(func() { _ = o.Close(); o.WaitResponders() })
 		rs, os = append(rs, r), append(os, o)
 	}
 	if _, err := os[0].Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Arguments: []byte(deployCall)}); err != nil {

@@ -114,7 +114,7 @@ func (r *Responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			err = a.Submit()
 		}
 		switch {
-		case errors.Is(err, askuser.ErrClosed):
+		case errors.Is(err, askuser.ErrAskEnded):
 			page(w, http.StatusGone, "This ask has ended", "It was answered, or its time ran out; nothing was changed.")
 		case err != nil:
 			page(w, http.StatusConflict, "Not taken", inert.Line(err.Error()))

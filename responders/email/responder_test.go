@@ -26,6 +26,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
@@ -296,7 +297,7 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("POST signed in: %d %s", rec.Code, rec.Body)
 	}
 	res := <-out
-	if v, _ := askuser.ApprovalVerdict(res); v.Status != askuser.Approved || res.Principal != "alice" {
+	if v, _ := askuser.ApprovalVerdict(res); v.Status != approval.Approved || res.Principal != "alice" {
 		t.Errorf("verdict %+v, principal %q; want approved by alice", v, res.Principal)
 	}
 }

@@ -53,7 +53,7 @@ func TestStepMailedOnceAcrossReplicas(t *testing.T) {
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = o.Close(); o.Wait() })
+		t.Cleanup(func() { _ = o.Close(); o.WaitResponders() })
 		rs, os = append(rs, r), append(os, o)
 	}
 	if _, err := os[0].Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Arguments: []byte(deployCall)}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 )
@@ -58,7 +59,7 @@ type approvalForm struct {
 // cannot fill it in for the person (and the SDK, which applies a form's
 // defaults to a reply, cannot either).
 func newApprovalForm(f *askuser.Form, c *call) *approvalForm {
-	m := &approvalForm{f: f, irreversible: f.Approval.Risk == askuser.RiskIrreversible}
+	m := &approvalForm{f: f, irreversible: f.Approval.Risk == approval.RiskIrreversible}
 	if c.req != nil && c.req.Extra != nil && c.req.Extra.TokenInfo != nil {
 		m.principal = c.req.Extra.TokenInfo.UserID
 	}
@@ -191,16 +192,16 @@ func (m *approvalForm) read(content map[string]any) (askuser.Answer, string) {
 	if problems != nil {
 		return askuser.Answer{}, strings.Join(problems, "; ")
 	}
-	decision := askuser.DenyOnce
+	decision := approval.DenyOnce
 	switch {
 	case approve && remember:
-		decision = askuser.ApproveSession
+		decision = approval.ApproveSession
 	case approve:
-		decision = askuser.ApproveOnce
+		decision = approval.ApproveOnce
 	case remember:
-		decision = askuser.DenySession
+		decision = approval.DenySession
 	}
-	ans := askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{decision}, Note: note}
+	ans := askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{decision}, Note: note}
 	if err := m.f.CheckAnswer(ans); err != nil {
 		// Only the note can be refused: it looks like a credential.
 		var ae *askuser.AnswerError
@@ -246,7 +247,7 @@ func approvalMessage(f *askuser.Form, problem string, now time.Time) string {
 	if left := f.ExpiresAt.Sub(now); left > 0 {
 		b.WriteString("\n\nYou have " + span(left) + " to decide. After that nothing is decided, and your agent has no permission.")
 	}
-	if ap.Risk == askuser.RiskIrreversible {
+	if ap.Risk == approval.RiskIrreversible {
 		b.WriteString("\n\nTo approve, answer yes to “" + titleApprove + "” and type approve to confirm.")
 	}
 	return b.String()
@@ -255,4 +256,4 @@ func approvalMessage(f *askuser.Form, problem string, now time.Time) string {
 // riskLine says how much harm the action can do, in the words the terminal
 // responders use: the message is plain text, so the words and the marks
 // carry it.
-func riskLine(r askuser.Risk) string { return termtext.Risk(r) }
+func riskLine(r approval.Risk) string { return termtext.Risk(r) }

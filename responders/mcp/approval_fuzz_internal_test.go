@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -32,11 +33,11 @@ func FuzzApprovalRead(f *testing.F) {
 	}
 	forms := map[bool]*askuser.Form{}
 	for _, irreversible := range []bool{false, true} {
-		risk := askuser.RiskHigh
+		risk := approval.RiskHigh
 		if irreversible {
-			risk = askuser.RiskIrreversible
+			risk = approval.RiskIrreversible
 		}
-		af, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete the bucket logs-2019", Reason: "Old", Risk: risk}, 60)
+		af, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket logs-2019", Reason: "Old", Risk: risk}, 60)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func FuzzApprovalRead(f *testing.F) {
 			t.Fatalf("decision %+v passed read but CheckAnswer refuses it: %v", ans, err)
 		}
 		switch ans.Selected[0] {
-		case askuser.ApproveOnce, askuser.ApproveSession:
+		case approval.ApproveOnce, approval.ApproveSession:
 			if content["approve"] != true {
 				t.Errorf("approved on approve = %#v", content["approve"])
 			}
@@ -77,7 +78,7 @@ func FuzzApprovalRead(f *testing.F) {
 				t.Errorf("denied on approve = %#v", content["approve"])
 			}
 		}
-		if (ans.Selected[0] == askuser.ApproveSession || ans.Selected[0] == askuser.DenySession) != (content["remember"] == true) {
+		if (ans.Selected[0] == approval.ApproveSession || ans.Selected[0] == approval.DenySession) != (content["remember"] == true) {
 			t.Errorf("decision %s with remember = %#v", ans.Selected[0], content["remember"])
 		}
 	})

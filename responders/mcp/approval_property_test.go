@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 )
@@ -218,7 +219,7 @@ func TestApprovalOnlyYesApproves(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					status := approvalTrial(t, driver, irreversible, replies)
-					if status == askuser.Approved {
+					if status == approval.Approved {
 						approved[driver]++
 					}
 				})
@@ -315,11 +316,11 @@ func approvalTrial(t *testing.T, driver string, irreversible bool, replies []ran
 		no = no || (r.Kind == "reply" && (r.Action == "decline" || (r.Action == "accept" && r.Content["approve"] == false)))
 	}
 	switch {
-	case res.Status == askuser.Approved && !yes:
+	case res.Status == approval.Approved && !yes:
 		t.Errorf("approved (%s), though no reply in time approved; replies %s", recs[0].Result, shown(t, used))
-	case res.Status == askuser.Approved && (res.DecidedBy == nil || *res.DecidedBy != "user"):
+	case res.Status == approval.Approved && (res.DecidedBy == nil || *res.DecidedBy != "user"):
 		t.Errorf("approved, decided by %v; want the user", res.DecidedBy)
-	case res.Status == askuser.Denied && !no:
+	case res.Status == approval.Denied && !no:
 		t.Errorf("denied (%s), though no reply said no; replies %s", recs[0].Result, shown(t, used))
 	}
 	return res.Status

@@ -342,7 +342,7 @@ func TestApprovalDeadlineWhileFormShown(t *testing.T) {
 				if len(recs) != 1 || recs[0].Reason != askuser.ReasonDeadline || recs[0].AnsweredBy != askuser.ByTimeout {
 					t.Errorf("journal: %s; want one record, ended at the deadline", mustJSON(t, recs))
 				}
-				cs, err := r.o.ConsentStore().Consents(context.Background(), "mcp")
+				cs, err := r.o.Consents.Consents(context.Background(), "mcp")
 				if err != nil || len(cs) != 0 {
 					t.Errorf("consents %v, %v; the late reply remembered a decision", cs, err)
 				}
@@ -442,7 +442,7 @@ func TestApprovalAndAskUser(t *testing.T) {
 			t.Cleanup(func() {
 				askTool.Close()
 				approvalTool.Close()
-				o.Wait()
+				o.WaitResponders()
 			})
 			_, co := answering(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				if strings.Contains(req.Params.Message, "permission") {

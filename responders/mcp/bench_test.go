@@ -120,7 +120,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 			benchTasks(b, v, rawCS, rawParams)
 		}
 		tool.Close()
-		o.Wait()
+		o.WaitResponders()
 	}
 }
 
@@ -157,7 +157,7 @@ func benchFleet(b *testing.B, v string, rawCS *mcp.ClientSession, rawParams *mcp
 		b.Fatal(err)
 	}
 	tool := &mcpresponder.Tool{Orchestrator: o, Keys: keys, ProgressInterval: -1}
-	defer o.Wait()
+	defer o.WaitResponders()
 	defer tool.Close()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "askuser", Version: "bench"}, &mcp.ServerOptions{Logger: quiet})
 	if err := mcpresponder.AddTool(srv, tool); err != nil {
@@ -243,7 +243,7 @@ func benchTasks(b *testing.B, v string, rawCS *mcp.ClientSession, rawParams *mcp
 	}
 	h := tasks.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: quiet}))
-	defer o.Wait()
+	defer o.WaitResponders()
 	defer tool.Close()
 	defer tasks.Close()
 	meta := taskMeta(true)

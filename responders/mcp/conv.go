@@ -209,10 +209,10 @@ func (cv *conv) answer(round int, res *mcp.ElicitResult) (*need, error) {
 func (cv *conv) answerLocked(res *mcp.ElicitResult) *need {
 	tn := cv.turn
 	if tn.form == nil {
-		_ = linkReply(tn.a, res) // ErrClosed: the ask had ended
+		_ = linkReply(tn.a, res) // ErrAskEnded: the ask had ended
 		return nil
 	}
-	problem, ended, _ := tn.form.reply(tn.a, res) // an error is ErrClosed: the ask had ended
+	problem, ended, _ := tn.form.reply(tn.a, res) // an error is ErrAskEnded: the ask had ended
 	switch {
 	case ended:
 		return nil

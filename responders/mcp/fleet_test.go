@@ -45,7 +45,7 @@ func (s *fleetServer) stop() {
 		s.http.Close()
 		s.tool.Close()
 		s.o.Close()
-		s.o.Wait()
+		s.o.WaitResponders()
 		s.nc.Close()
 		s.gone = true
 	})

@@ -15,6 +15,8 @@ import (
 
 	"github.com/askuser-go/askuser"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
+	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -74,7 +76,7 @@ type rigOptions struct {
 func newRig(t *testing.T, ro rigOptions) *rig {
 	t.Helper()
 	r := &rig{journal: &journal{}}
-	r.o = &askuser.Orchestrator{Responder: mcpresponder.New(ro.responder), Journal: r.journal, Logger: quiet}
+	r.o = &askuser.Orchestrator{Secrets: secretstore.NewMemory(nil), Consents: &store.MemoryConsents{}, Responder: mcpresponder.New(ro.responder), Journal: r.journal, Logger: quiet}
 	r.tool = &mcpresponder.Tool{Orchestrator: r.o, Dialect: ro.dialect, ProgressInterval: -1}
 	if ro.tool != nil {
 		ro.tool(r.tool)
@@ -85,7 +87,7 @@ func newRig(t *testing.T, ro rigOptions) *rig {
 	}
 	t.Cleanup(func() {
 		r.tool.Close()
-		r.o.Wait()
+		r.o.WaitResponders()
 	})
 	r.cs = connect(t, r.server, ro.version, ro.client)
 	return r

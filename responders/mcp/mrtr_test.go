@@ -63,7 +63,7 @@ func server(t *testing.T, ring *secretstore.KeyRing, tool func(*mcpresponder.Too
 	}
 	t.Cleanup(func() {
 		tl.Close()
-		o.Wait()
+		o.WaitResponders()
 	})
 	return s, tl, j
 }

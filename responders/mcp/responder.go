@@ -278,7 +278,7 @@ func (r *Responder) respondSealed(ctx context.Context, a *askuser.Ask, c *call) 
 	default:
 		end = linkReply(a, res)
 	}
-	if end != nil && !errors.Is(end, askuser.ErrClosed) {
+	if end != nil && !errors.Is(end, askuser.ErrAskEnded) {
 		stop()
 		<-card
 		return end

@@ -163,7 +163,7 @@ func TestSecretThroughCard(t *testing.T) {
 			if strings.Contains(everything, typedSecret) {
 				t.Error("the secret appears in an elicitation, the result or the journal")
 			}
-			got, err := r.o.SecretStore().Get(context.Background(), "mcp", "DEPLOY_TOKEN")
+			got, err := r.o.Secrets.Get(context.Background(), "mcp", "DEPLOY_TOKEN")
 			if err != nil || string(got.Reveal()) != typedSecret {
 				t.Errorf("the store does not hold the secret the person typed (err %v)", err)
 			}

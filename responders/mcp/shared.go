@@ -71,7 +71,7 @@ func (t *Tool) resumeShared(ctx context.Context, req *mcp.CallToolRequest, args 
 	switch {
 	case errors.Is(err, askuser.ErrUnknownCall):
 		return errorResult(name, strings.TrimPrefix(ErrStateGone.Error(), "mcpresponder: ")), nil
-	case err != nil && !errors.Is(err, askuser.ErrClosed):
+	case err != nil && !errors.Is(err, askuser.ErrAskEnded):
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -97,11 +97,11 @@ func (t *Tool) resumeShared(ctx context.Context, req *mcp.CallToolRequest, args 
 func answerRound(a *askuser.Ask, c *call, round int, res *mcp.ElicitResult) *need {
 	f := a.Form()
 	if sealed(f) {
-		_ = linkReply(a, res) // ErrClosed: the ask had ended
+		_ = linkReply(a, res) // ErrAskEnded: the ask had ended
 		return nil
 	}
 	form := formFor(a, c)
-	problem, ended, _ := form.reply(a, res) // an error is ErrClosed: the ask had ended
+	problem, ended, _ := form.reply(a, res) // an error is ErrAskEnded: the ask had ended
 	select {
 	case <-a.Done():
 		ended = true // the ask ended meanwhile (its deadline): its result is the answer

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/sharedask"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -350,7 +351,7 @@ func (ts *Tasks) begin(ctx context.Context, t *Tool, req *mcp.CallToolRequest, a
 		rec.Created, rec.Updated, rec.Expires = a.Form().AskedAt, a.Form().AskedAt, a.Form().ExpiresAt
 		return nil
 	})
-	if err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		// The ask ended as it began (nobody to ask): its outcome is
 		// there, or on its way.
 		out, err = t.o.Await(ctx, session, callID)
@@ -414,7 +415,7 @@ func (ts *Tasks) get(ctx context.Context, p *taskParams, who taskCaller) (any, *
 	switch {
 	case out != nil:
 		return ts.final(t, rec, out), nil
-	case errors.Is(err, askuser.ErrClosed):
+	case errors.Is(err, askuser.ErrAskEnded):
 		w := ts.wire(rec, taskWorking)
 		w.StatusMessage = "the reply is taken; the result is on its way"
 		return w, nil
@@ -487,7 +488,7 @@ func (ts *Tasks) update(ctx context.Context, p *taskParams, who taskCaller) (any
 	var ended bool
 	_, err := t.o.Resume(ctx, rec.Session, rec.Call, func(a *askuser.Ask) error {
 		f := formFor(a, ts.callOf(rec, who, p.Meta))
-		problem, ended, _ = f.reply(a, res) // an error is ErrClosed: the ask had ended
+		problem, ended, _ = f.reply(a, res) // an error is ErrAskEnded: the ask had ended
 		return nil
 	})
 	if err != nil || ended || problem == "" {
@@ -537,7 +538,7 @@ func (ts *Tasks) cancelTask(ctx context.Context, p *taskParams, who taskCaller) 
 			next.Cancelled, next.Updated = true, time.Now().UTC()
 		}
 	}
-	if err := t.o.Withdraw(ctx, rec.Session, rec.Call); err != nil && !errors.Is(err, askuser.ErrClosed) && !errors.Is(err, askuser.ErrUnknownCall) {
+	if err := t.o.Withdraw(ctx, rec.Session, rec.Call); err != nil && !errors.Is(err, askuser.ErrAskEnded) && !errors.Is(err, askuser.ErrUnknownCall) {
 		ts.logger().Error("mcpresponder: withdrawing a task's ask failed", "task", rec.Task, "err", err)
 		return nil, &rpcError{Code: codeInternalError, Message: "Failed to cancel task: the pending-ask store failed; try again"}
 	}
@@ -582,7 +583,7 @@ func isTask(ctx context.Context) bool {
 // Tasks: once they are closed nobody can reach it, and it is unattended.
 func respondTask(ctx context.Context, a *askuser.Ask) error {
 	ts, _ := ctx.Value(taskKey{}).(*Tasks)
-	if a.Shared() {
+	if sharedask.Is(a) {
 		<-ctx.Done()
 		return nil
 	}

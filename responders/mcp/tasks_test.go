@@ -70,7 +70,7 @@ func newTaskServer(t *testing.T, o *askuser.Orchestrator) *taskServer {
 	t.Cleanup(func() {
 		s.tasks.Close()
 		s.tool.Close()
-		s.o.Wait()
+		s.o.WaitResponders()
 	})
 	return s
 }
@@ -283,7 +283,7 @@ func TestTaskRoundTrip(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantJSON(t, "the task's result", completed(t, done), answeredProduction)
-	s.o.Wait()
+	s.o.WaitResponders()
 	if recs := s.journal.records(); len(recs) != 1 || recs[0].AskID != task {
 		t.Errorf("journal: %s; want one record, of the task's ask", mustJSON(t, recs))
 	}
@@ -346,7 +346,7 @@ func TestTaskCancel(t *testing.T) {
 		if got := c.get(task); got["status"] != "cancelled" || got["result"] != nil {
 			t.Errorf("after tasks/cancel: %s; want cancelled", mustJSON(t, got))
 		}
-		s.o.Wait()
+		s.o.WaitResponders()
 		recs := s.journal.records()
 		if len(recs) != 1 || recs[0].Reason != askuser.ReasonSuperseded || recs[0].AnsweredBy != askuser.ByUnattended {
 			t.Errorf("journal: %s; want one record, superseded, unattended", mustJSON(t, recs))
@@ -457,7 +457,7 @@ func TestTaskOtherServer(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantJSON(t, "the task's result", completed(t, done), answeredProduction)
-	b.o.Wait()
+	b.o.WaitResponders()
 	if ra, rb := a.journal.records(), b.journal.records(); len(ra)+len(rb) != 1 {
 		t.Errorf("journals: %d and %d records; want one in all", len(ra), len(rb))
 	}
@@ -485,7 +485,7 @@ func TestTaskStdio(t *testing.T) {
 		<-ran
 		tasks.Close()
 		tool.Close()
-		o.Wait()
+		o.WaitResponders()
 	}()
 	lines := make(chan map[string]any, 16)
 	go func() {

@@ -146,7 +146,7 @@ func pairReplica(fl *fleetOf, cardNotes store.Notes) (*slackReplica, *web.Respon
 	if err := o.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = o.Close(); _ = r.Close(); _ = card.Close(); o.Wait() })
+	t.Cleanup(func() { _ = o.Close(); _ = r.Close(); _ = card.Close(); o.WaitResponders() })
 	return &slackReplica{o: o, r: r}, card
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responders/slack/slacktest"
 	"github.com/askuser-go/askuser/store"
@@ -57,7 +58,7 @@ func (fl *fleetOf) replica(opts Options) (rp *slackReplica, close func()) {
 		closed = true
 		_ = o.Close()
 		_ = r.Close()
-		o.Wait()
+		o.WaitResponders()
 	}
 	t.Cleanup(close)
 	return &slackReplica{o: o, r: r}, close
@@ -281,7 +282,7 @@ func TestFleetIrreversibleOnOtherReplica(t *testing.T) {
 		}
 		posted := onlyMessage(t, fl.f)
 		id := askIDOf(t, posted)
-		serve(b.r, signed(click("T1", "U1", actionApprove, id+"|"+askuser.ApproveOnce), time.Now(), signingSecret))
+		serve(b.r, signed(click("T1", "U1", actionApprove, id+"|"+approval.ApproveOnce), time.Now(), signingSecret))
 		synctest.Wait()
 		if len(fl.f.Opened) != 1 {
 			t.Fatal("B did not open the confirmation")
@@ -289,17 +290,17 @@ func TestFleetIrreversibleOnOtherReplica(t *testing.T) {
 		code := func(c string) map[string]map[string]any {
 			return map[string]map[string]any{"code": {"v": map[string]any{"type": "plain_text_input", "value": c}}}
 		}
-		if rec := serve(b.r, signed(submission("T1", "U1", viewConfirm, id+"|"+askuser.ApproveOnce, code("AAAA")), time.Now(), signingSecret)); !strings.Contains(rec.Body.String(), "not the code") {
+		if rec := serve(b.r, signed(submission("T1", "U1", viewConfirm, id+"|"+approval.ApproveOnce, code("AAAA")), time.Now(), signingSecret)); !strings.Contains(rec.Body.String(), "not the code") {
 			t.Errorf("a wrong code on B: %s; want it refused", rec.Body)
 		}
-		if rec := serve(b.r, signed(submission("T1", "U1", viewConfirm, id+"|"+askuser.ApproveOnce, code("ACDE")), time.Now(), signingSecret)); rec.Body.Len() != 0 {
+		if rec := serve(b.r, signed(submission("T1", "U1", viewConfirm, id+"|"+approval.ApproveOnce, code("ACDE")), time.Now(), signingSecret)); rec.Body.Len() != 0 {
 			t.Errorf("the right code on B: %s", rec.Body)
 		}
 		out, err := a.o.Await(context.Background(), "s", "c")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Approved {
+		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved {
 			t.Errorf("verdict %+v; want approved", v)
 		}
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // maxBody caps an interaction request's body.
@@ -180,14 +181,14 @@ func (r *Responder) act(cb *slack.InteractionCallback, act *slack.BlockAction, e
 			return
 		}
 		choice := parts[0]
-		approve := choice == askuser.ApproveOnce || choice == askuser.ApproveSession
-		deny := choice == askuser.DenyOnce || choice == askuser.DenySession
+		approve := choice == approval.ApproveOnce || choice == approval.ApproveSession
+		deny := choice == approval.DenyOnce || choice == approval.DenySession
 		switch {
 		case approve && e.challenge != "":
 			r.openConfirm(cb, e, choice)
 		case approve || deny:
 			a.SetPrincipal(principal)
-			if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{choice}}); err != nil {
+			if err := a.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{choice}}); err != nil {
 				r.refused(cb, err)
 				return
 			}
@@ -226,7 +227,7 @@ func (r *Responder) refused(cb *slack.InteractionCallback, err error) {
 	switch {
 	case errors.As(err, &ae):
 		r.ephemeral(cb.Channel.ID, cb.User.ID, "Not taken: "+escapeAmp(ae.Reason))
-	case errors.Is(err, askuser.ErrClosed):
+	case errors.Is(err, askuser.ErrAskEnded):
 		r.ephemeral(cb.Channel.ID, cb.User.ID, "This ask has already ended.")
 	default:
 		r.log.Warn("askuser slack: an answer was not taken", "err", err)
@@ -334,7 +335,7 @@ func (r *Responder) viewSubmission(ctx context.Context, cb *slack.InteractionCal
 		if e.challenge == "" || got != e.challenge {
 			return fail(blockCode, "That is not the code the message shows.")
 		}
-		if err := a.Report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{rest}}); err != nil {
+		if err := a.Report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{rest}}); err != nil {
 			return fail(blockCode, reason(err))
 		}
 		if err := a.Submit(); err != nil {
@@ -368,7 +369,7 @@ func reason(err error) string {
 	switch {
 	case errors.As(err, &ae):
 		return ae.Reason
-	case errors.Is(err, askuser.ErrClosed):
+	case errors.Is(err, askuser.ErrAskEnded):
 		return "This ask has already ended."
 	}
 	return "The answer was not taken."

@@ -9,6 +9,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 )
@@ -219,13 +220,13 @@ func renderApproval(askID string, f *askuser.Form, o renderOptions) ([]slack.Blo
 		slack.NewSectionBlock(text("Why: "+ap.Reason, maxPlain), nil, nil, slack.SectionBlockOptionBlockID("reason")),
 		slack.NewContextBlock("risk", ours(escapeAmp(termtext.Risk(ap.Risk))+" · *Digest:* `"+escapeAmp(shortDigest(ap.Digest))+"`")),
 	)
-	approve := button(actionApprove, askID+sep+askuser.ApproveOnce, "Approve once")
+	approve := button(actionApprove, askID+sep+approval.ApproveOnce, "Approve once")
 	approve.Style = slack.StylePrimary
-	deny := button(actionApprove, askID+sep+askuser.DenyOnce, "Deny")
+	deny := button(actionApprove, askID+sep+approval.DenyOnce, "Deny")
 	deny.Style = slack.StyleDanger
 	els := []slack.BlockElement{approve, deny,
-		button(actionApprove, askID+sep+askuser.ApproveSession, "Approve for this session"),
-		button(actionApprove, askID+sep+askuser.DenySession, "Deny for this session")}
+		button(actionApprove, askID+sep+approval.ApproveSession, "Approve for this session"),
+		button(actionApprove, askID+sep+approval.DenySession, "Deny for this session")}
 	if ap.Details != "" {
 		els = append(els, button(actionDetails, askID, "Show details"))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/store"
 )
@@ -299,7 +300,7 @@ func (r *Responder) Asked(a *askuser.Ask) {
 	}
 	e := &entry{a: a, id: id, via: via, posted: make(chan struct{}), channel: channel}
 	f := a.Form()
-	if f.Approval != nil && f.Approval.Risk == askuser.RiskIrreversible {
+	if f.Approval != nil && f.Approval.Risk == approval.RiskIrreversible {
 		e.challenge = r.code()
 	}
 	r.mu.Lock()

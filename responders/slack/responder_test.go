@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/askusertool"
@@ -147,7 +148,7 @@ func TestGolden(t *testing.T) {
 	golden(t, "multi.json", map[string]any{"text": text, "blocks": blocks})
 	golden(t, "multi_modal.json", answerModal("a2", multi, nil))
 
-	ap, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete the prod-eu database", Reason: "It was replaced", Risk: askuser.RiskIrreversible, Details: "DROP DATABASE prod_eu;"}, 300)
+	ap, err := askuser.ApprovalForm(approval.Request{Action: "Delete the prod-eu database", Reason: "It was replaced", Risk: approval.RiskIrreversible, Details: "DROP DATABASE prod_eu;"}, 300)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,12 +419,12 @@ func TestIrreversibleApproval(t *testing.T) {
 			t.Fatalf("the message does not show the code: %s", posted.Form.Get("blocks"))
 		}
 		id := askIDOf(t, posted)
-		serve(r, signed(click("T1", "U1", actionApprove, id+"|"+askuser.ApproveOnce), time.Now(), signingSecret))
+		serve(r, signed(click("T1", "U1", actionApprove, id+"|"+approval.ApproveOnce), time.Now(), signingSecret))
 		<-f.Opened
 		code := func(c string) map[string]map[string]any {
 			return map[string]map[string]any{"code": {"v": map[string]any{"type": "plain_text_input", "value": c}}}
 		}
-		rec := serve(r, signed(submission("T1", "U1", viewConfirm, id+"|"+askuser.ApproveOnce, code("AAAA")), time.Now(), signingSecret))
+		rec := serve(r, signed(submission("T1", "U1", viewConfirm, id+"|"+approval.ApproveOnce, code("AAAA")), time.Now(), signingSecret))
 		if !strings.Contains(rec.Body.String(), "not the code") {
 			t.Errorf("a wrong code: %s; want the modal to refuse it", rec.Body)
 		}
@@ -433,11 +434,11 @@ func TestIrreversibleApproval(t *testing.T) {
 			t.Fatalf("a wrong code decided: %+v", v)
 		default:
 		}
-		rec = serve(r, signed(submission("T1", "U1", viewConfirm, id+"|"+askuser.ApproveOnce, code("acde")), time.Now(), signingSecret))
+		rec = serve(r, signed(submission("T1", "U1", viewConfirm, id+"|"+approval.ApproveOnce, code("acde")), time.Now(), signingSecret))
 		if rec.Body.Len() != 0 {
 			t.Errorf("the right code: %s", rec.Body)
 		}
-		if v := <-got; v.Status != askuser.Approved || v.DecidedBy != askuser.ByUser {
+		if v := <-got; v.Status != approval.Approved || v.DecidedBy != askuser.ByUser {
 			t.Errorf("verdict %+v; want approved by the user", v)
 		}
 	})

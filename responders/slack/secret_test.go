@@ -162,7 +162,7 @@ func (b *browser) answerID(id, session string, answers []askuser.Answer) error {
 	case http.StatusOK:
 		return nil
 	case http.StatusConflict:
-		return askuser.ErrClosed
+		return askuser.ErrAskEnded
 	}
 	return fmt.Errorf("the card's submit: %d %s", rec.Code, rec.Body)
 }

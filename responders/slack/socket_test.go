@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responders/slack/slacktest"
 )
 
@@ -74,7 +75,7 @@ func TestSocketMode(t *testing.T) {
 		}
 	}
 	id, _, _ := strings.Cut(pick[1], sep)
-	ack, err := sock.Interact(slacktest.Submission(slacktest.Team, "U1", viewConfirm, id+sep+askuser.ApproveOnce, map[string]map[string]any{"code": {"v": map[string]any{"type": "plain_text_input", "value": "XXXX"}}}), socketWait)
+	ack, err := sock.Interact(slacktest.Submission(slacktest.Team, "U1", viewConfirm, id+sep+approval.ApproveOnce, map[string]map[string]any{"code": {"v": map[string]any{"type": "plain_text_input", "value": "XXXX"}}}), socketWait)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func (fl *fleetOf) stepReplica() (*slackReplica, func()) {
 			closed = true
 			_ = o.Close()
 			_ = r.Close()
-			o.Wait()
+			o.WaitResponders()
 		}
 	}
 	t.Cleanup(closeIt)

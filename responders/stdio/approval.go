@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
@@ -41,7 +42,7 @@ func (s *asking) approval() error {
 		s.printf("\nYour agent asks your permission to act; answer on the terminal.\n")
 		s.w = s.r.inTTY
 	}
-	s.onQ = askuser.ApprovalQuestionID
+	s.onQ = approval.QuestionID
 	s.r.setShown(s.a, s.onQ)
 	code := s.r.codes.Code()
 	s.showApproval(code)
@@ -61,9 +62,9 @@ func (s *asking) approval() error {
 				continue
 			}
 			s.printf("  Not approved: the code was wrong again, so this is denied.\n")
-			decision = askuser.DenyOnce
+			decision = approval.DenyOnce
 		}
-		err = s.report(askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{decision}, Note: note})
+		err = s.report(askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{decision}, Note: note})
 		if errors.Is(err, errRetry) {
 			continue
 		}
@@ -72,7 +73,7 @@ func (s *asking) approval() error {
 		}
 		break
 	}
-	if err := s.a.Submit(); err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err := s.a.Submit(); err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return err
 	}
 	return s.finish()
@@ -80,7 +81,7 @@ func (s *asking) approval() error {
 
 // settle shows the outcome of an ask the responder ended by err's call.
 func (s *asking) settle(err error) error {
-	if err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return err
 	}
 	return s.finish()
@@ -131,17 +132,17 @@ func parseDecision(line, code string) (decision, note string, ok bool) {
 	words := strings.Fields(head)
 	switch strings.ToLower(strings.Join(words, " ")) {
 	case "", "n", "no", "deny":
-		return askuser.DenyOnce, note, true
+		return approval.DenyOnce, note, true
 	case "never":
-		return askuser.DenySession, note, true
+		return approval.DenySession, note, true
 	}
 	if challenge.Match(code, head) {
-		return askuser.ApproveOnce, note, true
+		return approval.ApproveOnce, note, true
 	}
 	if n := len(words); n > 1 && strings.EqualFold(words[n-1], "session") && challenge.Match(code, strings.Join(words[:n-1], "")) {
-		return askuser.ApproveSession, note, true
+		return approval.ApproveSession, note, true
 	}
-	return askuser.DenyOnce, note, false
+	return approval.DenyOnce, note, false
 }
 
 // readDecision waits for the person's line on the terminal f. Input typed

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/ptytest"
 	"github.com/askuser-go/askuser/responder/respondertest"
@@ -108,7 +109,7 @@ func (g *termRig) ask(f *askuser.Form) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
 		out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: f})
-		o.Wait()
+		o.WaitResponders()
 		ch <- result{out, err}
 	}()
 	return ch
@@ -212,24 +213,24 @@ const prompt = "Type " + firstCode + " to approve, Enter to deny: "
 func TestApprovalOnTerminal(t *testing.T) {
 	tests := []struct {
 		name     string
-		risk     askuser.Risk
+		risk     approval.Risk
 		lines    []string
 		status   string
 		remember bool
 		note     string
 		summary  string
 	}{
-		{"the code approves once", askuser.RiskLow, []string{firstCode}, askuser.Approved, false, "", "Approved, this once."},
-		{"in lower case, with a note", askuser.RiskMedium, []string{"acefh: go ahead"}, askuser.Approved, false, "go ahead", `Approved, this once. Your note: "go ahead"`},
-		{"the code and session approve for the session", askuser.RiskHigh, []string{firstCode + " session"}, askuser.Approved, true, "", "Approved for the rest of this session."},
-		{"Enter alone denies", askuser.RiskLow, []string{""}, askuser.Denied, false, "", "Denied."},
-		{"never denies for the session", askuser.RiskHigh, []string{"never: not in prod"}, askuser.Denied, true, "not in prod", `Denied for the rest of this session. Your note: "not in prod"`},
-		{"irreversible: the code approves", askuser.RiskIrreversible, []string{firstCode + ": I have a backup"}, askuser.Approved, false, "I have a backup", `Approved, this once. Your note: "I have a backup"`},
-		{"irreversible: the code and session", askuser.RiskIrreversible, []string{"acefh Session"}, askuser.Approved, true, "", "Approved for the rest of this session."},
-		{"a wrong code, then the new one approves", askuser.RiskLow, []string{"ACEFX", secondCode}, askuser.Approved, false, "", "Approved, this once."},
-		{"the first code does not approve once it is replaced", askuser.RiskLow, []string{"y", firstCode}, askuser.Denied, false, "", "Denied."},
-		{"y, then approve: two wrong codes deny", askuser.RiskLow, []string{"y", "approve"}, askuser.Denied, false, "", "Denied."},
-		{"a wrong code, then Enter denies", askuser.RiskIrreversible, []string{"approve", ""}, askuser.Denied, false, "", "Denied."},
+		{"the code approves once", approval.RiskLow, []string{firstCode}, approval.Approved, false, "", "Approved, this once."},
+		{"in lower case, with a note", approval.RiskMedium, []string{"acefh: go ahead"}, approval.Approved, false, "go ahead", `Approved, this once. Your note: "go ahead"`},
+		{"the code and session approve for the session", approval.RiskHigh, []string{firstCode + " session"}, approval.Approved, true, "", "Approved for the rest of this session."},
+		{"Enter alone denies", approval.RiskLow, []string{""}, approval.Denied, false, "", "Denied."},
+		{"never denies for the session", approval.RiskHigh, []string{"never: not in prod"}, approval.Denied, true, "not in prod", `Denied for the rest of this session. Your note: "not in prod"`},
+		{"irreversible: the code approves", approval.RiskIrreversible, []string{firstCode + ": I have a backup"}, approval.Approved, false, "I have a backup", `Approved, this once. Your note: "I have a backup"`},
+		{"irreversible: the code and session", approval.RiskIrreversible, []string{"acefh Session"}, approval.Approved, true, "", "Approved for the rest of this session."},
+		{"a wrong code, then the new one approves", approval.RiskLow, []string{"ACEFX", secondCode}, approval.Approved, false, "", "Approved, this once."},
+		{"the first code does not approve once it is replaced", approval.RiskLow, []string{"y", firstCode}, approval.Denied, false, "", "Denied."},
+		{"y, then approve: two wrong codes deny", approval.RiskLow, []string{"y", "approve"}, approval.Denied, false, "", "Denied."},
+		{"a wrong code, then Enter denies", approval.RiskIrreversible, []string{"approve", ""}, approval.Denied, false, "", "Denied."},
 	}
 	for where, name := range wheres {
 		t.Run(name, func(t *testing.T) {
@@ -289,7 +290,7 @@ func TestApprovalTypedByAnotherProgram(t *testing.T) {
 	}
 	ioctl := false
 	for where, name := range wheres {
-		for _, risk := range []askuser.Risk{askuser.RiskLow, askuser.RiskIrreversible} {
+		for _, risk := range []approval.Risk{approval.RiskLow, approval.RiskIrreversible} {
 			for _, lines := range attacks {
 				g := newTermRigCodes(t, where, nil) // codes from crypto/rand, as in use
 				ch := g.ask(approvalForm(t, risk))
@@ -304,7 +305,7 @@ func TestApprovalTypedByAnotherProgram(t *testing.T) {
 					}
 					ioctl = ioctl || used
 				}
-				if v := g.verdict(ch); v.Status == askuser.Approved {
+				if v := g.verdict(ch); v.Status == approval.Approved {
 					t.Errorf("%s, %s: %q typed by another program approved: %+v", name, risk, lines, v)
 				}
 			}
@@ -321,7 +322,7 @@ func TestApprovalTheShownCodeApproves(t *testing.T) {
 	var codes []string
 	for where, name := range wheres {
 		g := newTermRigCodes(t, where, nil)
-		ch := g.ask(approvalForm(t, askuser.RiskIrreversible))
+		ch := g.ask(approvalForm(t, approval.RiskIrreversible))
 		g.waitFor(" to approve, Enter to deny: ")
 		m := re.FindStringSubmatch(g.shown())
 		if m == nil {
@@ -329,7 +330,7 @@ func TestApprovalTheShownCodeApproves(t *testing.T) {
 		}
 		codes = append(codes, m[1])
 		g.typeLine(strings.ToLower(m[1]))
-		if v := g.verdict(ch); v.Status != askuser.Approved || v.DecidedBy != askuser.ByUser {
+		if v := g.verdict(ch); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser {
 			t.Errorf("%s: verdict %+v; want approved by the user", name, v)
 		}
 	}
@@ -342,19 +343,19 @@ func TestApprovalTheShownCodeApproves(t *testing.T) {
 // next codes one character longer.
 func TestApprovalCodesGrow(t *testing.T) {
 	g := newTermRig(t, inputAndOutput)
-	ch := g.ask(approvalForm(t, askuser.RiskLow))
+	ch := g.ask(approvalForm(t, approval.RiskLow))
 	g.waitFor(prompt)
 	g.typeLine("y")
 	g.waitFor("Type " + secondCode + " to approve, Enter to deny: ")
 	g.typeLine("y")
 	g.waitFor("Not approved: the code was wrong again, so this is denied.\n")
-	if v := g.verdict(ch); v.Status != askuser.Denied || v.Remember {
+	if v := g.verdict(ch); v.Status != approval.Denied || v.Remember {
 		t.Errorf("verdict %+v; want denied this once", v)
 	}
-	ch = g.ask(approvalForm(t, askuser.RiskLow))
+	ch = g.ask(approvalForm(t, approval.RiskLow))
 	g.waitFor("Type " + thirdCode[:7] + " to approve, Enter to deny: ")
 	g.typeLine(thirdCode)
-	if v := g.verdict(ch); v.Status != askuser.Approved {
+	if v := g.verdict(ch); v.Status != approval.Approved {
 		t.Errorf("verdict %+v; want approved with the longer code", v)
 	}
 }
@@ -366,7 +367,7 @@ func TestApprovalSaysProgramsCanType(t *testing.T) {
 	const warning = "This system lets any program on this terminal type into it, so only the code shown here approves.\n"
 	for _, injectable := range []bool{true, false} {
 		g := newTermRigCodes(t, inputAndOutput, knownCodes(injectable))
-		ch := g.ask(approvalForm(t, askuser.RiskLow))
+		ch := g.ask(approvalForm(t, approval.RiskLow))
 		g.waitFor(prompt)
 		g.typeLine("y")
 		g.waitFor("Type " + secondCode + " to approve")
@@ -382,11 +383,11 @@ func TestApprovalSaysProgramsCanType(t *testing.T) {
 // TestApprovalRisksShown: the risk is said in words, loudest for what
 // cannot be undone.
 func TestApprovalRisksShown(t *testing.T) {
-	for risk, want := range map[askuser.Risk]string{
-		askuser.RiskLow:          "\nRisk: low\n",
-		askuser.RiskMedium:       "\nRisk: medium\n",
-		askuser.RiskHigh:         "\n!! Risk: HIGH\n",
-		askuser.RiskIrreversible: "\n!!! Risk: IRREVERSIBLE: this cannot be undone !!!\n",
+	for risk, want := range map[approval.Risk]string{
+		approval.RiskLow:          "\nRisk: low\n",
+		approval.RiskMedium:       "\nRisk: medium\n",
+		approval.RiskHigh:         "\n!! Risk: HIGH\n",
+		approval.RiskIrreversible: "\n!!! Risk: IRREVERSIBLE: this cannot be undone !!!\n",
 	} {
 		t.Run(string(risk), func(t *testing.T) {
 			g := newTermRig(t, inputAndOutput)
@@ -408,10 +409,10 @@ func TestApprovalTypedAheadIsDiscarded(t *testing.T) {
 		g := newTermRig(t, where)
 		g.typeLine(firstCode) // before the approval is asked
 		g.waitQueued()
-		ch := g.ask(approvalForm(t, askuser.RiskLow))
+		ch := g.ask(approvalForm(t, approval.RiskLow))
 		g.waitFor(prompt)
 		g.typeLine("")
-		if v := g.verdict(ch); v.Status != askuser.Denied {
+		if v := g.verdict(ch); v.Status != approval.Denied {
 			t.Errorf("%s: verdict %+v; the line typed ahead was taken, want denied by the Enter typed at the prompt", name, v)
 		}
 	}
@@ -421,12 +422,12 @@ func TestApprovalTypedAheadIsDiscarded(t *testing.T) {
 func TestApprovalEndOfInputOnTerminal(t *testing.T) {
 	for where, name := range wheres {
 		g := newTermRig(t, where)
-		ch := g.ask(approvalForm(t, askuser.RiskLow))
+		ch := g.ask(approvalForm(t, approval.RiskLow))
 		g.waitFor(prompt)
 		if _, err := g.master.Write([]byte{4}); err != nil { // Ctrl-D on an empty line
 			t.Fatal(err)
 		}
-		if v := g.verdict(ch); v.Status != askuser.Unresolved || (v.Ended != askuser.ReasonUnattended && v.Ended != askuser.ReasonDismissed) {
+		if v := g.verdict(ch); v.Status != approval.Unresolved || (v.Ended != askuser.ReasonUnattended && v.Ended != askuser.ReasonDismissed) {
 			t.Errorf("%s: verdict %+v; want unresolved", name, v)
 		}
 	}
@@ -437,13 +438,13 @@ func TestApprovalEndOfInputOnTerminal(t *testing.T) {
 func TestApprovalDeadlineOnTerminal(t *testing.T) {
 	for where, name := range wheres {
 		g := newTermRig(t, where)
-		f, err := askuser.ApprovalForm(askuser.Approval{Action: "Restart the database", Reason: "To apply the patch", Risk: askuser.RiskHigh}, 1)
+		f, err := askuser.ApprovalForm(approval.Request{Action: "Restart the database", Reason: "To apply the patch", Risk: approval.RiskHigh}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ch := g.ask(f)
 		g.waitFor(prompt)
-		if v := g.verdict(ch); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDeadline {
+		if v := g.verdict(ch); v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline {
 			t.Errorf("%s: verdict %+v; want unresolved at the deadline", name, v)
 		}
 		g.waitFor("Time is up: nothing was decided, and your agent has no permission.\n")
@@ -459,7 +460,7 @@ func TestApprovalDeadlineOnTerminal(t *testing.T) {
 // refused, and the person decides again, with the same code.
 func TestApprovalNoteWithACredential(t *testing.T) {
 	g := newTermRig(t, inputOnly)
-	ch := g.ask(approvalForm(t, askuser.RiskLow))
+	ch := g.ask(approvalForm(t, approval.RiskLow))
 	g.waitFor(prompt)
 	g.typeLine(firstCode + ": use " + fakeToken)
 	g.waitFor("  Not accepted: the note looks like")
@@ -467,7 +468,7 @@ func TestApprovalNoteWithACredential(t *testing.T) {
 	// asks again.
 	g.waitFor("Not accepted: the note looks like a GitHub token; it will not be passed on. Leave the credential out (the agent can ask for one through a secret question).\n" + prompt)
 	g.typeLine(firstCode)
-	if v := g.verdict(ch); v.Status != askuser.Approved || v.Note != "" {
+	if v := g.verdict(ch); v.Status != approval.Approved || v.Note != "" {
 		t.Errorf("verdict %+v; want approved without the note", v)
 	}
 	if strings.Contains(g.out.String(), fakeToken) || strings.Contains(strings.ReplaceAll(g.shown(), "\r\n", "\n"), "use "+fakeToken[:12]+"\n  Not") {
@@ -480,10 +481,10 @@ func TestApprovalNoteWithACredential(t *testing.T) {
 func TestApprovalPromptIsInert(t *testing.T) {
 	for where, name := range wheres {
 		g := newTermRig(t, where)
-		f, err := askuser.ApprovalForm(askuser.Approval{
+		f, err := askuser.ApprovalForm(approval.Request{
 			Action:  "rm -rf /\r\x1b[2Kls -la",
 			Reason:  "tidy\x1b]52;c;cm0gLXJmIH4=\x07 up\u202e",
-			Risk:    askuser.RiskIrreversible,
+			Risk:    approval.RiskIrreversible,
 			Details: "line one\nline\b\b\b\btwo\u009b2A\n\x1b[31mred\x1b[0m",
 		}, 1)
 		if err != nil {

@@ -9,14 +9,15 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/responders/stdio"
 )
 
 // approvalForm is an approval of the given risk, waiting 100 seconds.
-func approvalForm(t testing.TB, risk askuser.Risk) *askuser.Form {
+func approvalForm(t testing.TB, risk approval.Risk) *askuser.Form {
 	t.Helper()
-	f, err := askuser.ApprovalForm(askuser.Approval{
+	f, err := askuser.ApprovalForm(approval.Request{
 		Action:  "Delete the bucket logs-2019",
 		Reason:  "It is past its retention",
 		Risk:    risk,
@@ -62,12 +63,12 @@ func TestApprovalOverAPipe(t *testing.T) {
 			{"handed one all the same", claims{r}, "This call asks your permission to act, which is given only on a terminal, never through a pipe; nobody can be asked for it here.\nNobody could be asked: nothing was decided, and your agent has no permission.\n"},
 		} {
 			o := &askuser.Orchestrator{Responder: tt.r, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-			res, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: approvalForm(t, askuser.RiskLow)})
+			res, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: approvalForm(t, approval.RiskLow)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			o.Wait()
-			if v, _ := askuser.ApprovalVerdict(res); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
+			o.WaitResponders()
+			if v, _ := askuser.ApprovalVerdict(res); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 				t.Errorf("%s: verdict %+v, want unresolved with nobody to ask", tt.name, v)
 			}
 			if got := strings.TrimPrefix(out.String(), "\n"); got != tt.shown {
@@ -90,27 +91,27 @@ func TestParseDecision(t *testing.T) {
 		note     string
 		ok       bool
 	}{
-		{"K7MXA", askuser.ApproveOnce, "", true},
-		{" k7mxa ", askuser.ApproveOnce, "", true},
-		{"K7M XA: go ahead ", askuser.ApproveOnce, "go ahead", true},
-		{"K7MXA session", askuser.ApproveSession, "", true},
-		{"k7mxa   Session: fine today", askuser.ApproveSession, "fine today", true},
-		{"never: stop asking", askuser.DenySession, "stop asking", true},
-		{"", askuser.DenyOnce, "", true},
-		{": not before Friday", askuser.DenyOnce, "not before Friday", true},
-		{"n", askuser.DenyOnce, "", true},
-		{"No", askuser.DenyOnce, "", true},
-		{"deny: too risky", askuser.DenyOnce, "too risky", true},
-		{"y", askuser.DenyOnce, "", false},
-		{"yes: sure", askuser.DenyOnce, "sure", false},
-		{"session", askuser.DenyOnce, "", false},
-		{"approve", askuser.DenyOnce, "", false},
-		{"approve session", askuser.DenyOnce, "", false},
-		{"K7MX", askuser.DenyOnce, "", false},
-		{"K7MXAA", askuser.DenyOnce, "", false},
-		{"session K7MXA", askuser.DenyOnce, "", false},
-		{"K7MXA never", askuser.DenyOnce, "", false},
-		{"1", askuser.DenyOnce, "", false},
+		{"K7MXA", approval.ApproveOnce, "", true},
+		{" k7mxa ", approval.ApproveOnce, "", true},
+		{"K7M XA: go ahead ", approval.ApproveOnce, "go ahead", true},
+		{"K7MXA session", approval.ApproveSession, "", true},
+		{"k7mxa   Session: fine today", approval.ApproveSession, "fine today", true},
+		{"never: stop asking", approval.DenySession, "stop asking", true},
+		{"", approval.DenyOnce, "", true},
+		{": not before Friday", approval.DenyOnce, "not before Friday", true},
+		{"n", approval.DenyOnce, "", true},
+		{"No", approval.DenyOnce, "", true},
+		{"deny: too risky", approval.DenyOnce, "too risky", true},
+		{"y", approval.DenyOnce, "", false},
+		{"yes: sure", approval.DenyOnce, "sure", false},
+		{"session", approval.DenyOnce, "", false},
+		{"approve", approval.DenyOnce, "", false},
+		{"approve session", approval.DenyOnce, "", false},
+		{"K7MX", approval.DenyOnce, "", false},
+		{"K7MXAA", approval.DenyOnce, "", false},
+		{"session K7MXA", approval.DenyOnce, "", false},
+		{"K7MXA never", approval.DenyOnce, "", false},
+		{"1", approval.DenyOnce, "", false},
 	}
 	for _, tt := range tests {
 		d, n, ok := stdio.ParseDecision(tt.line, code)
@@ -132,11 +133,11 @@ func FuzzParseDecision(f *testing.F) {
 		d, note, ok := stdio.ParseDecision(line, code)
 		head, _, _ := strings.Cut(line, ":")
 		switch d {
-		case askuser.ApproveOnce, askuser.ApproveSession:
+		case approval.ApproveOnce, approval.ApproveSession:
 			if !ok || code == "" || !strings.Contains(challenge.Normalize(head), code) {
 				t.Errorf("%q approves (%s) without the code %q", line, d, code)
 			}
-		case askuser.DenyOnce, askuser.DenySession:
+		case approval.DenyOnce, approval.DenySession:
 		default:
 			t.Errorf("%q gives %q, not an option", line, d)
 		}

@@ -80,7 +80,7 @@ func (s *asking) run() error {
 			return s.stop(err)
 		}
 	}
-	if err := s.a.Submit(); err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err := s.a.Submit(); err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return err
 	}
 	return s.finish()
@@ -116,7 +116,7 @@ func (s *asking) stop(why error) error {
 	default:
 		return why
 	}
-	if err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return err
 	}
 	return s.finish()
@@ -276,7 +276,7 @@ func (s *asking) report(ans askuser.Answer) error {
 	case errors.As(err, &ae):
 		s.printf("  Not accepted: %s.\n", inert.Line(strings.TrimSuffix(ae.Reason, ".")))
 		return errRetry
-	case errors.Is(err, askuser.ErrClosed):
+	case errors.Is(err, askuser.ErrAskEnded):
 		return errEnded
 	}
 	return err

@@ -254,7 +254,7 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 
 // dismiss ends an ask that was never shown, as the end of input does.
 func dismiss(a *askuser.Ask) error {
-	if err := a.Cancel(a.Form().Questions[0].ID); err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err := a.Cancel(a.Form().Questions[0].ID); err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return err
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
@@ -36,7 +37,7 @@ const (
 
 // An apState is what the person has done on an approval's card.
 type apState struct {
-	ap      *askuser.Approval
+	ap      *approval.Request
 	choice  int  // choiceNone, choiceApprove or choiceDeny: the row under the cursor
 	session bool // "for this session" is ticked
 	details bool // the details are shown
@@ -46,7 +47,7 @@ type apState struct {
 	missed  bool   // a wrong code was typed: the next one denies
 }
 
-func (s *apState) irreversible() bool { return s.ap.Risk == askuser.RiskIrreversible }
+func (s *apState) irreversible() bool { return s.ap.Risk == approval.RiskIrreversible }
 
 // drawCode draws the code of an approval that arrives.
 func (m *model) drawCode(av *askView) {
@@ -185,16 +186,16 @@ func (m *model) closeApprovalField(av *askView) {
 // at once.
 func (m *model) decide(av *askView, approve bool) {
 	ap := av.ap
-	v := askuser.DenyOnce
+	v := approval.DenyOnce
 	switch {
 	case approve && ap.session:
-		v = askuser.ApproveSession
+		v = approval.ApproveSession
 	case approve:
-		v = askuser.ApproveOnce
+		v = approval.ApproveOnce
 	case ap.session:
-		v = askuser.DenySession
+		v = approval.DenySession
 	}
-	ans := askuser.Answer{QuestionID: askuser.ApprovalQuestionID, Selected: []string{v}, Note: strings.TrimSpace(ap.note)}
+	ans := askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{v}, Note: strings.TrimSpace(ap.note)}
 	if !m.report(av, av.qs[0], ans) {
 		return
 	}
@@ -236,16 +237,16 @@ func (m *model) detailLines(ap *apState) []string {
 // riskLine says how much harm the action can do in words, as the line
 // based terminal does, loudest for what cannot be undone; the theme adds
 // colour.
-func (m *model) riskLine(r askuser.Risk) string {
+func (m *model) riskLine(r approval.Risk) string {
 	var st lipgloss.Style
 	switch r {
-	case askuser.RiskIrreversible:
+	case approval.RiskIrreversible:
 		st = m.th.riskIrreversible
-	case askuser.RiskHigh:
+	case approval.RiskHigh:
 		st = m.th.riskHigh
-	case askuser.RiskMedium:
+	case approval.RiskMedium:
 		st = m.th.riskMedium
-	case askuser.RiskLow:
+	case approval.RiskLow:
 		st = m.th.riskLow
 	}
 	return m.th.paint(st, termtext.Risk(r))
@@ -367,7 +368,7 @@ func (m *model) approvalHelp(av *askView, b func(k, desc string)) {
 func approvalSummary(o *askuser.Outcome) string {
 	v, _ := askuser.ApprovalVerdict(o)
 	s := termtext.Verdict(v)
-	if v.Status == askuser.Unresolved {
+	if v.Status == approval.Unresolved {
 		s += " for: "
 	} else {
 		s += ": "

@@ -5,6 +5,7 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // TestApprovalsNotFromAPipe: with a pipe for a terminal, nobody is known
@@ -17,13 +18,13 @@ func TestApprovalsNotFromAPipe(t *testing.T) {
 		if g.r.CanTakeApprovals() {
 			t.Fatal("CanTakeApprovals is true for a pipe")
 		}
-		f, err := askuser.ApprovalForm(askuser.Approval{Action: "Force-push main", Reason: "To drop a commit", Risk: askuser.RiskHigh}, 60)
+		f, err := askuser.ApprovalForm(approval.Request{Action: "Force-push main", Reason: "To drop a commit", Risk: approval.RiskHigh}, 60)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g.typeIn("\x1b[B\r")
 		out := <-g.ask("s", f)
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
+		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 			t.Errorf("an approval on a pipe: %+v, want unresolved with nobody to ask", v)
 		}
 		if g.out.String() != "" {

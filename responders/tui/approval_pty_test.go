@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/ptytest"
 	"github.com/askuser-go/askuser/responders/tui"
@@ -31,7 +32,7 @@ func TestApprovalOnATerminal(t *testing.T) {
 		t.Fatal("CanTakeApprovals is false on a terminal")
 	}
 	o := &askuser.Orchestrator{Responder: r}
-	ask := func(a askuser.Approval) <-chan *askuser.Outcome {
+	ask := func(a approval.Request) <-chan *askuser.Outcome {
 		f, err := askuser.ApprovalForm(a, 60)
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +53,7 @@ func TestApprovalOnATerminal(t *testing.T) {
 		return v
 	}
 
-	ch := ask(askuser.Approval{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: askuser.RiskIrreversible, Details: "gsutil rm -r gs://logs-2019"})
+	ch := ask(approval.Request{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: approval.RiskIrreversible, Details: "gsutil rm -r gs://logs-2019"})
 	term.waitFor(t, "IRREVERSIBLE")
 	// The keys reach the card in order: n opens the note's editor, Enter
 	// saves the note, s ticks "for this session", Down and Enter open the
@@ -64,16 +65,16 @@ func TestApprovalOnATerminal(t *testing.T) {
 		g.waitRow(t, "This system lets any program on this terminal type into it: only the code shown here approves.")
 	}
 	term.typeIn(t, strings.ToLower(code)+"\r")
-	want := askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser, Note: "I have a backup", Remember: true}
+	want := askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Note: "I have a backup", Remember: true}
 	if got := verdict(ch); got != want {
 		t.Errorf("verdict %+v, want %+v", got, want)
 	}
 	term.waitFor(t, "Approved for the rest of this session")
 
-	ch = ask(askuser.Approval{Action: "Force-push main", Reason: "To drop a commit", Risk: askuser.RiskHigh})
+	ch = ask(approval.Request{Action: "Force-push main", Reason: "To drop a commit", Risk: approval.RiskHigh})
 	term.waitFor(t, "!! Risk: HIGH")
 	term.typeIn(t, "\x1b[A\r") // Up, Enter: Deny
-	if got, want := verdict(ch), (askuser.Verdict{Status: askuser.Denied, DecidedBy: askuser.ByUser}); got != want {
+	if got, want := verdict(ch), (askuser.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser}); got != want {
 		t.Errorf("verdict %+v, want %+v", got, want)
 	}
 	r.Close()
@@ -103,7 +104,7 @@ func TestApprovalKeysOnATerminal(t *testing.T) {
 	r := tui.New(term.tty, term.tty, nil)
 	defer r.Close()
 	o := &askuser.Orchestrator{Responder: r}
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: askuser.RiskLow}, 1)
+	f, err := askuser.ApprovalForm(approval.Request{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: approval.RiskLow}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestApprovalKeysOnATerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDeadline {
+	if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline {
 		t.Errorf("verdict %+v, want unresolved at the deadline", v)
 	}
 }
@@ -143,7 +144,7 @@ func TestApprovalTypedAheadOnATerminal(t *testing.T) {
 	r := tui.New(term.tty, term.tty, nil)
 	defer r.Close()
 	o := &askuser.Orchestrator{Responder: r}
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: askuser.RiskLow}, 60)
+	f, err := askuser.ApprovalForm(approval.Request{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: approval.RiskLow}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestApprovalTypedAheadOnATerminal(t *testing.T) {
 	term.waitFor(t, "Risk: low")
 	term.typeIn(t, "\x03")
 	v, _ := askuser.ApprovalVerdict(<-ch)
-	if v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDismissed {
+	if v.Status != approval.Unresolved || v.Ended != askuser.ReasonDismissed {
 		t.Errorf("verdict %+v, want unresolved, dismissed: the keys typed ahead decided it", v)
 	}
 }
@@ -215,13 +216,13 @@ func (g *glass) waitRowUnlessEnded(t *testing.T, want string, ch *chan *askuser.
 // "approve" is a wrong code, the second denies.
 func TestApprovalTypedByAnotherProgramOnATerminal(t *testing.T) {
 	ioctl := false
-	for _, risk := range []askuser.Risk{askuser.RiskLow, askuser.RiskHigh, askuser.RiskIrreversible} {
+	for _, risk := range []approval.Risk{approval.RiskLow, approval.RiskHigh, approval.RiskIrreversible} {
 		t.Run(string(risk), func(t *testing.T) {
 			g := openGlass(t)
 			r := tui.New(g.tty, g.tty, nil)
 			defer r.Close()
 			o := &askuser.Orchestrator{Responder: r}
-			f, err := askuser.ApprovalForm(askuser.Approval{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: risk}, 60)
+			f, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: risk}, 60)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -260,7 +261,7 @@ func TestApprovalTypedByAnotherProgramOnATerminal(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatalf("the approval did not end; the screen shows:\n%s", strings.Join(g.rows(), "\n"))
 			}
-			if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Denied {
+			if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Denied {
 				t.Errorf("verdict %+v; want denied, by the second wrong code", v)
 			}
 		})

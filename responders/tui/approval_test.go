@@ -11,12 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/challenge"
 )
 
 // approvalForm is an approval as the request_approval contract makes it,
 // with the agent's narration.
-func approvalForm(t *testing.T, a askuser.Approval, intent string) *askuser.Form {
+func approvalForm(t *testing.T, a approval.Request, intent string) *askuser.Form {
 	t.Helper()
 	f, err := askuser.ApprovalForm(a, 120)
 	if err != nil {
@@ -27,12 +28,12 @@ func approvalForm(t *testing.T, a askuser.Approval, intent string) *askuser.Form
 }
 
 var (
-	lowApproval = askuser.Approval{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: askuser.RiskLow}
-	medApproval = askuser.Approval{Action: "Restart the login service", Reason: "It holds a stale certificate", Risk: askuser.RiskMedium,
+	lowApproval = approval.Request{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: approval.RiskLow}
+	medApproval = approval.Request{Action: "Restart the login service", Reason: "It holds a stale certificate", Risk: approval.RiskMedium,
 		Details: "kubectl rollout restart deploy/login -n prod\nkubectl rollout status deploy/login -n prod\n"}
-	highApproval = askuser.Approval{Action: "Force-push main", Reason: "To drop a commit that leaked a key", Risk: askuser.RiskHigh,
+	highApproval = approval.Request{Action: "Force-push main", Reason: "To drop a commit that leaked a key", Risk: approval.RiskHigh,
 		Details: "git push --force origin main"}
-	irrApproval = askuser.Approval{Action: "Delete the bucket logs-2019", Reason: "It is past its retention and costs money", Risk: askuser.RiskIrreversible,
+	irrApproval = approval.Request{Action: "Delete the bucket logs-2019", Reason: "It is past its retention and costs money", Risk: approval.RiskIrreversible,
 		Details: "gsutil rm -r gs://logs-2019\n\n1,204 objects, 88 GiB:\n  2019-01/…\n  2019-02/…\n"}
 )
 
@@ -105,7 +106,7 @@ func TestFramesApprovalLow(t *testing.T) {
 		h.press("enter")
 		h.open(0, "Enter on Approve")
 		h.press("type:acefh", "enter")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser}, h.verdict(0))
+		checkVerdict(t, askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser}, h.verdict(0))
 		h.golden("approval-low")
 	})
 }
@@ -122,7 +123,7 @@ func TestFramesApprovalMedium(t *testing.T) {
 		h.press("up")
 		h.open(0, "s and Up")
 		h.press("enter")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Denied, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
+		checkVerdict(t, askuser.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
 		h.golden("approval-medium")
 	})
 }
@@ -140,7 +141,7 @@ func TestFramesApprovalHighSession(t *testing.T) {
 		h.press("enter")
 		h.press("type:" + firstCode)
 		h.press("enter")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
+		checkVerdict(t, askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
 		h.golden("approval-high-session")
 	})
 }
@@ -168,7 +169,7 @@ func TestFramesApprovalIrreversible(t *testing.T) {
 		h.open(0, "yes in the confirmation field")
 		h.press("type:jkm npr")
 		h.press("enter")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser, Note: "after the backup"}, h.verdict(0))
+		checkVerdict(t, askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Note: "after the backup"}, h.verdict(0))
 		h.golden("approval-irreversible")
 	})
 }
@@ -180,9 +181,9 @@ func TestFramesApprovalIrreversibleSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 80, 24, approvalForm(t, irrApproval, ""), approvalForm(t, irrApproval, ""))
 		h.press("s", "down", "enter", "type:"+firstCode+" ", "enter")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
+		checkVerdict(t, askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
 		h.press("up", "enter")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Denied, DecidedBy: askuser.ByUser}, h.verdict(1))
+		checkVerdict(t, askuser.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser}, h.verdict(1))
 		h.golden("approval-irreversible-session")
 	})
 }
@@ -211,7 +212,7 @@ func TestApprovalWrongCodes(t *testing.T) {
 			t.Errorf("the new code is %q, want JKMNPR, one character longer", got)
 		}
 		h.press("esc", "enter", "type:"+firstCode, "enter")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Denied, DecidedBy: askuser.ByUser}, h.verdict(0))
+		checkVerdict(t, askuser.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser}, h.verdict(0))
 		if got := h.m.codes.Code(); len(got) != challenge.Base+2 {
 			t.Errorf("after two wrong codes the code is %q, want %d characters", got, challenge.Base+2)
 		}
@@ -289,7 +290,7 @@ func TestFramesApprovalSeveralPending(t *testing.T) {
 		h.press("enter")
 		h.open(1, "Enter after the approval came back on screen")
 		h.press("esc")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
+		checkVerdict(t, askuser.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
 		h.press("2", "enter")
 		if out := h.outcome(0); out.Status != askuser.StatusAnswered {
 			t.Errorf("the question: %s", out.Status)
@@ -305,9 +306,9 @@ func TestApprovalCtrlC(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 80, 24, approvalForm(t, irrApproval, ""), approvalForm(t, lowApproval, ""))
 		h.press("down", "enter", "type:"+firstCode, "ctrl+c")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(0))
+		checkVerdict(t, askuser.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(0))
 		h.press("down", "n", "type:do it", "ctrl+c")
-		checkVerdict(t, askuser.Verdict{Status: askuser.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
+		checkVerdict(t, askuser.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
 		if got := h.m.frame().text; !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(got, "\n│ ", "\n")), " "), "Dismissed: nothing was decided, and your agent has no permission for: Read the file config/prod.yaml") {
 			t.Errorf("the last frame does not say what the approval came to:\n%s", got)
 		}
@@ -333,7 +334,7 @@ func TestApprovalDeadline(t *testing.T) {
 		if len(out.Answers) != 0 {
 			t.Errorf("the outcome holds answers: %+v", out.Answers)
 		}
-		checkVerdict(t, askuser.Verdict{Status: askuser.Unresolved, Ended: askuser.ReasonDeadline}, h.verdict(0))
+		checkVerdict(t, askuser.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDeadline}, h.verdict(0))
 		h.golden("approval-deadline")
 	})
 }
@@ -344,7 +345,7 @@ func TestApprovalDeadline(t *testing.T) {
 // and so is what the person types in the note.
 func TestFramesApprovalInert(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := askuser.Approval{Action: "Delete\x1b[2K logs\rApproved", Reason: "evil\u202eoof\u009b1m", Risk: askuser.RiskHigh,
+		a := approval.Request{Action: "Delete\x1b[2K logs\rApproved", Reason: "evil\u202eoof\u009b1m", Risk: approval.RiskHigh,
 			Details: "rm -rf /\x1b]52;c;aGk=\a\n\tnext\x1b[1A line\u2066"}
 		h := newHarness(t, 80, 20, approvalForm(t, a, "Clean\x1b[H up"))
 		h.press("d")
@@ -394,21 +395,21 @@ func TestApprovalSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	ans := func(v, note string) []askuser.FinalAnswer {
-		return []askuser.FinalAnswer{{QuestionID: askuser.ApprovalQuestionID, Selected: []string{v}, Note: note}}
+		return []askuser.FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{v}, Note: note}}
 	}
 	const act = "Read the file config/prod.yaml"
 	for _, c := range []struct {
 		o    askuser.Outcome
 		want string
 	}{
-		{askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: ans(askuser.ApproveOnce, "")}, "Approved, this once: " + act},
-		{askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: ans(askuser.ApproveSession, "ok\x1b[2J")}, "Approved for the rest of this session: " + act + ` — your note: "ok\x1b[2J"`},
-		{askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: ans(askuser.DenyOnce, "")}, "Denied: " + act},
-		{askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: ans(askuser.DenySession, "")}, "Denied for the rest of this session: " + act},
+		{askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: ans(approval.ApproveOnce, "")}, "Approved, this once: " + act},
+		{askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: ans(approval.ApproveSession, "ok\x1b[2J")}, "Approved for the rest of this session: " + act + ` — your note: "ok\x1b[2J"`},
+		{askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: ans(approval.DenyOnce, "")}, "Denied: " + act},
+		{askuser.Outcome{Reason: askuser.ReasonSubmitted, Answers: ans(approval.DenySession, "")}, "Denied for the rest of this session: " + act},
 		{askuser.Outcome{Reason: askuser.ReasonDeclined}, "Denied: " + act},
-		{askuser.Outcome{Reason: askuser.ReasonRemembered, Answers: ans(askuser.ApproveOnce, "")}, "Approved, as you decided earlier in this session: " + act},
-		{askuser.Outcome{Reason: askuser.ReasonPolicy, Answers: ans(askuser.DenyOnce, "")}, "Denied by the program's policy: " + act},
-		{askuser.Outcome{Reason: askuser.ReasonDeadline, Answers: ans(askuser.ApproveOnce, "")}, "Time is up: nothing was decided, and your agent has no permission for: " + act},
+		{askuser.Outcome{Reason: askuser.ReasonRemembered, Answers: ans(approval.ApproveOnce, "")}, "Approved, as you decided earlier in this session: " + act},
+		{askuser.Outcome{Reason: askuser.ReasonPolicy, Answers: ans(approval.DenyOnce, "")}, "Denied by the program's policy: " + act},
+		{askuser.Outcome{Reason: askuser.ReasonDeadline, Answers: ans(approval.ApproveOnce, "")}, "Time is up: nothing was decided, and your agent has no permission for: " + act},
 		{askuser.Outcome{Reason: askuser.ReasonDismissed}, "Dismissed: nothing was decided, and your agent has no permission for: " + act},
 		{askuser.Outcome{Reason: askuser.ReasonSuperseded}, "Withdrawn by the program: nothing was decided, and your agent has no permission for: " + act},
 		{askuser.Outcome{Reason: askuser.ReasonUnattended}, "Nobody could be asked: nothing was decided, and your agent has no permission for: " + act},

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect"
 )
 
@@ -111,7 +112,7 @@ func FuzzApprovalFrames(f *testing.F) {
 		if len(keys) > 64 {
 			keys = keys[:64]
 		}
-		form, err := askuser.ApprovalForm(askuser.Approval{Action: action, Reason: reason, Details: details, Risk: askuser.Risks()[int(risk)%4]}, 60)
+		form, err := askuser.ApprovalForm(approval.Request{Action: action, Reason: reason, Details: details, Risk: approval.Risks()[int(risk)%4]}, 60)
 		if err != nil {
 			t.Skip(err)
 		}
@@ -131,7 +132,7 @@ func FuzzApprovalFrames(f *testing.F) {
 			select {
 			case <-h.asks[0].Done():
 				v, _ := askuser.ApprovalVerdict(h.asks[0].Outcome())
-				if v.Status == askuser.Approved {
+				if v.Status == approval.Approved {
 					t.Errorf("approved, though no key typed the code %s", firstCode)
 				}
 			default:

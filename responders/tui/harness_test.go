@@ -18,6 +18,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/challenge"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden frames in testdata/frames")
@@ -43,7 +44,7 @@ func newHarness(t *testing.T, width, height int, forms ...*askuser.Form) *harnes
 	got := make(chan *askuser.Ask)
 	h := &harness{t: t, m: newModel(plainTheme(), time.Now(), width, height)}
 	h.m.codes = challenge.New(&cycle{}, false) // the codes are known: see cycle
-	h.o = &askuser.Orchestrator{Responder: takesApprovals{askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
+	h.o = &askuser.Orchestrator{Secrets: secretstore.NewMemory(nil), Responder: takesApprovals{askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
 		got <- a
 		<-ctx.Done()
 		return nil
@@ -72,7 +73,7 @@ func newHarness(t *testing.T, width, height int, forms ...*askuser.Form) *harnes
 				<-h.outs[i]
 			}
 		}
-		h.o.Wait()
+		h.o.WaitResponders()
 	})
 	return h
 }

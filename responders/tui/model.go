@@ -511,7 +511,7 @@ func (m *model) report(av *askView, qs *qstate, ans askuser.Answer) bool {
 		return true
 	case errors.As(err, &ae):
 		av.status = "Not accepted: " + inert.Line(strings.TrimSuffix(ae.Reason, ".")) + "."
-	case errors.Is(err, askuser.ErrClosed):
+	case errors.Is(err, askuser.ErrAskEnded):
 		av.ending = true
 	default:
 		av.status = "Not accepted: " + inert.Line(err.Error()) + "."
@@ -825,7 +825,7 @@ func (m *model) cancel(av *askView) {
 
 // finish follows an ending the person chose: the outcome is on its way.
 func (m *model) finish(av *askView, err error) {
-	if err == nil || errors.Is(err, askuser.ErrClosed) {
+	if err == nil || errors.Is(err, askuser.ErrAskEnded) {
 		av.ending = true
 		av.status = ""
 		return

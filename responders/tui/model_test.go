@@ -325,7 +325,7 @@ func TestFramesSecret(t *testing.T) {
 		if out.Status != askuser.StatusAnswered || out.Answers[0].SecretRef != "session:DEPLOY_TOKEN" {
 			t.Errorf("outcome %s %+v, want answered with session:DEPLOY_TOKEN", out.Status, out.Answers)
 		}
-		v, err := h.o.SecretStore().Get(context.Background(), "s0", "DEPLOY_TOKEN")
+		v, err := h.o.Secrets.Get(context.Background(), "s0", "DEPLOY_TOKEN")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +363,7 @@ func TestFramesSensitiveChoice(t *testing.T) {
 		if out.Status != askuser.StatusAnswered || out.Answers[0].SecretItems != 3 {
 			t.Errorf("outcome %s %+v, want answered with 3 sealed items", out.Status, out.Answers)
 		}
-		v, err := h.o.SecretStore().Get(context.Background(), "s0", "WORDS")
+		v, err := h.o.Secrets.Get(context.Background(), "s0", "WORDS")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responders/tui"
+	"github.com/askuser-go/askuser/secretstore"
 )
 
 // terminal is a pseudo-terminal: the responder reads keys from its
@@ -141,7 +142,7 @@ func TestOnATerminal(t *testing.T) {
 	if !r.CanCollectSecrets() {
 		t.Fatal("CanCollectSecrets is false on a terminal")
 	}
-	o := &askuser.Orchestrator{Responder: r}
+	o := &askuser.Orchestrator{Responder: r, Secrets: secretstore.NewMemory(nil)}
 	const typed = "tok-Typed-On-The-Terminal-42"
 	ch := make(chan *askuser.Outcome, 1)
 	go func() {
@@ -170,7 +171,7 @@ func TestOnATerminal(t *testing.T) {
 	if !term.echoes(t) {
 		t.Error("the terminal does not echo once the screen is gone")
 	}
-	v, err := o.SecretStore().Get(context.Background(), "s", "DEPLOY_TOKEN")
+	v, err := o.Secrets.Get(context.Background(), "s", "DEPLOY_TOKEN")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // testGutter is the gutter the card marks model text with.
@@ -80,8 +81,8 @@ func TestSpoofedDetailsByWrapping(t *testing.T) {
 				padTo("", pad, width) +
 				padTo("▾ Details (d hides them)", pad, width) +
 				padTo("  │ echo harmless", pad, width)
-			f := approvalForm(t, askuser.Approval{
-				Action: "Clean up old data", Reason: reason, Risk: askuser.RiskHigh, Details: "rm -rf / --no-preserve-root",
+			f := approvalForm(t, approval.Request{
+				Action: "Clean up old data", Reason: reason, Risk: approval.RiskHigh, Details: "rm -rf / --no-preserve-root",
 			}, "")
 			h := newHarness(t, width, 30, f)
 			h.press()
@@ -101,7 +102,7 @@ func TestSpoofedActionByWrapping(t *testing.T) {
 	const width = 60
 	synctest.Test(t, func(t *testing.T) {
 		action := padTo("  Delete the logs", " ", width)[2:] + "› Approve this once (safe)"
-		f := approvalForm(t, askuser.Approval{Action: action, Reason: "old", Risk: askuser.RiskLow}, "")
+		f := approvalForm(t, approval.Request{Action: action, Reason: "old", Risk: approval.RiskLow}, "")
 		h := newHarness(t, width, 30, f)
 		h.press()
 		for i, l := range strings.Split(h.m.frame().text, "\n") {
@@ -119,7 +120,7 @@ func TestSpoofedCommandInDetails(t *testing.T) {
 	const width = 60
 	synctest.Test(t, func(t *testing.T) {
 		details := padTo("rm -rf /tmp/build", " ", width) + "/"
-		f := approvalForm(t, askuser.Approval{Action: "Clean", Reason: "old", Risk: askuser.RiskHigh, Details: details}, "")
+		f := approvalForm(t, approval.Request{Action: "Clean", Reason: "old", Risk: approval.RiskHigh, Details: details}, "")
 		h := newHarness(t, width, 30, f)
 		h.press("d")
 		frame := h.m.frame().text

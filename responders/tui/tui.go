@@ -163,7 +163,7 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 
 // dismiss ends an ask that is not on a screen, as Close does.
 func dismiss(a *askuser.Ask) error {
-	if err := a.Cancel(a.Form().Questions[0].ID); err != nil && !errors.Is(err, askuser.ErrClosed) {
+	if err := a.Cancel(a.Form().Questions[0].ID); err != nil && !errors.Is(err, askuser.ErrAskEnded) {
 		return err
 	}
 	return nil

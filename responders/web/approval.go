@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // MaxApprovalCodeAttempts is how many wrong approval codes a Responder
@@ -162,8 +163,8 @@ const confirmWord = "approve"
 
 // confirmed reports whether a decision may stand: an approval of an
 // irreversible action needs the confirmation typed.
-func confirmed(ap *askuser.Approval, decision, confirm string) bool {
-	if ap.Risk != askuser.RiskIrreversible || (decision != askuser.ApproveOnce && decision != askuser.ApproveSession) {
+func confirmed(ap *approval.Request, decision, confirm string) bool {
+	if ap.Risk != approval.RiskIrreversible || (decision != approval.ApproveOnce && decision != approval.ApproveSession) {
 		return true
 	}
 	return strings.EqualFold(strings.TrimSpace(confirm), confirmWord)

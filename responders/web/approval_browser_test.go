@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responders/web"
 )
 
@@ -26,7 +27,7 @@ func TestBrowserApproveOnce(t *testing.T) {
 	ctx, dl := browser(t)
 	cs := newApprovalCardServer(t)
 	const details = "kubectl rollout restart deploy/login -n prod\nkubectl rollout status deploy/login -n prod"
-	f := approval(t, askuser.RiskMedium, "Restart the login service", details)
+	f := approvalForm(t, approval.RiskMedium, "Restart the login service", details)
 	f.HumanIntent = "Fixing the login outage"
 	done := cs.askForm("s1", f)
 	cs.waitPending("s1", 1)
@@ -65,7 +66,7 @@ func TestBrowserApproveOnce(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
 	)
 	v, out := verdictOf(t, done)
-	if v.Status != askuser.Approved || v.Remember || v.Note != "go ahead" || out.Principal != "web approval code" {
+	if v.Status != approval.Approved || v.Remember || v.Note != "go ahead" || out.Principal != "web approval code" {
 		t.Errorf("verdict %+v by %q; want approved once, with the note, by the code", v, out.Principal)
 	}
 	if got := text(t, ctx, `#a0-final`); !strings.Contains(got, "Approved, this once.") || !strings.Contains(got, "Your note: go ahead") {
@@ -84,7 +85,7 @@ func TestBrowserApproveOnce(t *testing.T) {
 func TestBrowserDenyForSession(t *testing.T) {
 	ctx, _ := browser(t)
 	cs := newApprovalCardServer(t)
-	f := approval(t, askuser.RiskHigh, "Force-push main", "git push --force origin main")
+	f := approvalForm(t, approval.RiskHigh, "Force-push main", "git push --force origin main")
 	done := cs.askForm("s1", f)
 	cs.waitPending("s1", 1)
 	run(t, ctx,
@@ -104,7 +105,7 @@ func TestBrowserDenyForSession(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
 	)
 	v, first := verdictOf(t, done)
-	if v.Status != askuser.Denied || !v.Remember || v.DecidedBy != askuser.ByUser {
+	if v.Status != approval.Denied || !v.Remember || v.DecidedBy != askuser.ByUser {
 		t.Errorf("verdict %+v; want denied for the session by the user", v)
 	}
 	if got := text(t, ctx, `#a0-final`); !strings.Contains(got, "Denied for the rest of this session.") {
@@ -115,7 +116,7 @@ func TestBrowserDenyForSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := askuser.ApprovalVerdict(again); v.Status != askuser.Denied || v.DecidedBy != askuser.ByRemembered || v.RememberedFrom != first.AskID {
+	if v, _ := askuser.ApprovalVerdict(again); v.Status != approval.Denied || v.DecidedBy != askuser.ByRemembered || v.RememberedFrom != first.AskID {
 		t.Errorf("asked again: %+v; want denied, remembered", v)
 	}
 }
@@ -127,7 +128,7 @@ func TestBrowserIrreversible(t *testing.T) {
 	ctx, dl := browser(t)
 	dl.allowConsole("the server responded with a status of 403") // the wrong code
 	cs := newApprovalCardServer(t)
-	done := cs.askForm("s1", approval(t, askuser.RiskIrreversible, "Delete the bucket logs-2019", "gsutil rm -r gs://logs-2019"))
+	done := cs.askForm("s1", approvalForm(t, approval.RiskIrreversible, "Delete the bucket logs-2019", "gsutil rm -r gs://logs-2019"))
 	cs.waitPending("s1", 1)
 	run(t, ctx,
 		chromedp.Navigate(cs.pageURL("s1")),
@@ -173,7 +174,7 @@ func TestBrowserIrreversible(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#a0-approve`)),
 		chromedp.WaitVisible(chromedp.CSS(`#a0-final`)),
 	)
-	if v, _ := verdictOf(t, done); v.Status != askuser.Approved || v.Remember {
+	if v, _ := verdictOf(t, done); v.Status != approval.Approved || v.Remember {
 		t.Errorf("verdict %+v; want approved once", v)
 	}
 	if got := text(t, ctx, `#a0-final`); !strings.Contains(got, "Approved, this once.") {
@@ -186,7 +187,7 @@ func TestBrowserIrreversible(t *testing.T) {
 func TestBrowserApprovalTimeout(t *testing.T) {
 	ctx, _ := browser(t)
 	cs := newApprovalCardServer(t)
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Restart the database", Reason: "To apply the patch", Risk: askuser.RiskHigh}, 2)
+	f, err := askuser.ApprovalForm(approval.Request{Action: "Restart the database", Reason: "To apply the patch", Risk: approval.RiskHigh}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestBrowserApprovalTimeout(t *testing.T) {
 		t.Errorf("the countdown reads %q", got)
 	}
 	run(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#a0-final`)))
-	if v, _ := verdictOf(t, done); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDeadline {
+	if v, _ := verdictOf(t, done); v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline {
 		t.Errorf("verdict %+v; want unresolved at the deadline", v)
 	}
 	if got := text(t, ctx, `#a0-final`); got != "Time ran out: nothing was decided, and your agent has no permission." {
@@ -214,7 +215,7 @@ func TestBrowserApprovalInjectionIsInert(t *testing.T) {
 	ctx, dl := browser(t)
 	cs := newApprovalCardServer(t)
 	p := strings.Join(payloads, " ")
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: strings.Join(payloads[:4], " "), Reason: p, Risk: askuser.RiskIrreversible, Details: p + "\n" + p}, 60)
+	f, err := askuser.ApprovalForm(approval.Request{Action: strings.Join(payloads[:4], " "), Reason: p, Risk: approval.RiskIrreversible, Details: p + "\n" + p}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestBrowserApprovalInjectionIsInert(t *testing.T) {
 			t.Errorf("the payload %q is not shown as text:\n%s", pl, state.Text)
 		}
 	}
-	if v, _ := verdictOf(t, done); v.Status != askuser.Denied || v.Note != payloads[1] {
+	if v, _ := verdictOf(t, done); v.Status != approval.Denied || v.Note != payloads[1] {
 		t.Errorf("verdict %+v; want denied, with the note as typed", v)
 	}
 }
@@ -254,10 +255,10 @@ func TestScreenshotApproval(t *testing.T) {
 	}
 	ctx, _ := browser(t)
 	cs := newApprovalCardServer(t)
-	f, err := askuser.ApprovalForm(askuser.Approval{
+	f, err := askuser.ApprovalForm(approval.Request{
 		Action:  "Delete the bucket gs://logs-2019",
 		Reason:  "It is past its two-year retention and costs $40 a month",
-		Risk:    askuser.RiskIrreversible,
+		Risk:    approval.RiskIrreversible,
 		Details: "gsutil rm -r gs://logs-2019\n\n1,204 objects, 88 GiB\n  2019-01/  2019-02/  …  2019-12/",
 	}, 30)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // FuzzParseDecision checks the parser of a decision on an approval on any
@@ -43,7 +43,7 @@ func FuzzParseDecision(f *testing.F) {
 			return
 		}
 		defer d.answer.Secret.Wipe()
-		if d.answer.QuestionID != askuser.ApprovalQuestionID {
+		if d.answer.QuestionID != approval.QuestionID {
 			t.Errorf("an answer to %q", d.answer.QuestionID)
 		}
 		var ref struct {
@@ -62,7 +62,7 @@ func FuzzParseDecision(f *testing.F) {
 		if len(ref.Answers) != 1 {
 			t.Fatalf("accepted answers to %d questions: %q", len(ref.Answers), data)
 		}
-		a := ref.Answers[askuser.ApprovalQuestionID]
+		a := ref.Answers[approval.QuestionID]
 		if d.code != ref.Code || d.confirm != ref.Confirm || d.answer.Note != a.Note || len(d.answer.Selected) != len(a.Selected) {
 			t.Errorf("decoded %+v, encoding/json reads %+v", d, ref)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responders/web"
 )
@@ -23,10 +24,10 @@ import (
 // cannot match by chance.
 const testCode = "ZQ7X-KV9W"
 
-// approval builds an approval form.
-func approval(t testing.TB, risk askuser.Risk, action, details string) *askuser.Form {
+// approvalForm builds an approval form.
+func approvalForm(t testing.TB, risk approval.Risk, action, details string) *askuser.Form {
 	t.Helper()
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: action, Reason: "It is past its retention", Risk: risk, Details: details}, 60)
+	f, err := askuser.ApprovalForm(approval.Request{Action: action, Reason: "It is past its retention", Risk: risk, Details: details}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +100,8 @@ func TestApprovalsNeedAdmission(t *testing.T) {
 			if as.r.CanTakeApprovals() {
 				t.Fatal("CanTakeApprovals reports true")
 			}
-			v, out := verdictOf(t, as.askForm("s", approval(t, askuser.RiskLow, "Read the logs", "")))
-			if v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
+			v, out := verdictOf(t, as.askForm("s", approvalForm(t, approval.RiskLow, "Read the logs", "")))
+			if v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 				t.Errorf("verdict %+v, want unresolved, unattended", v)
 			}
 			if r := as.do("GET", "/api/asks/"+out.AskID, "s", "", nil); r.code != 404 {
@@ -129,9 +130,9 @@ func TestApprovalRefusals(t *testing.T) {
 	log := &syncLog{}
 	as := newAPIServer(t, &web.Options{ApprovalCode: testCode, Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 
-	low := as.askForm("s", approval(t, askuser.RiskLow, "Read the logs", ""))
+	low := as.askForm("s", approvalForm(t, approval.RiskLow, "Read the logs", ""))
 	a := as.waitPending("s", 1)[0]
-	irr := as.askForm("s", approval(t, askuser.RiskIrreversible, "Delete the bucket", "gsutil rm -r gs://b"))
+	irr := as.askForm("s", approvalForm(t, approval.RiskIrreversible, "Delete the bucket", "gsutil rm -r gs://b"))
 	b := as.waitPending("s", 2)[1]
 	question := as.ask("s", otherAsk, nil)
 	c := as.waitPending("s", 3)[2]
@@ -194,10 +195,10 @@ func TestApprovalRefusals(t *testing.T) {
 	if r := as.do("POST", A+"/decline", "s", `{"code":"zq7xkv9w"}`, nil); r.code != 200 || !strings.Contains(r.body, `"state":"denied"`) {
 		t.Fatalf("the decline: %d %s", r.code, r.body)
 	}
-	if v, out := verdictOf(t, irr); v.Status != askuser.Approved || v.Note != "backed up" || out.Principal != "web approval code" {
+	if v, out := verdictOf(t, irr); v.Status != approval.Approved || v.Note != "backed up" || out.Principal != "web approval code" {
 		t.Errorf("the irreversible approval: %+v by %q; want approved with the note, by the code", v, out.Principal)
 	}
-	if v, _ := verdictOf(t, low); v.Status != askuser.Denied || v.DecidedBy != askuser.ByUser {
+	if v, _ := verdictOf(t, low); v.Status != approval.Denied || v.DecidedBy != askuser.ByUser {
 		t.Errorf("the declined approval: %+v, want denied by the user", v)
 	}
 	as.o.Supersede("s")
@@ -223,17 +224,17 @@ func TestApprovalDecisions(t *testing.T) {
 		ended            askuser.Reason
 		state            string
 	}{
-		{"approve once", "/submit", decision("approve", "go ahead", testCode, ""), askuser.Approved, false, "", "approved"},
-		{"approve for the session", "/submit", decision("approve_session", "", testCode, ""), askuser.Approved, true, "", "approved"},
-		{"deny once", "/submit", decision("deny", "not now", testCode, ""), askuser.Denied, false, "", "denied"},
-		{"deny for the session", "/submit", decision("deny_session", "", testCode, ""), askuser.Denied, true, "", "denied"},
-		{"decline", "/decline", `{"code":"` + testCode + `"}`, askuser.Denied, false, "", "denied"},
-		{"dismiss", "/dismiss", `{"code":"` + testCode + `"}`, askuser.Unresolved, false, askuser.ReasonDismissed, "unresolved"},
+		{"approve once", "/submit", decision("approve", "go ahead", testCode, ""), approval.Approved, false, "", "approved"},
+		{"approve for the session", "/submit", decision("approve_session", "", testCode, ""), approval.Approved, true, "", "approved"},
+		{"deny once", "/submit", decision("deny", "not now", testCode, ""), approval.Denied, false, "", "denied"},
+		{"deny for the session", "/submit", decision("deny_session", "", testCode, ""), approval.Denied, true, "", "denied"},
+		{"decline", "/decline", `{"code":"` + testCode + `"}`, approval.Denied, false, "", "denied"},
+		{"dismiss", "/dismiss", `{"code":"` + testCode + `"}`, approval.Unresolved, false, askuser.ReasonDismissed, "unresolved"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			as := newAPIServer(t, &web.Options{ApprovalCode: testCode})
-			f := approval(t, askuser.RiskHigh, "Force-push main", "git push --force origin main")
+			f := approvalForm(t, approval.RiskHigh, "Force-push main", "git push --force origin main")
 			done := as.askForm("s", f)
 			a := as.waitPending("s", 1)[0]
 			r := as.do("POST", "/api/asks/"+a.AskID+tt.path, "s", tt.body, nil)
@@ -270,7 +271,7 @@ func TestApprovalDecisions(t *testing.T) {
 // one is never shown, and even the right code is refused; questions go on.
 func TestApprovalCodeLockout(t *testing.T) {
 	as := newAPIServer(t, &web.Options{ApprovalCode: testCode})
-	done := as.askForm("s", approval(t, askuser.RiskMedium, "Restart the login service", ""))
+	done := as.askForm("s", approvalForm(t, approval.RiskMedium, "Restart the login service", ""))
 	a := as.waitPending("s", 1)[0]
 	question := as.ask("s", otherAsk, nil)
 	as.waitPending("s", 2)
@@ -285,7 +286,7 @@ func TestApprovalCodeLockout(t *testing.T) {
 			t.Fatalf("wrong code %d: %d %s", i, r.code, r.body)
 		}
 	}
-	if v, _ := verdictOf(t, done); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
+	if v, _ := verdictOf(t, done); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 		t.Errorf("the pending approval: %+v; want unresolved, nobody to ask", v)
 	}
 	if as.r.CanTakeApprovals() {
@@ -294,7 +295,7 @@ func TestApprovalCodeLockout(t *testing.T) {
 	if r := as.do("POST", A+"/submit", "s", decision("approve", "", testCode, ""), nil); r.code != 403 || !strings.Contains(r.err.Error, "takes no more approvals") {
 		t.Errorf("the right code after the lockout: %d %s; want 403", r.code, r.body)
 	}
-	if v, _ := verdictOf(t, as.askForm("s", approval(t, askuser.RiskLow, "Read the logs", ""))); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
+	if v, _ := verdictOf(t, as.askForm("s", approvalForm(t, approval.RiskLow, "Read the logs", ""))); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 		t.Errorf("a later approval: %+v; want unresolved at once", v)
 	}
 	c := as.o.Pending("s")
@@ -322,7 +323,7 @@ func TestApprovalWithAuthorize(t *testing.T) {
 	ann := map[string]string{"X-Person": "ann"}
 	t.Run("Authorize alone", func(t *testing.T) {
 		as := newAPIServer(t, &web.Options{Authorize: authorize})
-		done := as.askForm("s", approval(t, askuser.RiskHigh, "Force-push main", ""))
+		done := as.askForm("s", approvalForm(t, approval.RiskHigh, "Force-push main", ""))
 		a := as.waitPending("s", 1)[0]
 		if r := as.do("POST", "/api/asks/"+a.AskID+"/submit", "s", decision("approve", "", "", ""), nil); r.code != 403 || !strings.Contains(r.err.Error, "may not answer") {
 			t.Errorf("not authorized: %d %s", r.code, r.body)
@@ -333,13 +334,13 @@ func TestApprovalWithAuthorize(t *testing.T) {
 		if r := as.do("POST", "/api/asks/"+a.AskID+"/submit", "s", decision("approve", "", "", ""), ann); r.code != 200 {
 			t.Fatalf("authorized: %d %s", r.code, r.body)
 		}
-		if v, out := verdictOf(t, done); v.Status != askuser.Approved || out.Principal != "ann" {
+		if v, out := verdictOf(t, done); v.Status != approval.Approved || out.Principal != "ann" {
 			t.Errorf("verdict %+v by %q; want approved by ann", v, out.Principal)
 		}
 	})
 	t.Run("Authorize and a code", func(t *testing.T) {
 		as := newAPIServer(t, &web.Options{Authorize: authorize, ApprovalCode: testCode})
-		done := as.askForm("s", approval(t, askuser.RiskHigh, "Force-push main", ""))
+		done := as.askForm("s", approvalForm(t, approval.RiskHigh, "Force-push main", ""))
 		a := as.waitPending("s", 1)[0]
 		if r := as.do("POST", "/api/asks/"+a.AskID+"/submit", "s", decision("approve", "", "", ""), ann); r.code != 403 || !strings.Contains(r.err.Error, "needs the approval code") {
 			t.Errorf("authorized, no code: %d %s", r.code, r.body)
@@ -350,7 +351,7 @@ func TestApprovalWithAuthorize(t *testing.T) {
 		if r := as.do("POST", "/api/asks/"+a.AskID+"/submit", "s", decision("deny_session", "", testCode, ""), ann); r.code != 200 {
 			t.Fatalf("both: %d %s", r.code, r.body)
 		}
-		if v, out := verdictOf(t, done); v.Status != askuser.Denied || !v.Remember || out.Principal != "ann" {
+		if v, out := verdictOf(t, done); v.Status != approval.Denied || !v.Remember || out.Principal != "ann" {
 			t.Errorf("verdict %+v by %q; want denied for the session by ann", v, out.Principal)
 		}
 	})
@@ -359,7 +360,7 @@ func TestApprovalWithAuthorize(t *testing.T) {
 // TestApprovalView: what the API says of an approval, pending and ended.
 func TestApprovalView(t *testing.T) {
 	as := newAPIServer(t, &web.Options{ApprovalCode: testCode})
-	f := approval(t, askuser.RiskIrreversible, "Delete the bucket logs-2019", "gsutil rm -r gs://logs-2019")
+	f := approvalForm(t, approval.RiskIrreversible, "Delete the bucket logs-2019", "gsutil rm -r gs://logs-2019")
 	done := as.askForm("s", f)
 	a := as.waitPending("s", 1)[0]
 	var got struct {
@@ -375,7 +376,7 @@ func TestApprovalView(t *testing.T) {
 	}
 	want := map[string]any{
 		"action": "Delete the bucket logs-2019", "reason": "It is past its retention", "risk": "irreversible",
-		"details": "gsutil rm -r gs://logs-2019", "digest": askuser.ApprovalDigest("Delete the bucket logs-2019", "gsutil rm -r gs://logs-2019"),
+		"details": "gsutil rm -r gs://logs-2019", "digest": approval.Digest("Delete the bucket logs-2019", "gsutil rm -r gs://logs-2019"),
 		"needs_code": true, "confirm": "approve",
 	}
 	for k, v := range want {
@@ -408,14 +409,14 @@ func TestApprovalDeadline(t *testing.T) {
 		defer r.Close()
 		o := &askuser.Orchestrator{Responder: r, Logger: quiet}
 		start := time.Now()
-		out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: approval(t, askuser.RiskHigh, "Force-push main", "")})
+		out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Form: approvalForm(t, approval.RiskHigh, "Force-push main", "")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if d := time.Since(start); d != 60*time.Second {
 			t.Errorf("the approval ended after %v, want its 60 s", d)
 		}
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonDeadline || len(out.Answers) != 0 {
+		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline || len(out.Answers) != 0 {
 			t.Errorf("verdict %+v with %d answers; want unresolved at the deadline, none", v, len(out.Answers))
 		}
 	})
@@ -425,10 +426,10 @@ func TestApprovalDeadline(t *testing.T) {
 // unresolved.
 func TestApprovalClose(t *testing.T) {
 	as := newAPIServer(t, &web.Options{ApprovalCode: testCode})
-	done := as.askForm("s", approval(t, askuser.RiskLow, "Read the logs", ""))
+	done := as.askForm("s", approvalForm(t, approval.RiskLow, "Read the logs", ""))
 	as.waitPending("s", 1)
 	as.r.Close()
-	if v, _ := verdictOf(t, done); v.Status != askuser.Unresolved || v.Ended != askuser.ReasonUnattended {
+	if v, _ := verdictOf(t, done); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 		t.Errorf("verdict %+v, want unresolved, nobody to ask", v)
 	}
 }

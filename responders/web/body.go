@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -114,7 +115,7 @@ type decision struct {
 }
 
 // parseDecision decodes a submit on an approval: the one answer, to the
-// question askuser.ApprovalQuestionID, and the code and confirmation. It
+// question approval.QuestionID, and the code and confirmation. It
 // refuses a body that is not one (see fields), answers to any other
 // question, and a decision without its answer. The caller wipes data.
 func parseDecision(data []byte) (decision, error) {
@@ -131,15 +132,15 @@ func parseDecision(data []byte) (decision, error) {
 	}
 	defer wipe(answers)
 	for _, k := range slices.Sorted(maps.Keys(answers)) {
-		if k != askuser.ApprovalQuestionID {
-			return decision{}, &bodyError{"the body is not a decision: an approval has one question, " + strconv.Quote(askuser.ApprovalQuestionID) + ", not " + strconv.Quote(k) + "; a decision is " + shapes[what]}
+		if k != approval.QuestionID {
+			return decision{}, &bodyError{"the body is not a decision: an approval has one question, " + strconv.Quote(approval.QuestionID) + ", not " + strconv.Quote(k) + "; a decision is " + shapes[what]}
 		}
 	}
-	raw, ok := answers[askuser.ApprovalQuestionID]
+	raw, ok := answers[approval.QuestionID]
 	if !ok || raw.Kind() == 'n' {
 		return decision{}, &bodyError{"the body decides nothing: a decision is " + shapes[what]}
 	}
-	if d.answer, err = parseAnswer(askuser.ApprovalQuestionID, raw); err != nil {
+	if d.answer, err = parseAnswer(approval.QuestionID, raw); err != nil {
 		var be *bodyError
 		if errors.As(err, &be) {
 			err = &bodyError{strings.Replace(be.msg, "the body is not an answer", "the decision's answer is not an answer", 1)}

@@ -45,8 +45,8 @@ func TestCSRFKeyShared(t *testing.T) {
 				srvB.Close()
 				oA.Close()
 				oB.Close()
-				oA.Wait()
-				oB.Wait()
+				oA.WaitResponders()
+				oB.WaitResponders()
 			}()
 			ctx := context.Background()
 			for _, o := range []*askuser.Orchestrator{oA, oB} {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responders/web"
 )
 
@@ -25,10 +26,10 @@ func Example_approval() {
 	defer srv.Close()
 
 	o := &askuser.Orchestrator{Responder: r}
-	form, err := askuser.ApprovalForm(askuser.Approval{
+	form, err := askuser.ApprovalForm(approval.Request{
 		Action: "Restart the login service",
 		Reason: "It holds a stale certificate",
-		Risk:   askuser.RiskMedium,
+		Risk:   approval.RiskMedium,
 	}, 60)
 	if err != nil {
 		fmt.Println(err)

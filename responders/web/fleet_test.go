@@ -52,7 +52,7 @@ func newReplica(t *testing.T, st store.Pending, opts *web.Options) *apiServer {
 	if err := rp.o.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rp.o.Close(); rp.r.Close(); rp.srv.Close(); rp.o.Wait() })
+	t.Cleanup(func() { rp.o.Close(); rp.r.Close(); rp.srv.Close(); rp.o.WaitResponders() })
 	return rp
 }
 
@@ -321,7 +321,7 @@ func TestFleetClosedCardLeavesFollowedAsks(t *testing.T) {
 	a := newReplica(t, st, nil)
 	card := &follower{Responder: web.New(&web.Options{Logger: quiet})}
 	o := &askuser.Orchestrator{Responder: card, Asks: st, Logger: quiet}
-	defer func() { o.Close(); o.Wait() }()
+	defer func() { o.Close(); o.WaitResponders() }()
 	ctx := context.Background()
 	if err := o.Ready(ctx); err != nil {
 		t.Fatal(err)
@@ -375,7 +375,7 @@ func TestFleetToldTwiceShowsOnce(t *testing.T) {
 	o := &askuser.Orchestrator{Responder: card, Asks: &slowCreate{Pending: store.NewMemory(0), told: card.told}, Logger: quiet}
 	rp := &apiServer{cardServer: &cardServer{t: t, r: card.Responder, o: o, rec: &recorder{}}}
 	rp.srv = httptest.NewServer(card.Responder)
-	t.Cleanup(func() { o.Close(); card.Close(); rp.srv.Close(); o.Wait() })
+	t.Cleanup(func() { o.Close(); card.Close(); rp.srv.Close(); o.WaitResponders() })
 	if err := o.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}

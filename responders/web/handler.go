@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 func (r *Responder) routes() {
@@ -168,7 +169,7 @@ func (r *Responder) reply(w http.ResponseWriter, a *askuser.Ask, err error) {
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, r.view(a))
-	case errors.Is(err, askuser.ErrClosed):
+	case errors.Is(err, askuser.ErrAskEnded):
 		writeError(w, http.StatusConflict, errorBody{Error: "the ask has ended; nothing more is accepted", Ask: r.view(a)})
 	case errors.As(err, &ae):
 		writeError(w, http.StatusBadRequest, errorBody{Error: ae.Reason, QuestionID: ae.QuestionID})
@@ -297,7 +298,7 @@ func (r *Responder) decide(w http.ResponseWriter, req *http.Request, a *askuser.
 		return
 	}
 	if len(d.answer.Selected) == 1 && !confirmed(a.Form().Approval, d.answer.Selected[0], d.confirm) {
-		writeError(w, http.StatusBadRequest, errorBody{Error: `this action cannot be undone: approving it needs "confirm": "approve", the word the person types to confirm`, QuestionID: askuser.ApprovalQuestionID})
+		writeError(w, http.StatusBadRequest, errorBody{Error: `this action cannot be undone: approving it needs "confirm": "approve", the word the person types to confirm`, QuestionID: approval.QuestionID})
 		return
 	}
 	if err := a.Report(d.answer); err != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/sharedask"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -130,7 +131,7 @@ func (r *Responder) issueOnce(a *askuser.Ask, principal string, lifetime time.Du
 		return code, nil
 	}
 	// Not on the card yet: shown as Asked shows an ask.
-	shared := a.Shared()
+	shared := sharedask.Is(a)
 	if !shared {
 		r.active.Add(1)
 	}

@@ -68,7 +68,7 @@ func newOnceReplica(t *testing.T, st store.Pending, notes store.Notes, secrets s
 	if err := rp.o.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rp.o.Close(); card.Close(); rp.o.Wait() })
+	t.Cleanup(func() { rp.o.Close(); card.Close(); rp.o.WaitResponders() })
 	return rp
 }
 

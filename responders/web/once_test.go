@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -191,7 +192,7 @@ func TestOneTimeLinkRefusals(t *testing.T) {
 func TestOneTimeLinkNotForApprovals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newOnce(t, 0)
-		f, err := askuser.ApprovalForm(askuser.Approval{Action: "Restart login", Reason: "stale cert", Risk: askuser.RiskLow}, 300)
+		f, err := askuser.ApprovalForm(approval.Request{Action: "Restart login", Reason: "stale cert", Risk: approval.RiskLow}, 300)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ func TestCloseLeavesSharedAsksPending(t *testing.T) {
 	card := web.New(&web.Options{Logger: quiet})
 	o := &askuser.Orchestrator{Responder: card, Asks: st, Logger: quiet}
 	other := &askuser.Orchestrator{Asks: st, Logger: quiet}
-	defer func() { o.Close(); o.Wait(); other.Close(); other.Wait() }()
+	defer func() { o.Close(); o.WaitResponders(); other.Close(); other.WaitResponders() }()
 	ctx := context.Background()
 	if err := other.Ready(ctx); err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestCardsOfOneFleet(t *testing.T) {
 		if err := r.o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { r.o.Close(); r.card.Close(); r.srv.Close(); r.o.Wait() })
+		t.Cleanup(func() { r.o.Close(); r.card.Close(); r.srv.Close(); r.o.WaitResponders() })
 		r.events = eventNames(t, r.srv.URL+"/api/sessions/s/events")
 		rs = append(rs, r)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // linesInGutter is a script that reports whether every line box of the
@@ -56,7 +57,7 @@ func TestBrowserSpoofedRows(t *testing.T) {
 	<-done
 
 	reason := "Routine cleanup." + strings.Repeat(" ", 60) + "▸ Details" + strings.Repeat("\u202f", 60) + "echo harmless\u200d"
-	f, err := askuser.ApprovalForm(askuser.Approval{Action: "Clean up old data", Reason: reason, Risk: askuser.RiskHigh, Details: "rm -rf /"}, 60)
+	f, err := askuser.ApprovalForm(approval.Request{Action: "Clean up old data", Reason: reason, Risk: approval.RiskHigh, Details: "rm -rf /"}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/approval"
 )
 
 // The JSON the API and the events send. Every string the model wrote is
@@ -35,11 +36,11 @@ type askJSON struct {
 
 // approvalJSON is an approval as the card shows it.
 type approvalJSON struct {
-	Action  string       `json:"action"`
-	Reason  string       `json:"reason"`
-	Risk    askuser.Risk `json:"risk"`
-	Details string       `json:"details,omitempty"`
-	Digest  string       `json:"digest"`
+	Action  string        `json:"action"`
+	Reason  string        `json:"reason"`
+	Risk    approval.Risk `json:"risk"`
+	Details string        `json:"details,omitempty"`
+	Digest  string        `json:"digest"`
 	// NeedsCode says a decision must carry the approval code.
 	NeedsCode bool `json:"needs_code"`
 	// Confirm is the word an approve must carry in "confirm" (for an
@@ -203,7 +204,7 @@ func askView(a *askuser.Ask, now time.Time, needsCode bool) *askJSON {
 	}
 	if ap := c.Approval; ap != nil {
 		v.Approval = &approvalJSON{Action: ap.Action, Reason: ap.Reason, Risk: ap.Risk, Details: ap.Details, Digest: ap.Digest, NeedsCode: needsCode}
-		if ap.Risk == askuser.RiskIrreversible {
+		if ap.Risk == approval.RiskIrreversible {
 			v.Approval.Confirm = confirmWord
 		}
 	}

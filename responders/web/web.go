@@ -59,7 +59,7 @@
 // question the ask does not have (so an earlier ask's card cannot answer a
 // later one); 408 for a body that does not arrive within
 // Options.BodyTimeout; 409 with the ask once it has ended
-// (askuser.ErrClosed); 413 for a body over Options.MaxBodyBytes; 421 with
+// (askuser.ErrAskEnded); 413 for a body over Options.MaxBodyBytes; 421 with
 // {"error": …} on every route for a Host that is not allowed (see Security);
 // 503 for an event stream once the card is closed, and where the
 // pending-ask store fails (see On a fleet).
@@ -213,6 +213,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/internal/sharedask"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -433,7 +434,7 @@ func (r *Responder) Asked(a *askuser.Ask) {
 		r.mu.Unlock()
 		return
 	}
-	if r.closed && a.Shared() {
+	if r.closed && sharedask.Is(a) {
 		// An ask in a shared store that reaches a closed card (a session
 		// followed as Close came) stays pending for another replica's
 		// card, as Close leaves those it holds.
@@ -451,7 +452,7 @@ func (r *Responder) Asked(a *askuser.Ask) {
 	}
 	// An ask in a shared store outlives this card: Close leaves it
 	// pending and does not wait for its end.
-	shared := a.Shared()
+	shared := sharedask.Is(a)
 	if !shared {
 		r.active.Add(1)
 	}
@@ -489,7 +490,7 @@ func (r *Responder) nudge(a *askuser.Ask) {
 }
 
 func unreachable(a *askuser.Ask) error {
-	if err := a.Unreachable(); err != nil && err != askuser.ErrClosed {
+	if err := a.Unreachable(); err != nil && err != askuser.ErrAskEnded {
 		return err
 	}
 	return nil
@@ -567,7 +568,7 @@ func (r *Responder) pending(sess string) []*askuser.Ask {
 // Close ends the pending asks as unreachable (nobody can be asked through
 // this responder any more), waits until their outcomes are published to
 // the pages, and then ends every event stream once it has sent what it had
-// queued. Asks in a shared store (Ask.Shared) are left pending: another
+// queued. Asks in a shared store (Orchestrator.Asks) are left pending: another
 // replica's card still takes them. Later asks are unreachable at once, and
 // new event streams are refused with 503.
 // An http.Server that serves the responder should call Close before or
@@ -583,7 +584,7 @@ func (r *Responder) Close() error {
 	var pending []*askuser.Ask
 	for _, s := range r.sessions {
 		for _, a := range s.pending {
-			if !a.Shared() {
+			if !sharedask.Is(a) {
 				pending = append(pending, a)
 			}
 		}
