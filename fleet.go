@@ -1208,7 +1208,26 @@ const createMargin = 2 * time.Second
 // respondCtx.
 func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx context.Context) (fa *fleetAsk, joined bool, replay *Outcome, err error) {
 	o := fl.o
-	if req.ToolCallID != "" {
+	first, _ := fl.st.(newScheduler)
+	switch {
+	case req.ToolCallID == "":
+	case first != nil:
+		// The create is the read: a new ask's first timer and its record
+		// are written only where the key holds none, and a key that holds
+		// one is read then (see create). Only a result past the store's
+		// retention is looked up before, in the journal.
+		key := pendingKey(req.Session, req.ToolCallID, "")
+		fl.mu.Lock()
+		if fa := fl.asks[key]; fa != nil {
+			fa.holds++
+			fl.mu.Unlock()
+			return fa, true, nil, nil
+		}
+		fl.mu.Unlock()
+		if out, ok := o.journalReplay(ctx, req.Session, req.ToolCallID); ok {
+			return nil, true, out, nil
+		}
+	default:
 		fa, replay, err := fl.find(ctx, req.Session, req.ToolCallID)
 		if fa != nil || replay != nil || !errors.Is(err, ErrUnknownCall) {
 			return fa, true, replay, err
@@ -1268,7 +1287,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	// The deadline's timer is set before the ask exists, so that no ask
 	// is ever in the store without one; a timer for a key that was never
 	// created comes to nothing.
-	rev, err := fl.create(ctx, key, rec.AskID, data, rt.nextTimer(form, rec.StepsBegun))
+	rev, err := fl.create(ctx, key, rec.AskID, data, rt.nextTimer(form, rec.StepsBegun), first)
 	if err != nil {
 		fl.mu.Lock()
 		fa.holds--
@@ -1335,19 +1354,49 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	return fa, false, nil, nil
 }
 
+// newScheduler is a store that sets a key's timer only where none is
+// scheduled (store.Memory and natsstore's asks; see storetest.NewScheduler).
+type newScheduler interface {
+	ScheduleNew(ctx context.Context, key string, at time.Time) error
+}
+
 // create sets the ask's timer and creates its record, trying a store that
 // fails (a NATS cluster electing a leader) again for up to storeRetry, as
 // every change does. A create whose answer was lost is known by its ask
-// id on the next try.
-func (fl *fleet) create(ctx context.Context, key, askID string, data []byte, expires time.Time) (uint64, error) {
+// id on the next try. It returns an error wrapping store.ErrExists when
+// the key holds an ask.
+//
+// With first (the store's ScheduleNew), begin has not read the key: the
+// timer is set only if the key has none, so that it never moves the timer
+// of an ask that holds the key. A key with a timer is read: one that holds
+// an ask is left to it, one that holds nothing (a timer an earlier create
+// left, or one whose answer was lost) has its timer set as without first.
+// A timer set where a final ask holds the key, which has none left, comes
+// due for it later, and finds nothing to do.
+func (fl *fleet) create(ctx context.Context, key, askID string, data []byte, expires time.Time, first newScheduler) (uint64, error) {
 	retry := fl.retrier()
+	schedule := fl.st.Schedule
+	if first != nil {
+		schedule = first.ScheduleNew
+	}
 	for {
-		err := fl.st.Schedule(ctx, key, expires)
+		err := schedule(ctx, key, expires)
 		if err == nil {
 			break
 		}
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
+		}
+		if errors.Is(err, store.ErrExists) {
+			_, gerr := fl.st.Get(ctx, key)
+			switch {
+			case gerr == nil:
+				return 0, fmt.Errorf("askuser: creating pending ask %s: %w", key, store.ErrExists)
+			case errors.Is(gerr, store.ErrNotFound):
+				schedule = fl.st.Schedule
+				continue
+			}
+			err = gerr
 		}
 		if err := retry(err); err != nil {
 			return 0, err

@@ -206,16 +206,53 @@ const (
 // so that the newest schedule is the key's only one. A time already past
 // fires at once (within the server's quarter of a second).
 func (a *asks) Schedule(ctx context.Context, key string, at time.Time) error {
+	return a.schedule(ctx, key, at, false)
+}
+
+// ScheduleNew sets key's timer as Schedule does, but only when the key has
+// no time scheduled (none set, or the last one fired): otherwise it
+// changes nothing and returns an error wrapping store.ErrExists. The
+// orchestrator sets a new ask's first timer with it, so that a retried
+// tool call never moves the timer of the ask that holds its key, and the
+// retry needs no read of the key before it. The stream refuses the
+// publish when the key's subject holds a schedule (an expected last
+// sequence of 0 on it); a replicated stream may also refuse it while
+// another publish to the key is in flight, which says ErrExists too,
+// though the other may yet fail.
+func (a *asks) ScheduleNew(ctx context.Context, key string, at time.Time) error {
+	return a.schedule(ctx, key, at, true)
+}
+
+func (a *asks) schedule(ctx context.Context, key string, at time.Time, onlyNew bool) error {
 	if !validKey.MatchString(key) {
 		return fmt.Errorf("natsstore: scheduling pending ask %q: a key is letters, digits, '-', '_', '=', '/' and dots between them", key)
 	}
 	m := nats.NewMsg(a.atSubject + key)
 	m.Header.Set(hdrSchedule, "@at "+at.UTC().Format(time.RFC3339Nano))
 	m.Header.Set(hdrScheduleTarget, a.dueSubj+key)
-	if _, err := a.js.PublishMsg(ctx, m, jetstream.WithExpectStream(a.timers.CachedInfo().Config.Name)); err != nil {
-		return fmt.Errorf("natsstore: scheduling pending ask %s: %w", key, err)
+	opts := []jetstream.PublishOpt{jetstream.WithExpectStream(a.timers.CachedInfo().Config.Name)}
+	if onlyNew {
+		opts = append(opts, jetstream.WithExpectLastSequencePerSubject(0))
 	}
-	return nil
+	_, err := a.js.PublishMsg(ctx, m, opts...)
+	switch {
+	case err == nil:
+		return nil
+	case onlyNew && isWrongLastSequence(err):
+		return fmt.Errorf("natsstore: scheduling pending ask %s: it has a time scheduled: %w", key, store.ErrExists)
+	}
+	return fmt.Errorf("natsstore: scheduling pending ask %s: %w", key, err)
+}
+
+// isWrongLastSequence reports whether the stream refused a publish
+// because the subject's last sequence was not the one expected (error
+// 10071; 10164 from a replicated stream).
+func isWrongLastSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	return apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant
 }
 
 // Redeliveries of a key whose f failed: a tenth of a second after the

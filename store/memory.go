@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -282,6 +283,11 @@ func (m *Memory) Schedule(ctx context.Context, key string, at time.Time) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.scheduleLocked(key, at)
+	return nil
+}
+
+func (m *Memory) scheduleLocked(key string, at time.Time) {
 	if m.scheduled == nil {
 		m.scheduled = map[string]*timerItem{}
 	}
@@ -294,6 +300,23 @@ func (m *Memory) Schedule(ctx context.Context, key string, at time.Time) error {
 		m.scheduled[key] = it
 	}
 	m.advanceLocked(time.Now())
+}
+
+// ScheduleNew sets key's timer as Schedule does, but only when the key has
+// no time scheduled (none set, or the last one came due): otherwise it
+// changes nothing and returns an error wrapping ErrExists. The
+// orchestrator sets a new ask's first timer with it, so that a retried
+// tool call never moves the timer of the ask that holds its key.
+func (m *Memory) ScheduleNew(ctx context.Context, key string, at time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.scheduled[key]; ok {
+		return fmt.Errorf("store: scheduling %s: it has a time scheduled: %w", key, ErrExists)
+	}
+	m.scheduleLocked(key, at)
 	return nil
 }
 

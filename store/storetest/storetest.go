@@ -76,6 +76,7 @@ var cases = []struct {
 	{"changes-ended-context", testChangesEnded},
 	{"due-at-time", testDueAtTime},
 	{"schedule-replaces", testScheduleReplaces},
+	{"schedule-new", testScheduleNew},
 	{"due-waits-for-a-caller", testDueWaitsForCaller},
 	{"due-retries-failed", testDueRetries},
 	{"due-one-at-a-time", testDueOneAtATime},
@@ -711,6 +712,57 @@ func testScheduleReplaces(ctx context.Context, t *testing.T, s store.Pending) {
 	calls = r.waitFor(t, "a key acked, then scheduled again", func(calls []call) bool { return callsOf(calls)[later] == 2 })
 	if c := calls[len(calls)-1]; c.key != later || c.start.Before(again) {
 		t.Errorf("the key scheduled again came %s; want %s at or after %s", showCalls(calls[len(calls)-1:]), later, again.Format("15:04:05.000"))
+	}
+}
+
+// A NewScheduler is a store that can set a key's timer only where none
+// is scheduled, as store.Memory and natsstore's asks do; the orchestrator
+// sets a new ask's first timer with it when the store has it.
+type NewScheduler interface {
+	// ScheduleNew is Schedule, save that when key has a time scheduled
+	// (set and not come due yet) it changes nothing and returns an error
+	// wrapping store.ErrExists.
+	ScheduleNew(ctx context.Context, key string, at time.Time) error
+}
+
+// testScheduleNew, for a store that is a NewScheduler: ScheduleNew sets a
+// key's first time; a second one is refused with ErrExists and moves
+// nothing; Schedule still replaces the time; once the key came due it
+// takes a new time again. A store without ScheduleNew passes.
+func testScheduleNew(ctx context.Context, t *testing.T, s store.Pending) {
+	ns, ok := s.(NewScheduler)
+	if !ok {
+		return
+	}
+	key, other := newKey(), newKey()
+	now := time.Now()
+	if err := ns.ScheduleNew(ctx, key, now.Add(2*lead)); err != nil {
+		t.Fatalf("ScheduleNew of a key never scheduled: %v", err)
+	}
+	if err := ns.ScheduleNew(ctx, key, now.Add(time.Hour)); !errors.Is(err, store.ErrExists) {
+		t.Fatalf("ScheduleNew of a key with a time scheduled: %v; want ErrExists", err)
+	}
+	if err := ns.ScheduleNew(ctx, other, now.Add(time.Hour)); err != nil {
+		t.Fatalf("ScheduleNew of a second key: %v", err)
+	}
+	mustSchedule(ctx, t, s, other, now.Add(lead)) // Schedule replaces what ScheduleNew set
+	r := newRecorder()
+	d := startDue(ctx, s, r.f(0, succeed))
+	defer d.stop(t)
+	calls := r.waitFor(t, "both keys, at their first times", func(calls []call) bool { return len(callsOf(calls)) == 2 })
+	for _, c := range calls {
+		if c.key == key && c.start.Before(now.Add(2*lead)) {
+			t.Errorf("Due delivered %s at %s, before its time %s", key, c.start.Format("15:04:05.000"), now.Add(2*lead).Format("15:04:05.000"))
+		}
+	}
+	r.quiet(t, "the refused ScheduleNew set no time, and both keys were acked")
+	again := time.Now().Add(lead)
+	if err := ns.ScheduleNew(ctx, key, again); err != nil {
+		t.Fatalf("ScheduleNew of a key whose time came: %v; want it set again", err)
+	}
+	calls = r.waitFor(t, "the key scheduled anew", func(calls []call) bool { return callsOf(calls)[key] == 2 })
+	if c := calls[len(calls)-1]; c.key != key || c.start.Before(again) {
+		t.Errorf("the key scheduled anew came %s; want %s at or after %s", showCalls(calls[len(calls)-1:]), key, again.Format("15:04:05.000"))
 	}
 }
 
