@@ -24,8 +24,6 @@ func TestRootImportGraph(t *testing.T) {
 		"github.com/askuser-go/askuser/dialect/approvalwire",
 		"github.com/askuser-go/askuser/dialect/askuserwire",
 		"github.com/askuser-go/askuser/approval",
-		"github.com/askuser-go/askuser/dialect/approvaltool",
-		"github.com/askuser-go/askuser/dialect/askusertool",
 		"github.com/askuser-go/askuser/internal/",
 		"github.com/askuser-go/askuser/route",
 		"github.com/askuser-go/askuser/secret",

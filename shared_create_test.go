@@ -40,7 +40,7 @@ func TestSharedBeginReadsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &countingStore{Memory: store.NewMemory(0)}
 		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Logger: newDiscardLogger()}
-		defer func() { o.Close(); o.Wait() }()
+		defer func() { o.Close(); o.WaitResponders() }()
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestSharedRetryKeepsTimer(t *testing.T) {
 		var reps []*askuser.Orchestrator
 		for range 2 {
 			o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Logger: newDiscardLogger()}
-			defer func() { o.Close(); o.Wait() }()
+			defer func() { o.Close(); o.WaitResponders() }()
 			if err := o.Ready(context.Background()); err != nil {
 				t.Fatal(err)
 			}
