@@ -773,6 +773,7 @@ func (fl *fleet) change(fa *fleetAsk, f func(*askState) error, force bool) error
 	principal := a.principalNow()
 	n := len(a.form.Questions)
 	var ended *ending
+	timerSet := false
 	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
 		ended = nil
 		if r.Final != nil || r.Ending != nil {
@@ -795,14 +796,34 @@ func (fl *fleet) change(fa *fleetAsk, f func(*askState) error, force bool) error
 			if st.end != nil {
 				r.Ending = storeEnding(st.end)
 				ended = st.end
+				if ended.reason != ReasonDeadline && !timerSet {
+					// The ended ask's timer is set before its ending is
+					// written: a process that goes away between the two
+					// would leave it ended and not final until its
+					// deadline's timer, which may be hours away. A timer
+					// that comes due on an ask whose ending did not land
+					// finds it pending and sets it again.
+					timerSet = fl.setEndedTimer(fa.key, r.Form.ExpiresAt) == nil
+				}
 			}
 		}
 		return write, err
 	})
 	if landed && ended != nil {
-		fl.ended(fa, ended)
+		fl.ended(fa, ended, timerSet)
 	}
 	return err
+}
+
+// setEndedTimer sets key's timer for an ask about to be ended: after
+// finalizeGrace, or at its deadline if that comes first (a timer set is a
+// timer replaced).
+func (fl *fleet) setEndedTimer(key string, expires time.Time) error {
+	at := time.Now().Add(finalizeGrace)
+	if !expires.IsZero() && expires.Before(at) {
+		at = expires
+	}
+	return fl.st.Schedule(fl.ctx, key, at)
 }
 
 // ended finalizes an ask whose ending this process wrote. Its timer is
@@ -813,7 +834,7 @@ func (fl *fleet) change(fa *fleetAsk, f func(*askState) error, force bool) error
 // own timer, due by then, finalizes an ask ended and not final, so the
 // timer is set after the finalization, which a timers stream electing a
 // leader does not hold back.
-func (fl *fleet) ended(fa *fleetAsk, e *ending) {
+func (fl *fleet) ended(fa *fleetAsk, e *ending, timerSet bool) {
 	fl.mu.Lock()
 	fa.holds++ // until the finalization has run
 	id := fa.rec.AskID
@@ -824,7 +845,7 @@ func (fl *fleet) ended(fa *fleetAsk, e *ending) {
 		}
 	}
 	atDeadline := e.reason == ReasonDeadline
-	if !atDeadline {
+	if !atDeadline && !timerSet {
 		setTimer()
 	}
 	fl.mu.Lock()
@@ -1544,7 +1565,7 @@ func (fl *fleet) expire(fa *fleetAsk) error {
 	if err != nil || !landed {
 		return err
 	}
-	fl.ended(fa, e)
+	fl.ended(fa, e, false)
 	return nil
 }
 

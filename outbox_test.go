@@ -234,3 +234,113 @@ func TestSharedDeadlinePassesWhileCreating(t *testing.T) {
 		}
 	})
 }
+
+// goneAfterEnding is a replica's view of the store that goes away the
+// moment an ending it wrote has landed: the process died between writing
+// the ending and anything after it (the ended ask's timer, its final
+// result).
+type goneAfterEnding struct {
+	*store.Memory
+	gone chan struct{}
+	once *sync.Once
+}
+
+var errGone = errors.New("the process is gone")
+
+func (s goneAfterEnding) dead() bool {
+	select {
+	case <-s.gone:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s goneAfterEnding) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
+	if s.dead() {
+		return 0, errGone
+	}
+	r, err := s.Memory.Update(ctx, key, data, rev)
+	if err == nil && bytes.Contains(data, []byte(`"ending":`)) {
+		s.once.Do(func() { close(s.gone) })
+	}
+	return r, err
+}
+
+func (s goneAfterEnding) Schedule(ctx context.Context, key string, at time.Time) error {
+	if s.dead() {
+		return errGone
+	}
+	return s.Memory.Schedule(ctx, key, at)
+}
+
+// TestSharedEnderGoneBeforeTimer: the replica whose person's answer ended
+// the ask dies right after the ending lands, before it sets the ended
+// ask's timer or writes the final result. Another replica finalizes it
+// within finalizeGrace, not at the ask's deadline. (It once waited for
+// the deadline: the timer was set only after the ending had landed.)
+func TestSharedEnderGoneBeforeTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := store.NewMemory(0)
+		gone := goneAfterEnding{mem, make(chan struct{}), &sync.Once{}}
+		j := &downJournal{}
+		ra, rb := newEvents(), newEvents()
+		a := &askuser.Orchestrator{Responder: ra, Asks: gone, Journal: j, Logger: newDiscardLogger()}
+		b := &askuser.Orchestrator{Responder: rb, Asks: mem, Journal: j, Logger: newDiscardLogger()}
+		for _, o := range []*askuser.Orchestrator{a, b} {
+			if err := o.Ready(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		defer func() { b.Close(); b.WaitResponders() }()
+		defer func() { a.Close(); a.WaitResponders() }()
+		follow(t, ra, "s1")
+		if _, err := a.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
+			t.Fatal(err)
+		}
+		waiting := make(chan result, 1)
+		go func() {
+			out, err := b.Await(context.Background(), "s1", "call-1")
+			waiting <- result{out, err}
+		}()
+		start := time.Now()
+		answerChoice(t, <-ra.asked)
+		r := <-waiting
+		if r.err != nil || string(r.out.Result) != answeredChoice {
+			t.Fatalf("B's caller got %+v, want %s", r, answeredChoice)
+		}
+		// The ask's deadline is 300 s away; its ended timer, 10 s.
+		if took := time.Since(start); took > time.Minute {
+			t.Errorf("the answer reached B after %v, want by the ended ask's timer (10 s), at most a minute", took)
+		}
+		if n, _ := j.records(); n != 1 {
+			t.Errorf("the journal has %d records, want 1", n)
+		}
+	})
+}
+
+// Due takes no timer once the process is gone: a dead process is not
+// among the store's callers of Due.
+func (s goneAfterEnding) Due(ctx context.Context, f func(ctx context.Context, key string) error) error {
+	select {
+	case <-s.gone:
+		<-ctx.Done()
+		return ctx.Err()
+	default:
+	}
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.gone:
+			cancel()
+		case <-dctx.Done():
+		}
+	}()
+	err := s.Memory.Due(dctx, f)
+	if s.dead() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return err
+}
