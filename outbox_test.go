@@ -156,42 +156,61 @@ func TestSharedFinalizerGone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := store.NewMemory(0)
 		stuck := stuckFinal{mem, make(chan struct{})}
-		j := &downJournal{}
-		ra, rb := newEvents(), newEvents()
-		a := &askuser.Orchestrator{Responder: ra, Asks: stuck, Journal: j, Logger: newDiscardLogger()}
-		b := &askuser.Orchestrator{Responder: rb, Asks: mem, Journal: j, Logger: newDiscardLogger()}
-		for _, o := range []*askuser.Orchestrator{a, b} {
-			if err := o.Ready(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		defer func() { b.Close(); b.WaitResponders() }()
-		defer func() { close(stuck.release); a.Close(); a.WaitResponders() }()
-		follow(t, ra, "s1")
-		if _, err := a.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
-			t.Fatal(err)
-		}
-		waiting := make(chan result, 1)
-		go func() {
-			out, err := b.Await(context.Background(), "s1", "call-1")
-			waiting <- result{out, err}
-		}()
-		start := time.Now()
-		answerChoice(t, <-ra.asked)
-		r := <-waiting
+		r, took, records := answeredOnAAwaitedOnB(t, mem, stuck, func() { close(stuck.release) })
 		if r.err != nil || string(r.out.Result) != answeredChoice {
 			t.Fatalf("B's caller got %+v, want %s", r, answeredChoice)
 		}
 		// Not before the ended ask's timer (10 s); and well before the
 		// deadline (300 s): the timer may first reach A's callers of Due,
 		// which give it back while A's finalization hangs.
-		if took := time.Since(start); took < 10*time.Second || took > time.Minute {
+		if took < 10*time.Second || took > time.Minute {
 			t.Errorf("the answer reached B after %v, want once the ended ask's timer came due (10 s), at most a minute", took)
 		}
-		if n, _ := j.records(); n != 1 {
-			t.Errorf("the journal has %d records, want 1", n)
+		if records != 1 {
+			t.Errorf("the journal has %d records, want 1", records)
 		}
 	})
+}
+
+// answeredOnAAwaitedOnB begins an ask on replica A (over aStore, a view of
+// mem), has A's responder answer it, and waits for the outcome through
+// replica B (over mem itself). It returns B's result, how long it took
+// from the answer, and how many records the journal holds. release, if
+// not nil, runs before A closes.
+func answeredOnAAwaitedOnB(t *testing.T, mem *store.Memory, aStore store.Pending, release func()) (result, time.Duration, int) {
+	t.Helper()
+	j := &downJournal{}
+	ra, rb := newEvents(), newEvents()
+	a := &askuser.Orchestrator{Responder: ra, Asks: aStore, Journal: j, Logger: newDiscardLogger()}
+	b := &askuser.Orchestrator{Responder: rb, Asks: mem, Journal: j, Logger: newDiscardLogger()}
+	for _, o := range []*askuser.Orchestrator{a, b} {
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { b.Close(); b.WaitResponders() })
+	t.Cleanup(func() {
+		if release != nil {
+			release()
+		}
+		a.Close()
+		a.WaitResponders()
+	})
+	follow(t, ra, "s1")
+	if _, err := a.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan result, 1)
+	go func() {
+		out, err := b.Await(context.Background(), "s1", "call-1")
+		waiting <- result{out, err}
+	}()
+	start := time.Now()
+	answerChoice(t, <-ra.asked)
+	r := <-waiting
+	took := time.Since(start)
+	n, _ := j.records()
+	return r, took, n
 }
 
 // slowCreateStore takes longer to create a record than the ask's deadline
@@ -282,39 +301,16 @@ func (s goneAfterEnding) Schedule(ctx context.Context, key string, at time.Time)
 func TestSharedEnderGoneBeforeTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := store.NewMemory(0)
-		gone := goneAfterEnding{mem, make(chan struct{}), &sync.Once{}}
-		j := &downJournal{}
-		ra, rb := newEvents(), newEvents()
-		a := &askuser.Orchestrator{Responder: ra, Asks: gone, Journal: j, Logger: newDiscardLogger()}
-		b := &askuser.Orchestrator{Responder: rb, Asks: mem, Journal: j, Logger: newDiscardLogger()}
-		for _, o := range []*askuser.Orchestrator{a, b} {
-			if err := o.Ready(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		defer func() { b.Close(); b.WaitResponders() }()
-		defer func() { a.Close(); a.WaitResponders() }()
-		follow(t, ra, "s1")
-		if _, err := a.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
-			t.Fatal(err)
-		}
-		waiting := make(chan result, 1)
-		go func() {
-			out, err := b.Await(context.Background(), "s1", "call-1")
-			waiting <- result{out, err}
-		}()
-		start := time.Now()
-		answerChoice(t, <-ra.asked)
-		r := <-waiting
+		r, took, records := answeredOnAAwaitedOnB(t, mem, goneAfterEnding{mem, make(chan struct{}), &sync.Once{}}, nil)
 		if r.err != nil || string(r.out.Result) != answeredChoice {
 			t.Fatalf("B's caller got %+v, want %s", r, answeredChoice)
 		}
 		// The ask's deadline is 300 s away; its ended timer, 10 s.
-		if took := time.Since(start); took > time.Minute {
+		if took > time.Minute {
 			t.Errorf("the answer reached B after %v, want by the ended ask's timer (10 s), at most a minute", took)
 		}
-		if n, _ := j.records(); n != 1 {
-			t.Errorf("the journal has %d records, want 1", n)
+		if records != 1 {
+			t.Errorf("the journal has %d records, want 1", records)
 		}
 	})
 }
