@@ -9,6 +9,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/store"
 )
 
 // person is a responder that takes approvals: a ResponderFunc that puts the
@@ -25,7 +26,9 @@ func (person) CanTakeApprovals() bool { return true }
 // approved again without asking. Before it runs an action, the program
 // checks that the approval is for exactly that action.
 func Example() {
+	consents := &store.MemoryConsents{} // the person's decisions for the session
 	o := &askuser.Orchestrator{
+		Consents: consents,
 		ApprovalPolicy: func(_ context.Context, _ string, a *approval.Request) approval.PolicyDecision {
 			if a.Risk == approval.RiskLow && strings.HasPrefix(a.Details, "ls ") {
 				return approval.PolicyApprove
@@ -72,10 +75,10 @@ func Example() {
 	fmt.Println("run another:", v.Digest == approval.Digest("Delete the oldest backup", "rm -r /srv/backups"))
 
 	// The person's decisions for the session, and taking one back.
-	cs, _ := o.Consents.Consents(context.Background(), "s1")
+	cs, _ := consents.Consents(context.Background(), "s1")
 	for _, c := range cs {
 		fmt.Printf("remembered: %s (approved: %v)\n", c.Action, c.Approved)
-		_ = o.Consents.Revoke(context.Background(), "s1", c.Digest)
+		_ = consents.Revoke(context.Background(), "s1", c.Digest)
 	}
 	ask("call-4", rm)
 	// Output:
