@@ -64,12 +64,16 @@ func (c *chaosCall) String() string {
 	if c.result != "" {
 		seen = fmt.Sprintf("result %s %.1fs after", c.result, c.resultAt.Sub(c.posted).Seconds())
 	}
-	return fmt.Sprintf("%s/%s (%s, posted at %.1fs, timeout %ds, asks %v, %s, notes %q)",
+	s := fmt.Sprintf("%s/%s (%s, posted at %.1fs, timeout %ds, asks %v, %s, notes %q",
 		c.session, c.toolCall, c.fate, c.posted.Sub(c.since).Seconds(), c.timeout, keys(c.askIDs), seen, c.notes)
+	if len(c.changed) > 0 {
+		s += fmt.Sprintf(", read again %q", c.changed)
+	}
+	return s + ")"
 }
 
 func (c *chaosCall) note(format string, args ...any) {
-	if len(c.notes) < 10 {
+	if len(c.notes) < 20 {
 		c.notes = append(c.notes, fmt.Sprintf(format, args...))
 	}
 }
@@ -188,6 +192,7 @@ func TestFleetChaos(t *testing.T) {
 	}
 	fig.Duration, fig.Kills, fig.ReplicaErrors = seconds(dur), kills, map[string]int{}
 	run.explainLate(&fig, kills)
+	run.explainMissing()
 	for _, rep := range f.serve {
 		n, first := rep.logLines("level=ERROR", chaosExamples)
 		fig.ReplicaErrors[rep.name] = n
@@ -590,6 +595,25 @@ func (r *chaosRun) explainLate(fig *chaosFigures, kills []chaosEvent) {
 			_, lines := rep.logLines(l.AskID, chaosExamples)
 			for _, line := range lines {
 				l.Logs = append(l.Logs, rep.name+": "+line)
+			}
+		}
+	}
+}
+
+// explainMissing adds to each finalized call without a journal record,
+// and each whose result changed, the replicas' log lines that name its
+// asks, so that a run shows why.
+func (r *chaosRun) explainMissing() {
+	for _, c := range r.calls {
+		if !(c.result != "" && c.records == 0) && len(c.changed) == 0 {
+			continue
+		}
+		for id := range c.askIDs {
+			for _, rep := range r.f.serve {
+				_, lines := rep.logLines(id, chaosExamples)
+				for _, line := range lines {
+					c.note("%s: %s", rep.name, line)
+				}
 			}
 		}
 	}
