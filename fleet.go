@@ -839,14 +839,27 @@ func (fl *fleet) ended(fa *fleetAsk, e *ending, timerSet bool) {
 	fa.holds++ // until the finalization has run
 	id := fa.rec.AskID
 	fl.mu.Unlock()
-	setTimer := func() {
-		if err := fl.st.Schedule(fl.ctx, fa.key, time.Now().Add(finalizeGrace)); err != nil && fl.ctx.Err() == nil {
-			fl.o.logger().Warn("askuser: setting an ended ask's timer failed; its deadline's timer finalizes it if this process cannot", "ask", id, "err", err)
+	// setTimer sets the timer; when keep says so (a record waits on it),
+	// it tries again for up to outboxTimerRetry, or until Close.
+	setTimer := func(keep bool) bool {
+		until := time.Now().Add(outboxTimerRetry)
+		for backoff := 10 * time.Millisecond; ; backoff = min(2*backoff, retryMaxBackoff) {
+			err := fl.st.Schedule(fl.ctx, fa.key, time.Now().Add(finalizeGrace))
+			if err == nil {
+				return true
+			}
+			if keep && time.Now().Before(until) && !fl.closing() && sleepCtx(fl.ctx, backoff) {
+				continue
+			}
+			if fl.ctx.Err() == nil {
+				fl.o.logger().Warn("askuser: setting an ended ask's timer failed; its deadline's timer finalizes it if this process cannot", "ask", id, "err", err)
+			}
+			return false
 		}
 	}
 	atDeadline := e.reason == ReasonDeadline
 	if !atDeadline && !timerSet {
-		setTimer()
+		timerSet = setTimer(false)
 	}
 	fl.mu.Lock()
 	closed := fl.closed
@@ -861,13 +874,43 @@ func (fl *fleet) ended(fa *fleetAsk, e *ending, timerSet bool) {
 	go func() {
 		defer fl.wg.Done()
 		defer fl.release(fa)
-		if err := fl.finalize(fa, e); err != nil && !errors.Is(err, errFinalizing) {
+		err := fl.finalize(fa, e)
+		notJournaled := errors.Is(err, errNotJournaled)
+		if err != nil && !notJournaled && !errors.Is(err, errFinalizing) {
 			fl.o.logger().Error("askuser: finalizing an ask failed; the store's timer hands it to a replica that can", "ask", id, "err", err)
 		}
-		if atDeadline {
-			setTimer()
+		if atDeadline || (notJournaled && !timerSet) {
+			// A record not journaled waits on the ask's timer, and
+			// none may be set (the deadline's has fired, or setting
+			// it failed): it is tried for longer.
+			setTimer(notJournaled)
 		}
 	}()
+}
+
+// outboxTimerRetry is how long the replica that stored a final result the
+// journal refused tries to set the ask's timer, which writes the record
+// again: longer than a NATS stream's election (4 to 9 s), so that the
+// record does not wait for the ask's deadline, which may be hours away.
+const outboxTimerRetry = time.Minute
+
+// closing reports whether close was called.
+func (fl *fleet) closing() bool {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return fl.closed
+}
+
+// sleepCtx waits d, and reports false when ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // journalTry bounds one try at the journal while an ask is finalized: a
@@ -946,8 +989,16 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 	})
 	switch {
 	case errors.Is(err, errAlreadyFinal):
-		// Another replica finalized first; its result is the one.
+		// Another replica finalized first; its result is the one. If
+		// its record is not journaled yet, the timer that brought this
+		// finalization must come again: that replica may be gone.
 		fl.reread(fl.ctx, fa)
+		fl.mu.Lock()
+		journaled := fa.rec.Final == nil || fa.rec.Journaled
+		fl.mu.Unlock()
+		if !journaled {
+			return fmt.Errorf("%w: ask %s was finalized by another replica", errNotJournaled, rec.AskID)
+		}
 		return nil
 	case err != nil:
 		return fmt.Errorf("storing the final result: %w", err)
@@ -957,12 +1008,22 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 	} else {
 		o.observeEnded(a.base, out)
 	}
-	return nil // a journal that failed is tried again by the timer set at the ending
+	if jerr != nil {
+		// The final result is the outbox: the ask's timer writes the
+		// record until the journal takes it, so the timer must come
+		// again (see due and ended).
+		return fmt.Errorf("%w: ask %s: %w", errNotJournaled, rec.AskID, jerr)
+	}
+	return nil
 }
 
 var (
 	errAlreadyFinal = errors.New("already final")
 	errFinalizing   = errors.New("askuser: the ask is being finalized by this replica already")
+	// errNotJournaled says an ask's final result is stored and its
+	// journal record is not written yet: the ask's timer must come
+	// again to write it.
+	errNotJournaled = errors.New("askuser: the final result is stored and its journal record is not written yet")
 )
 
 // due takes a timer of the store's that came due for key: an ask pending

@@ -340,3 +340,106 @@ func (s goneAfterEnding) Due(ctx context.Context, f func(ctx context.Context, ke
 	}
 	return err
 }
+
+// TestSharedDeadlineJournalDownAtTimer: an ask begun and not awaited (an
+// agent that asked with respond-async) reaches its deadline through the
+// store's timer while the journal refuses records. The timer that ended
+// and finalized it comes again until the journal takes the record: one
+// record, none lost. (The timer used to be acknowledged once the final
+// result was written, journaled or not, and the record was never written.)
+func TestSharedDeadlineJournalDownAtTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		j := &downJournal{fails: 2}
+		st := store.NewMemory(0)
+		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.WaitResponders() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		const call = `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`
+		if _, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(call)}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(31 * time.Second)
+		synctest.Wait()
+		if _, tries := j.records(); tries == 0 {
+			t.Fatal("the deadline's timer did not journal the ask: the test did not reach the journal")
+		}
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		if n, tries := j.records(); n != 1 || tries != 3 {
+			t.Errorf("after the journal came back: %d records in %d tries; want 1 in 3", n, tries)
+		}
+		out, err := o.Await(context.Background(), "s1", "c1")
+		if err != nil || out.Reason != askuser.ReasonDeadline {
+			t.Errorf("Await: %v, %v; want the deadline's outcome", out, err)
+		}
+	})
+}
+
+// timersDown is a store that refuses to set timers until back, as a NATS
+// timers stream electing a leader does.
+type timersDown struct {
+	*store.Memory
+	mu      sync.Mutex
+	back    time.Time
+	refused int
+}
+
+func (s *timersDown) down(d time.Duration) {
+	s.mu.Lock()
+	s.back = time.Now().Add(d)
+	s.mu.Unlock()
+}
+
+func (s *timersDown) Schedule(ctx context.Context, key string, at time.Time) error {
+	s.mu.Lock()
+	down := time.Now().Before(s.back)
+	if down {
+		s.refused++
+	}
+	s.mu.Unlock()
+	if down {
+		return errors.New("nats: no response from stream")
+	}
+	return s.Memory.Schedule(ctx, key, at)
+}
+
+// TestSharedAnsweredJournalAndTimersDown: an answer ends an ask while
+// the store's timers and the journal both fail (one NATS node led both
+// streams). The record waits on the ask's timer, which is set once the
+// store takes it again, and the record is written within a minute, not
+// at the ask's deadline five minutes later. (The timer used to be given
+// up after one try, leaving only the deadline's.)
+func TestSharedAnsweredJournalAndTimersDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		j := &downJournal{fails: 1}
+		st := &timersDown{Memory: store.NewMemory(0)}
+		r := newEvents()
+		o := &askuser.Orchestrator{Responder: r, Asks: st, Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.WaitResponders() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		follow(t, r, "s1")
+		res := handleAsync(context.Background(), o, "s1", choiceCall)
+		a := <-r.asked
+		st.down(15 * time.Second) // longer than a change of the ask is retried
+		answerChoice(t, a)
+		out := <-res
+		if out == nil || string(out.Result) != answeredChoice || out.JournalErr == nil {
+			t.Fatalf("outcome %+v; want the answer, with the journal's failure on JournalErr", out)
+		}
+		st.mu.Lock()
+		refused := st.refused
+		st.mu.Unlock()
+		if refused == 0 {
+			t.Fatal("no timer was refused: the test did not fail the timers over")
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n, tries := j.records(); n != 1 || tries != 2 {
+			t.Errorf("a minute after the answer: %d records in %d tries; want 1 in 2", n, tries)
+		}
+	})
+}

@@ -64,12 +64,16 @@ func (c *chaosCall) String() string {
 	if c.result != "" {
 		seen = fmt.Sprintf("result %s %.1fs after", c.result, c.resultAt.Sub(c.posted).Seconds())
 	}
-	return fmt.Sprintf("%s/%s (%s, posted at %.1fs, timeout %ds, asks %v, %s, notes %q)",
+	s := fmt.Sprintf("%s/%s (%s, posted at %.1fs, timeout %ds, asks %v, %s, notes %q",
 		c.session, c.toolCall, c.fate, c.posted.Sub(c.since).Seconds(), c.timeout, keys(c.askIDs), seen, c.notes)
+	if len(c.changed) > 0 {
+		s += fmt.Sprintf(", read again %q", c.changed)
+	}
+	return s + ")"
 }
 
 func (c *chaosCall) note(format string, args ...any) {
-	if len(c.notes) < 10 {
+	if len(c.notes) < 20 {
 		c.notes = append(c.notes, fmt.Sprintf(format, args...))
 	}
 }
@@ -90,6 +94,7 @@ type chaosEvent struct {
 // chaosFigures are what TestFleetChaos measures.
 type chaosFigures struct {
 	Duration        float64        `json:"chaos_s"`
+	LoadAverage     string         `json:"load_average_1m"` // at the start → at the end
 	Calls           int            `json:"calls"`
 	ByFate          map[string]int `json:"calls_by_fate"`
 	Kills           []chaosEvent   `json:"kills"`
@@ -103,6 +108,7 @@ type chaosFigures struct {
 	LostAnswers        int            `json:"lost_answers"`
 	DoubleAsks         int            `json:"double_asks"`
 	ChangedResults     int            `json:"changed_results"`
+	RereadTransient    int            `json:"reads_again_retried"` // see reread
 	MissingOutcomes    int            `json:"calls_without_outcome"`
 	UnexpectedOutcomes map[string]int `json:"unexpected_outcomes_by_fate"`
 
@@ -147,6 +153,7 @@ func TestFleetChaos(t *testing.T) {
 	ctx := testContext(t, dur+15*time.Minute)
 	f := newFleet(t, ctx)
 	run := &chaosRun{f: f, start: time.Now()}
+	loadStart := loadAverage()
 
 	chaosCtx, stop := context.WithTimeout(ctx, dur)
 	defer stop()
@@ -172,7 +179,7 @@ func TestFleetChaos(t *testing.T) {
 	wg.Wait()
 	endGrace()
 
-	run.reread(ctx)
+	transient := run.reread(ctx)
 	recs, err := f.journal(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -186,8 +193,9 @@ func TestFleetChaos(t *testing.T) {
 		}
 		fig = run.check(recs)
 	}
-	fig.Duration, fig.Kills, fig.ReplicaErrors = seconds(dur), kills, map[string]int{}
+	fig.Duration, fig.Kills, fig.ReplicaErrors, fig.RereadTransient = seconds(dur), kills, map[string]int{}, transient
 	run.explainLate(&fig, kills)
+	run.explainMissing()
 	for _, rep := range f.serve {
 		n, first := rep.logLines("level=ERROR", chaosExamples)
 		fig.ReplicaErrors[rep.name] = n
@@ -200,6 +208,7 @@ func TestFleetChaos(t *testing.T) {
 			fig.RestartFailures++
 		}
 	}
+	fig.LoadAverage = loadStart + " → " + loadAverage()
 	writeFigures(t, "ASKUSER_CHAOS_OUT", fig)
 	for _, k := range kills {
 		t.Logf("killed %s at %.1fs, started again %.1fs later, ready %.1fs after; %s", k.Victim, k.KilledAt, k.DownFor, k.ReadyIn, cmp.Or(k.Error, "no error"))
@@ -391,10 +400,22 @@ func (r *chaosRun) collect(ctx context.Context, c *chaosCall) {
 	}
 }
 
+// Reads again of a final call's status (see reread).
+const (
+	rereadTries = 5
+	rereadPause = 500 * time.Millisecond
+)
+
 // reread reads every final call's status once more on every replica: a
-// result once seen never changes.
-func (r *chaosRun) reread(ctx context.Context) {
+// result once seen never changes. A read that gets no reply, a 503, or a
+// 202 (the replica's store did not answer within the status's wait of a
+// quarter of a second, on this loaded machine) says nothing of the result
+// and is tried again, up to rereadTries, as an agent polls again; it is
+// counted (transient) and noted. A 200 with another body, a 404, or a
+// failure on every try is a changed result.
+func (r *chaosRun) reread(ctx context.Context) (transient int) {
 	var wg sync.WaitGroup
+	var mu sync.Mutex
 	sem := make(chan struct{}, 32)
 	for _, c := range r.calls {
 		if c.result == "" {
@@ -404,14 +425,27 @@ func (r *chaosRun) reread(ctx context.Context) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			for _, rep := range r.f.serve {
-				res, err := r.f.c.status(ctx, rep.base, c.session, c.toolCall, 0)
-				if err != nil || res.code != http.StatusOK || res.body != c.result {
-					c.changed = append(c.changed, fmt.Sprintf("on %s: %v %v", rep.base, res, err))
+				for try := 1; ; try++ {
+					res, err := r.f.c.status(ctx, rep.base, c.session, c.toolCall, 0)
+					if err == nil && res.code == http.StatusOK && res.body == c.result {
+						break
+					}
+					again := err != nil || res.code == http.StatusServiceUnavailable || res.code == http.StatusAccepted
+					if !again || try == rereadTries {
+						c.changed = append(c.changed, fmt.Sprintf("on %s (try %d): %v %v", rep.base, try, res, err))
+						break
+					}
+					mu.Lock()
+					transient++
+					mu.Unlock()
+					c.note("read again on %s: %v %v; trying again", rep.base, res, err)
+					sleep(ctx, rereadPause)
 				}
 			}
 		})
 	}
 	wg.Wait()
+	return transient
 }
 
 // chaos kills a random process every 10-30 s until ctx ends, and starts
@@ -595,6 +629,25 @@ func (r *chaosRun) explainLate(fig *chaosFigures, kills []chaosEvent) {
 	}
 }
 
+// explainMissing adds to each finalized call without a journal record,
+// and each whose result changed, the replicas' log lines that name its
+// asks, so that a run shows why.
+func (r *chaosRun) explainMissing() {
+	for _, c := range r.calls {
+		if !(c.result != "" && c.records == 0) && len(c.changed) == 0 {
+			continue
+		}
+		for id := range c.askIDs {
+			for _, rep := range r.f.serve {
+				_, lines := rep.logLines(id, chaosExamples)
+				for _, line := range lines {
+					c.note("%s: %s", rep.name, line)
+				}
+			}
+		}
+	}
+}
+
 // expected reports whether the call ended as its fate says it should.
 func expected(c *chaosCall) bool {
 	switch c.fate {
@@ -640,6 +693,16 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // randDuration is a random duration in [lo, hi).
 func randDuration(lo, hi time.Duration) time.Duration {
 	return lo + rand.N(hi-lo)
+}
+
+// loadAverage is the machine's load average over the last minute, as
+// /proc/loadavg says ("?" if it cannot be read).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func keys(m map[string]bool) []string {
