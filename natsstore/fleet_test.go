@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/secretstore"
 )
 
@@ -151,6 +152,9 @@ func newReplica(t testing.TB, c *cluster, i int, prefix string) *replica {
 	r.o = &askuser.Orchestrator{
 		Responder: r.card, Asks: s.Asks(), Journal: s.Journal(), Secrets: s.Secrets(), Consents: s.Consents(),
 		Logger: quiet(),
+		// An hour, so that an ask a test answers cannot reach its
+		// deadline while a loaded machine runs the test slowly.
+		Limits: dialect.Limits{MaxTimeoutSeconds: manyAsksTimeout},
 	}
 	t.Cleanup(r.stop)
 	if err := r.o.Ready(ctxFor(t)); err != nil {
@@ -166,6 +170,12 @@ func (r *replica) stop() {
 	r.o.Close()
 	r.o.WaitResponders()
 }
+
+// manyAsksTimeout is the deadline, in seconds, of the asks that
+// TestFleetManyAsks answers: far longer than the test takes even on a
+// loaded machine (it once took 7 minutes under a load of 28, and asks
+// with 5-minute deadlines ended before the cards were told of them).
+const manyAsksTimeout = 3600
 
 func fleetOf(t testing.TB, c *cluster, prefix string) []*replica {
 	return []*replica{newReplica(t, c, 0, prefix), newReplica(t, c, 1, prefix), newReplica(t, c, 2, prefix)}
@@ -423,7 +433,7 @@ func TestFleetManyAsks(t *testing.T) {
 	results := make([]<-chan outcome, n)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range plans {
-		plans[i] = plan{session: fmt.Sprintf("s%d", i%7), toolCall: fmt.Sprintf("call-%d", i), timeout: 300, caller: rng.IntN(3)}
+		plans[i] = plan{session: fmt.Sprintf("s%d", i%7), toolCall: fmt.Sprintf("call-%d", i), timeout: manyAsksTimeout, caller: rng.IntN(3)}
 		if rng.IntN(5) == 0 {
 			plans[i].timeout = 1 + rng.IntN(3)
 		}
@@ -440,7 +450,7 @@ func TestFleetManyAsks(t *testing.T) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 64)
 	for i := range plans {
-		if plans[i].timeout != 300 {
+		if plans[i].timeout != manyAsksTimeout {
 			continue // left to its deadline
 		}
 		wg.Go(func() {
@@ -501,7 +511,7 @@ func TestFleetManyAsks(t *testing.T) {
 			continue
 		}
 		want := acks[i].ending
-		if p.timeout != 300 {
+		if p.timeout != manyAsksTimeout {
 			want = askuser.ReasonDeadline
 		}
 		if got.out.Reason != want {
