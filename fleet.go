@@ -296,7 +296,6 @@ type fleetAsk struct {
 	expiring   bool     // a caller's deadline here is ending it (see expire)
 	local      *Outcome // the outcome this process finalized, with its Go-only fields (Fault, JournalErr)
 	began      bool     // this process began the ask (see Ask.BeganHere)
-	seen       uint64   // the last revision a feed of keys told while begin created the ask
 }
 
 func newFleet(o *Orchestrator, st store.Pending) *fleet {
@@ -342,82 +341,21 @@ func (fl *fleet) again(what string, maxBackoff time.Duration, f func() error) {
 func (fl *fleet) feed() {
 	defer fl.loops.Done()
 	restarted := false
-	keys, _ := fl.st.(keyFeed)
 	fl.again("following the pending-ask store's changes", 5*time.Second, func() error {
 		first := true
-		inPlace := func() bool {
-			if !first {
-				return false
-			}
-			first = false
-			fl.placed.Do(func() { close(fl.inPlace) })
-			if restarted {
-				go fl.refresh()
-			}
-			restarted = true
-			return true
-		}
-		if keys != nil {
-			return keys.ChangedKeys(fl.ctx, func(key string, rev uint64, removed bool) {
-				if key == "" && inPlace() {
-					return
-				}
-				fl.onKeyChange(key, rev, removed)
-			})
-		}
 		return fl.st.Changes(fl.ctx, func(e store.Entry) {
-			if e.Key == "" && inPlace() {
+			if e.Key == "" && first {
+				first = false
+				fl.placed.Do(func() { close(fl.inPlace) })
+				if restarted {
+					go fl.refresh()
+				}
+				restarted = true
 				return
 			}
 			fl.onChange(e)
 		})
 	})
-}
-
-// keyFeed is a store whose feed can tell a change's key and revision
-// without its data (natsstore's asks): a replica then receives only the
-// keys of the asks it does not hold, and reads those it holds.
-type keyFeed interface {
-	ChangedKeys(ctx context.Context, f func(key string, rev uint64, removed bool)) error
-}
-
-// onKeyChange takes one change from a feed of keys: an ask held here at an
-// older revision, or a new ask of a session a responder follows, is read
-// from the store and taken as onChange takes it, beside the feed; any
-// other change is passed over. An ask this process is creating (no
-// revision yet) notes the revision, and begin reads the ask again if the
-// change came after its create.
-func (fl *fleet) onKeyChange(key string, rev uint64, removed bool) {
-	if removed {
-		return // retention ran out: nothing is waiting on it any more
-	}
-	fl.mu.Lock()
-	fa := fl.asks[key]
-	followed := len(fl.follows) > 0 && fl.follows[keyPrefix(key)] > 0
-	switch {
-	case fa != nil && fa.rev == 0 && fa.began:
-		fa.seen = max(fa.seen, rev)
-		fa = nil
-	case fa != nil && rev <= fa.rev:
-		fa = nil // known here already
-	}
-	closed := fl.closed
-	fl.mu.Unlock()
-	if closed || (fa == nil && !followed) {
-		return
-	}
-	fl.loops.Add(1) // the feed, running, holds the group open
-	go func() {
-		defer fl.loops.Done()
-		pe, err := fl.st.Get(fl.ctx, key)
-		if err != nil {
-			if !errors.Is(err, store.ErrNotFound) && fl.ctx.Err() == nil {
-				fl.o.logger().Error("askuser: reading a pending ask that changed failed; it is read again when it next changes or the feed restarts", "key", key, "err", err)
-			}
-			return
-		}
-		fl.onChange(pe)
-	}()
 }
 
 // dueWorkers is how many of the store's timers a replica handles at once:
@@ -1413,11 +1351,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	if fa.rev < rev {
 		fa.rev = rev
 	}
-	changed := fa.seen > rev // a feed of keys told a change after the create
 	fl.mu.Unlock()
-	if changed {
-		fl.reread(ctx, fa)
-	}
 	o.observeBegan(ctx, a)
 	if time.Until(form.ExpiresAt) < createMargin {
 		// The deadline came, or nearly, while the ask was created: its

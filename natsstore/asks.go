@@ -157,30 +157,6 @@ const listWorkers = 16
 // last revision of the server that serves it, which may be behind: it
 // would hand over writes made before the call.)
 func (a *asks) Changes(ctx context.Context, f func(store.Entry)) error {
-	return a.watch(ctx, false, func(key string, data []byte, rev uint64, removed bool) {
-		if key == "" {
-			f(store.Entry{})
-			return
-		}
-		if removed {
-			data = nil
-		}
-		f(store.Entry{Key: key, Data: data, Revision: rev})
-	})
-}
-
-// ChangedKeys is Changes without the entries' data: the servers send each
-// change's key and revision alone (its headers), so that a process that
-// holds few of the keys neither receives nor copies the others' records,
-// and reads those it holds with Get. f is called with an empty key once
-// the feed is in place; removed says a key's entry is gone.
-func (a *asks) ChangedKeys(ctx context.Context, f func(key string, rev uint64, removed bool)) error {
-	return a.watch(ctx, true, func(key string, _ []byte, rev uint64, removed bool) { f(key, rev, removed) })
-}
-
-// watch follows the bucket's stream from the revision after the last one
-// its leader has, with or without the entries' data.
-func (a *asks) watch(ctx context.Context, metaOnly bool, f func(key string, data []byte, rev uint64, removed bool)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -191,16 +167,12 @@ func (a *asks) watch(ctx context.Context, metaOnly bool, f func(key string, data
 	last := info.State.LastSeq
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts := []jetstream.WatchOpt{jetstream.IncludeHistory(), jetstream.ResumeFromRevision(last + 1)}
-	if metaOnly {
-		opts = append(opts, jetstream.MetaOnly())
-	}
-	w, err := a.kv.WatchAll(wctx, opts...)
+	w, err := a.kv.WatchAll(wctx, jetstream.IncludeHistory(), jetstream.ResumeFromRevision(last+1))
 	if err != nil {
 		return fmt.Errorf("natsstore: following pending asks: %w", err)
 	}
 	defer stopWatcher(w)
-	f("", nil, 0, false)
+	f(store.Entry{})
 	for {
 		select {
 		case <-ctx.Done():
@@ -216,9 +188,9 @@ func (a *asks) watch(ctx context.Context, metaOnly bool, f func(key string, data
 				// The watcher's own "caught up", or (should the server
 				// start early) what came before the call.
 			case e.Operation() != jetstream.KeyValuePut:
-				f(e.Key(), nil, e.Revision(), true)
+				f(store.Entry{Key: e.Key(), Revision: e.Revision()})
 			default:
-				f(e.Key(), nonNil(e.Value()), e.Revision(), false)
+				f(store.Entry{Key: e.Key(), Data: nonNil(e.Value()), Revision: e.Revision()})
 			}
 		}
 	}
