@@ -315,3 +315,4 @@ func TestAsksOpen(t *testing.T) {
 		t.Errorf("Open with a 1ms ack wait = %v; want an error saying the least", err)
 	}
 }
+
