@@ -315,4 +315,3 @@ func TestAsksOpen(t *testing.T) {
 		t.Errorf("Open with a 1ms ack wait = %v; want an error saying the least", err)
 	}
 }
-
