@@ -165,3 +165,27 @@ func TestSharedLookupBesideTimer(t *testing.T) {
 		}
 	})
 }
+
+// TestSharedJournalResultCreatesNothing: a tool call whose result only the
+// journal still holds is replayed from it, and no ask is created for it,
+// though its timer was set meanwhile.
+func TestSharedJournalResultCreatesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &countingStore{Memory: store.NewMemory(0)}
+		j := &approvalJournal{recs: []*askuser.Record{{Version: 1, AskID: "ask-old", Session: "s1", ToolCallID: "call-1", Result: []byte(answeredChoice)}}}
+		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.WaitResponders() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			id, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)})
+			if err != nil || id != "ask-old" {
+				t.Fatalf("Begin %d = %q, %v; want the journal's ask-old", i+1, id, err)
+			}
+		}
+		if es, err := st.List(context.Background(), ""); err != nil || len(es) != 0 {
+			t.Errorf("the store holds %d asks (%v); want none", len(es), err)
+		}
+	})
+}
