@@ -1291,13 +1291,15 @@ const createMargin = 2 * time.Second
 func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx context.Context) (fa *fleetAsk, joined bool, replay *Outcome, err error) {
 	o := fl.o
 	first, _ := fl.st.(newScheduler)
+	replayed := func() *Outcome { return nil }
 	switch {
 	case req.ToolCallID == "":
 	case first != nil:
 		// The create is the read: a new ask's first timer and its record
 		// are written only where the key holds none, and a key that holds
 		// one is read then (see create). Only a result past the store's
-		// retention is looked up before, in the journal.
+		// retention is looked up, in the journal, while the timer is set:
+		// the record is created once the journal has not found it.
 		key := pendingKey(req.Session, req.ToolCallID, "")
 		fl.mu.Lock()
 		if fa := fl.asks[key]; fa != nil {
@@ -1306,8 +1308,8 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 			return fa, true, nil, nil
 		}
 		fl.mu.Unlock()
-		if out, ok := o.journalReplay(ctx, req.Session, req.ToolCallID); ok {
-			return nil, true, out, nil
+		if _, ok := o.Journal.(ResultFinder); ok {
+			replayed = fl.lookUp(ctx, req.Session, req.ToolCallID)
 		}
 	default:
 		fa, replay, err := fl.find(ctx, req.Session, req.ToolCallID)
@@ -1317,6 +1319,9 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	}
 	form, err := o.formOf(req, d)
 	if err != nil {
+		if out := replayed(); out != nil {
+			return nil, true, out, nil
+		}
 		return nil, false, nil, err
 	}
 	now := time.Now()
@@ -1325,6 +1330,9 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	}
 	rt, err := o.routeFor(&req, d, form)
 	if err != nil {
+		if out := replayed(); out != nil {
+			return nil, true, out, nil
+		}
 		return nil, false, nil, err
 	}
 	stamp(form, now)
@@ -1340,6 +1348,9 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {
+		if out := replayed(); out != nil {
+			return nil, true, out, nil
+		}
 		return nil, false, nil, fmt.Errorf("askuser: the ask cannot be stored: %w", err)
 	}
 	key := pendingKey(req.Session, req.ToolCallID, rec.AskID)
@@ -1351,12 +1362,16 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	fl.mu.Lock()
 	if fl.closed {
 		fl.mu.Unlock()
+		if out := replayed(); out != nil {
+			return nil, true, out, nil
+		}
 		return nil, false, nil, ErrOrchestratorClosed
 	}
 	if fl.asks[key] != nil {
 		// An ask for this tool call is held here: another request came
 		// first.
 		fl.mu.Unlock()
+		_ = replayed() // the lookup ends before begin returns
 		fa, replay, err := fl.find(ctx, req.Session, req.ToolCallID)
 		return fa, true, replay, err
 	}
@@ -1369,15 +1384,26 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	// The deadline's timer is set before the ask exists, so that no ask
 	// is ever in the store without one; a timer for a key that was never
 	// created comes to nothing.
-	rev, err := fl.create(ctx, key, rec.AskID, data, rt.nextTimer(form, rec.StepsBegun), first)
-	if err != nil {
+	rev, replay, err := fl.create(ctx, key, rec.AskID, data, rt.nextTimer(form, rec.StepsBegun), first, replayed)
+	if err != nil && replay == nil {
+		replay = replayed() // a store that failed before the lookup was awaited
+	}
+	if err != nil || replay != nil {
 		fl.mu.Lock()
 		fa.holds--
 		fl.dropLocked(fa)
 		fl.mu.Unlock()
-		if errors.Is(err, store.ErrExists) {
+		switch {
+		case replay != nil:
+			// The journal has the tool call's result: the timer set for
+			// the key comes due for no ask, and comes to nothing.
+			return nil, true, replay, nil
+		case errors.Is(err, store.ErrExists):
 			// Another request for the same tool call came first.
 			fa, replay, err := fl.find(ctx, req.Session, req.ToolCallID)
+			if fa != nil {
+				fl.showFollowed(fa)
+			}
 			return fa, true, replay, err
 		}
 		return nil, false, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
@@ -1436,6 +1462,41 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	return fa, false, nil, nil
 }
 
+// showFollowed shows a pending ask that another request created to the
+// responder here that follows its session. The feed shows it too, but
+// not when it brought the ask while this process's own create of the key
+// was in flight: the key then stood for the ask this process meant to
+// create, and the change was passed over.
+func (fl *fleet) showFollowed(fa *fleetAsk) {
+	fl.mu.Lock()
+	followed := fl.follows[keyPrefix(fa.key)] > 0
+	rec, rev, shown := fa.rec, fa.rev, fa.shown
+	fl.mu.Unlock()
+	if followed && !shown && rec.Ending == nil && rec.Final == nil {
+		fl.adopt(fa.key, rec, rev)
+	}
+}
+
+// lookUp starts begin's look-up of a tool call's result in the journal,
+// beside the writes that create its ask, and returns the function that
+// waits for it: the replayed outcome, or nil when the journal has none (or
+// failed, which journalReplay logs). The look-up ends with ctx.
+func (fl *fleet) lookUp(ctx context.Context, session, toolCallID string) func() *Outcome {
+	found := make(chan *Outcome, 1)
+	go func() {
+		out, _ := fl.o.journalReplay(ctx, session, toolCallID)
+		found <- out
+	}()
+	var out *Outcome
+	waited := false
+	return func() *Outcome {
+		if !waited {
+			out, waited = <-found, true
+		}
+		return out
+	}
+}
+
 // newScheduler is a store that sets a key's timer only where none is
 // scheduled (store.Memory and natsstore's asks; see storetest.NewScheduler).
 type newScheduler interface {
@@ -1455,7 +1516,11 @@ type newScheduler interface {
 // left, or one whose answer was lost) has its timer set as without first.
 // A timer set where a final ask holds the key, which has none left, comes
 // due for it later, and finds nothing to do.
-func (fl *fleet) create(ctx context.Context, key, askID string, data []byte, expires time.Time, first newScheduler) (uint64, error) {
+//
+// Once the timer is set, and before the record is created, create waits
+// for replayed, begin's look-up in the journal: when it returns a result,
+// create returns it, having created nothing.
+func (fl *fleet) create(ctx context.Context, key, askID string, data []byte, expires time.Time, first newScheduler, replayed func() *Outcome) (uint64, *Outcome, error) {
 	retry := fl.retrier()
 	schedule := fl.st.Schedule
 	if first != nil {
@@ -1467,13 +1532,13 @@ func (fl *fleet) create(ctx context.Context, key, askID string, data []byte, exp
 			break
 		}
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return 0, nil, ctx.Err()
 		}
 		if errors.Is(err, store.ErrExists) {
 			_, gerr := fl.st.Get(ctx, key)
 			switch {
 			case gerr == nil:
-				return 0, fmt.Errorf("askuser: creating pending ask %s: %w", key, store.ErrExists)
+				return 0, nil, fmt.Errorf("askuser: creating pending ask %s: %w", key, store.ErrExists)
 			case errors.Is(gerr, store.ErrNotFound):
 				schedule = fl.st.Schedule
 				continue
@@ -1481,28 +1546,31 @@ func (fl *fleet) create(ctx context.Context, key, askID string, data []byte, exp
 			err = gerr
 		}
 		if err := retry(err); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
+	}
+	if out := replayed(); out != nil {
+		return 0, out, nil
 	}
 	for tried := false; ; tried = true {
 		rev, err := fl.st.Create(ctx, key, data)
 		switch {
 		case err == nil:
-			return rev, nil
+			return rev, nil, nil
 		case errors.Is(err, store.ErrExists) && tried:
 			if pe, gerr := fl.st.Get(ctx, key); gerr == nil {
 				if r, derr := decodeRecord(pe.Data); derr == nil && r.AskID == askID {
-					return pe.Revision, nil // this create landed before
+					return pe.Revision, nil, nil // this create landed before
 				}
 			}
-			return 0, err
+			return 0, nil, err
 		case errors.Is(err, store.ErrExists):
-			return 0, err
+			return 0, nil, err
 		case ctx.Err() != nil:
-			return 0, ctx.Err()
+			return 0, nil, ctx.Err()
 		}
 		if err := retry(err); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 }

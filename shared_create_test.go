@@ -114,3 +114,78 @@ func TestSharedRetryKeepsTimer(t *testing.T) {
 		}
 	})
 }
+
+// lookupJournal finds no result; its FindResult notes whether the store
+// had a timer set for the ask when it was called, waiting up to a minute
+// for one.
+type lookupJournal struct {
+	st         *countingStore
+	sawTimer   atomic.Bool
+	lookedUpAt atomic.Int64
+}
+
+func (j *lookupJournal) Append(context.Context, *askuser.Record) error { return nil }
+
+func (j *lookupJournal) FindResult(ctx context.Context, _, _ string) (*askuser.Record, bool, error) {
+	j.lookedUpAt.Add(1)
+	t := time.NewTimer(time.Minute)
+	defer t.Stop()
+	for j.st.schedules.Load() == 0 {
+		select {
+		case <-t.C:
+			return nil, false, nil
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	j.sawTimer.Store(true)
+	return nil, false, nil
+}
+
+// TestSharedLookupBesideTimer: a new ask's look-up in the journal runs
+// while its timer is set, not before it: one round trip fewer per ask.
+func TestSharedLookupBesideTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &countingStore{Memory: store.NewMemory(0)}
+		j := &lookupJournal{st: st}
+		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.WaitResponders() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)}); err != nil {
+			t.Fatalf("Begin: %v", err)
+		}
+		if j.lookedUpAt.Load() != 1 {
+			t.Fatalf("Begin looked the tool call up %d times in the journal; want once", j.lookedUpAt.Load())
+		}
+		if !j.sawTimer.Load() {
+			t.Error("the journal was asked before the ask's timer was set; want the look-up beside the timer's write")
+		}
+	})
+}
+
+// TestSharedJournalResultCreatesNothing: a tool call whose result only the
+// journal still holds is replayed from it, and no ask is created for it,
+// though its timer was set meanwhile.
+func TestSharedJournalResultCreatesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &countingStore{Memory: store.NewMemory(0)}
+		j := &approvalJournal{recs: []*askuser.Record{{Version: 1, AskID: "ask-old", Session: "s1", ToolCallID: "call-1", Result: []byte(answeredChoice)}}}
+		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.WaitResponders() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			id, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "call-1", Arguments: []byte(choiceCall)})
+			if err != nil || id != "ask-old" {
+				t.Fatalf("Begin %d = %q, %v; want the journal's ask-old", i+1, id, err)
+			}
+		}
+		if es, err := st.List(context.Background(), ""); err != nil || len(es) != 0 {
+			t.Errorf("the store holds %d asks (%v); want none", len(es), err)
+		}
+	})
+}
