@@ -1063,6 +1063,13 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 	case rec.Final != nil && rec.Journaled:
 		return nil
 	case rec.Final != nil:
+		// The replica that stored the final result writes its record
+		// within journalTry. A timer before then (two finalizations
+		// raced, and this one lost) waits for it, rather than write the
+		// record a second time to a journal that keeps both.
+		if wait := time.Until(rec.Final.FinalizedAt.Add(journalTry + time.Second)); wait > 0 {
+			return fl.st.Schedule(ctx, key, time.Now().Add(wait))
+		}
 		if err := fl.o.journalTry(ctx, rec.Final, true); err != nil {
 			return fmt.Errorf("askuser: the journal still refuses the record of ask %s: %w", rec.AskID, err)
 		}
@@ -1075,11 +1082,14 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 		})
 		return err
 	case rec.Ending != nil:
-		// Ended and not final: finalized here, even if the replica that
-		// ended it (a caller's deadline where it waits) is finalizing it
-		// too. Waiting for it would keep the ask late when it died; two
-		// finalizations write one final result (compare-and-set) and one
-		// journal record (the ask id).
+		// Ended and not final: the replica that wrote the ending is
+		// finalizing it (a caller's deadline where it waits, say). Two
+		// finalizations would each write the journal record, so the
+		// timer waits orphanGrace from the ending; after that the writer
+		// is taken to be gone, and the ask is finalized here.
+		if wait := time.Until(rec.Ending.At.Add(orphanGrace)); wait > 0 {
+			return fl.st.Schedule(ctx, key, time.Now().Add(wait))
+		}
 		return fl.finalize(fa, nil)
 	case time.Now().Before(rec.Form.ExpiresAt):
 		plan := rec.Routing.plan(rec.Form)
@@ -1094,19 +1104,37 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 		// Early: a timer an ending replaced, or a clock ahead.
 		return fl.st.Schedule(ctx, key, rec.nextTimer(time.Now()))
 	}
-	// The deadline's ending, unless another came first; either way the
-	// ask is finalized here.
-	if _, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+	// The deadline's ending, unless another came first. An ending this
+	// timer wrote is finalized here; one another replica wrote a moment
+	// ago is left to it for orphanGrace, as above.
+	wrote, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
 		if r.Final != nil || r.Ending != nil {
 			return false, nil
 		}
 		r.Ending = storeEnding(&ending{reason: ReasonDeadline})
 		return true, nil
-	}); err != nil {
+	})
+	if err != nil {
 		return err
+	}
+	if !wrote {
+		fl.mu.Lock()
+		r := fa.rec
+		fl.mu.Unlock()
+		if r.Final == nil && r.Ending != nil {
+			if wait := time.Until(r.Ending.At.Add(orphanGrace)); wait > 0 {
+				return fl.st.Schedule(ctx, key, time.Now().Add(wait))
+			}
+		}
 	}
 	return fl.finalize(fa, nil)
 }
+
+// orphanGrace is how long an ask ended by another replica is left to that
+// replica to finalize before a timer finalizes it here: long enough for a
+// finalization under way to write the journal record once, short enough
+// that the deadline of an ask whose replica died is kept within seconds.
+const orphanGrace = 2 * time.Second
 
 // beginStep begins the step b, the k-th beginning of an ask's route: it
 // writes steps_begun = k+1 with compare-and-set, with this replica's
