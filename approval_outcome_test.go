@@ -299,6 +299,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 					}
 					out, err := approve(ctx, t, o, "s1", "call-1", apCall)
 					o.WaitResponders()
+					synctest.Wait() // a record follows its final result on a shared store
 					recs := j.records()
 					if len(recs) != 1 {
 						t.Fatalf("%d journal records, want 1", len(recs))

@@ -222,12 +222,15 @@ embedding program lists and revokes them through the store it set there.
 # Journal
 
 With [Orchestrator.Journal] set, the orchestrator appends one [Record] per
-finalized ask: exactly once, after the outcome is final and before Handle
-returns; never for a provisional answer or a replayed tool call. The record
+finalized ask, after the outcome is final; never for a provisional answer
+or a replayed tool call. In memory it is written before Handle returns; with
+a shared store the final result stored for the ask is the record's outbox,
+so Handle returns once that is stored and the record follows. The record
 holds the normalized questions, how the ask ended, every answer with its
 provenance, the result the model was given and the contract's own record,
-and no secret value. A failed Append is logged and reported on
-[Outcome.JournalErr], never dropped in silence. A Journal that also
+and no secret value. A failed Append is logged (and, in memory, reported on
+[Outcome.JournalErr]) and written again until the journal takes it, never
+dropped in silence. A Journal that also
 implements [ResultFinder] lets the orchestrator replay a finalized tool
 call across restarts.
 

@@ -294,7 +294,7 @@ type fleetAsk struct {
 	shown      bool // a responder here shows it: held until its outcome is final
 	finalizing bool
 	expiring   bool     // a caller's deadline here is ending it (see expire)
-	local      *Outcome // the outcome this process finalized, with its Go-only fields (Fault, JournalErr)
+	local      *Outcome // the outcome this process finalized, with its Go-only field Fault
 	began      bool     // this process began the ask (see Ask.BeganHere)
 }
 
@@ -874,7 +874,10 @@ func (fl *fleet) ended(fa *fleetAsk, e *ending, timerSet bool) {
 	go func() {
 		defer fl.wg.Done()
 		defer fl.release(fa)
-		err := fl.finalize(fa, e)
+		journal, err := fl.finalize(fa, e)
+		if journal != nil {
+			err = journal()
+		}
 		notJournaled := errors.Is(err, errNotJournaled)
 		if err != nil && !notJournaled && !errors.Is(err, errFinalizing) {
 			fl.o.logger().Error("askuser: finalizing an ask failed; the store's timer hands it to a replica that can", "ask", id, "err", err)
@@ -913,29 +916,30 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// journalTry bounds one try at the journal while an ask is finalized: a
+// journalTry bounds one try at the journal once an ask is final: a
 // journal that does not answer by then is tried again from the ask's
-// timer, and the caller is not kept waiting.
+// timer.
 const journalTry = 5 * time.Second
 
 // finalize builds the outcome of an ended ask from its record, settles its
-// secrets, journals it and writes the final result into the store, where
-// every replica holding the ask sees it. local is the ending this process
-// wrote, with its fault as it was, or nil. A journal that fails does not
-// hold the result back: the final record says it is not journaled yet,
-// and the ask's timer writes it until the journal takes it.
-func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
+// secrets and writes the final result into the store, where every replica
+// holding the ask sees it and its callers get it: the final result is the
+// outbox of its journal record. local is the ending this process wrote,
+// with its fault as it was, or nil. It returns the write of the journal
+// record, which the caller runs next (see journalFinal), or nil when
+// there is none to write here: no journal, or another replica's result.
+func (fl *fleet) finalize(fa *fleetAsk, local *ending) (journal func() error, err error) {
 	fl.mu.Lock()
 	rec := fa.rec
 	switch {
 	case rec.Final != nil || rec.Ending == nil:
 		fl.mu.Unlock()
-		return nil
+		return nil, nil
 	case fa.finalizing:
 		// Under way here already: a timer that comes meanwhile must come
 		// again, in case that finalization never finishes.
 		fl.mu.Unlock()
-		return errFinalizing
+		return nil, errFinalizing
 	}
 	fa.finalizing = true
 	own := fa.ask
@@ -948,7 +952,7 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 	o := fl.o
 	d, err := o.dialect(rec.Dialect)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The outcome is built on a handle of its own, from the record; this
 	// process's handle, where it has one, lends the form as decoded here,
@@ -957,7 +961,7 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 	if own != nil {
 		a = sharedAsk(o, nil, rec, own.form, d, rec.Responder, fl.ctx)
 	} else if a, err = fl.newAsk(nil, rec); err != nil {
-		return err
+		return nil, err
 	}
 	a.fa = nil
 	a.askState = rec.state(len(a.form.Questions))
@@ -965,17 +969,7 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 		a.end = local
 	}
 	out := o.settle(a)
-	jctx, cancel := context.WithTimeout(a.base, journalTry)
 	final := newRecord(out)
-	var jerr error
-	if o.Journal != nil {
-		jerr = o.journalTry(jctx, final, false)
-	}
-	cancel()
-	if jerr != nil {
-		o.logger().Error("askuser: writing the journal record failed; it is written again from the ask's timer until the journal takes it", "ask", a.id, "session", a.session, "tool_call", a.toolCallID, "err", jerr)
-		out.JournalErr = jerr
-	}
 	fl.mu.Lock()
 	fa.local = out
 	fl.mu.Unlock()
@@ -984,38 +978,100 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) error {
 			return false, errAlreadyFinal
 		}
 		r.Final = final
-		r.Journaled = jerr == nil
+		r.Journaled = o.Journal == nil
 		return true, nil
 	})
 	switch {
 	case errors.Is(err, errAlreadyFinal):
-		// Another replica finalized first; its result is the one. If
-		// its record is not journaled yet, the timer that brought this
-		// finalization must come again: that replica may be gone.
+		// Another replica finalized first; its result is the one, and it
+		// writes the record. If the record is not journaled yet, the
+		// timer that brought this finalization must come again: that
+		// replica may be gone.
 		fl.reread(fl.ctx, fa)
 		fl.mu.Lock()
 		journaled := fa.rec.Final == nil || fa.rec.Journaled
 		fl.mu.Unlock()
 		if !journaled {
-			return fmt.Errorf("%w: ask %s was finalized by another replica", errNotJournaled, rec.AskID)
+			return nil, fmt.Errorf("%w: ask %s was finalized by another replica", errNotJournaled, rec.AskID)
 		}
-		return nil
+		return nil, nil
 	case err != nil:
-		return fmt.Errorf("storing the final result: %w", err)
+		return nil, fmt.Errorf("storing the final result: %w", err)
 	}
 	if own != nil {
 		o.observeEnded(own.base, out)
 	} else {
 		o.observeEnded(a.base, out)
 	}
-	if jerr != nil {
-		// The final result is the outbox: the ask's timer writes the
-		// record until the journal takes it, so the timer must come
-		// again (see due and ended).
-		return fmt.Errorf("%w: ask %s: %w", errNotJournaled, rec.AskID, jerr)
+	if o.Journal == nil {
+		return nil, nil
+	}
+	return func() error { return fl.journalFinal(a.base, fa, final, false) }, nil
+}
+
+// journalFinal writes the journal record of a final result stored in the
+// ask's entry, trying for up to journalTry, and then marks the entry
+// journaled. An error says the record is not written yet (errNotJournaled):
+// the ask's timer must come again, to write it until the journal takes
+// it. The journal keeps one record per ask id, so a record written twice
+// (a replica that wrote it and died before marking it) is kept once.
+func (fl *fleet) journalFinal(base context.Context, fa *fleetAsk, final *Record, retry bool) error {
+	jctx, cancel := context.WithTimeout(base, journalTry)
+	err := fl.o.journalTry(jctx, final, retry)
+	cancel()
+	if err != nil {
+		fl.o.logger().Error("askuser: writing the journal record failed; it is written again from the ask's timer until the journal takes it", "ask", final.AskID, "session", final.Session, "tool_call", final.ToolCallID, "err", err)
+		return fmt.Errorf("%w: ask %s: %w", errNotJournaled, final.AskID, err)
+	}
+	if _, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+		if r.Journaled || r.Final == nil || r.Final.AskID != final.AskID {
+			return false, nil
+		}
+		r.Journaled = true
+		return true, nil
+	}); err != nil {
+		// The record is written; the ask's timer writes it once more,
+		// which the journal keeps once, and marks it then.
+		return fmt.Errorf("%w: ask %s: marking its record written: %w", errNotJournaled, final.AskID, err)
 	}
 	return nil
 }
+
+// journalAside runs journal, a write of a journal record, for a timer of
+// the store's (see due) without holding the timer's worker for longer
+// than journalWait: a journal electing a leader, which holds a write for
+// seconds, does not hold back the deadlines of other asks. A write not
+// done by then goes on in the background, and the ask's timer is set to
+// come again after it, in case this process goes away before it is done.
+func (fl *fleet) journalAside(ctx context.Context, fa *fleetAsk, journal func() error) error {
+	fl.mu.Lock()
+	if fl.closed {
+		fl.mu.Unlock()
+		return journal()
+	}
+	fa.holds++ // until the write is done
+	fl.wg.Add(1)
+	fl.mu.Unlock()
+	done := make(chan error, 1)
+	go func() {
+		defer fl.wg.Done()
+		defer fl.release(fa)
+		done <- journal()
+	}()
+	t := time.NewTimer(journalWait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return fl.st.Schedule(ctx, fa.key, time.Now().Add(journalTry+time.Second))
+}
+
+// journalWait is how long a timer's worker waits for a journal record's
+// write before it leaves the write to go on in the background.
+const journalWait = 200 * time.Millisecond
 
 var (
 	errAlreadyFinal = errors.New("already final")
@@ -1070,17 +1126,8 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 		if wait := time.Until(rec.Final.FinalizedAt.Add(journalTry + time.Second)); wait > 0 {
 			return fl.st.Schedule(ctx, key, time.Now().Add(wait))
 		}
-		if err := fl.o.journalTry(ctx, rec.Final, true); err != nil {
-			return fmt.Errorf("askuser: the journal still refuses the record of ask %s: %w", rec.AskID, err)
-		}
-		_, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
-			if r.Journaled {
-				return false, nil
-			}
-			r.Journaled = true
-			return true, nil
-		})
-		return err
+		final := rec.Final
+		return fl.journalAside(ctx, fa, func() error { return fl.journalFinal(fl.ctx, fa, final, true) })
 	case rec.Ending != nil:
 		// Ended and not final: the replica that wrote the ending is
 		// finalizing it (a caller's deadline where it waits, say). Two
@@ -1090,7 +1137,7 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 		if wait := time.Until(rec.Ending.At.Add(orphanGrace)); wait > 0 {
 			return fl.st.Schedule(ctx, key, time.Now().Add(wait))
 		}
-		return fl.finalize(fa, nil)
+		return fl.finalizeDue(ctx, fa)
 	case time.Now().Before(rec.Form.ExpiresAt):
 		plan := rec.Routing.plan(rec.Form)
 		if told := rec.told(); told < rec.StepsBegun && told < len(plan) {
@@ -1127,7 +1174,17 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 			}
 		}
 	}
-	return fl.finalize(fa, nil)
+	return fl.finalizeDue(ctx, fa)
+}
+
+// finalizeDue finalizes an ended ask for a timer of the store's, and
+// writes its journal record aside (see journalAside).
+func (fl *fleet) finalizeDue(ctx context.Context, fa *fleetAsk) error {
+	journal, err := fl.finalize(fa, nil)
+	if err != nil || journal == nil {
+		return err
+	}
+	return fl.journalAside(ctx, fa, journal)
 }
 
 // orphanGrace is how long an ask ended by another replica is left to that

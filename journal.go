@@ -17,12 +17,17 @@ import (
 const RecordVersion = 2
 
 // A Journal keeps one durable record per finalized ask. The
-// orchestrator calls Append exactly once per ask, after the ask is final —
-// never for a provisional answer, never for an ask replayed by tool-call id
-// — and before Handle returns. Append returns once the record is durable
-// (or has failed); an implementation bounds that wait so that the model's
-// result is not held back. A failed Append is logged and reported on
-// Outcome.JournalErr, never dropped in silence.
+// orchestrator calls Append once per ask, after the ask is final — never
+// for a provisional answer, never for an ask replayed by tool-call id — and
+// again, with the same record, only after an Append that failed. Append
+// returns once the record is durable (or has failed); an implementation
+// bounds that wait. In memory, the record is written before Handle
+// returns, and a failed Append is reported on Outcome.JournalErr. With a
+// shared store (Orchestrator.Asks), the final result stored in the ask's
+// entry is the record's outbox: Handle returns once it is stored, and the
+// record follows. Either way a failed Append is logged and written again
+// until the journal takes it, never dropped in silence; a journal shared
+// by replicas should keep one record per ask id, as natsstore's does.
 //
 // A Journal that also implements ResultFinder lets the orchestrator replay
 // a finalized tool call across restarts.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ func TestJournalDownInMemory(t *testing.T) {
 }
 
 // TestJournalDownOnSharedStore: with a shared store, the final result is
-// the outbox. The caller gets its result at once; the record the journal
+// the outbox. The caller gets its result once it is stored; the record the journal
 // refused is written again from the ask's timer, on whichever replica it
 // reaches, until the journal takes it: one record, none lost.
 func TestJournalDownOnSharedStore(t *testing.T) {
@@ -102,8 +103,8 @@ func TestJournalDownOnSharedStore(t *testing.T) {
 		res := handleAsync(context.Background(), orch[0], "s1", choiceCall)
 		answerChoice(t, <-cards[0].asked)
 		out := <-res
-		if out == nil || string(out.Result) != answeredChoice || out.JournalErr == nil {
-			t.Fatalf("outcome %+v; want the answer, with the journal's failure on JournalErr", out)
+		if out == nil || string(out.Result) != answeredChoice || out.JournalErr != nil {
+			t.Fatalf("outcome %+v; want the answer, given once it is stored, before its record is written", out)
 		}
 		orch[0].Close() // the replica that finalized goes away: the other's timers take over
 		time.Sleep(5 * time.Minute)
@@ -209,6 +210,7 @@ func answeredOnAAwaitedOnB(t *testing.T, mem *store.Memory, aStore store.Pending
 	answerChoice(t, <-ra.asked)
 	r := <-waiting
 	took := time.Since(start)
+	synctest.Wait() // the record follows the final result
 	n, _ := j.records()
 	return r, took, n
 }
@@ -427,8 +429,8 @@ func TestSharedAnsweredJournalAndTimersDown(t *testing.T) {
 		st.down(15 * time.Second) // longer than a change of the ask is retried
 		answerChoice(t, a)
 		out := <-res
-		if out == nil || string(out.Result) != answeredChoice || out.JournalErr == nil {
-			t.Fatalf("outcome %+v; want the answer, with the journal's failure on JournalErr", out)
+		if out == nil || string(out.Result) != answeredChoice || out.JournalErr != nil {
+			t.Fatalf("outcome %+v; want the answer, given once it is stored, before its record is written", out)
 		}
 		st.mu.Lock()
 		refused := st.refused
@@ -440,6 +442,83 @@ func TestSharedAnsweredJournalAndTimersDown(t *testing.T) {
 		synctest.Wait()
 		if n, tries := j.records(); n != 1 || tries != 2 {
 			t.Errorf("a minute after the answer: %d records in %d tries; want 1 in 2", n, tries)
+		}
+	})
+}
+
+// hungJournal does not answer until a time: an Append before then waits
+// until its context ends, as a journal stream without a leader does.
+// After, it keeps the first record of each ask.
+type hungJournal struct {
+	until time.Time
+	mu    sync.Mutex
+	kept  map[string]*askuser.Record
+	tries int
+}
+
+func (j *hungJournal) Append(ctx context.Context, r *askuser.Record) error {
+	if time.Now().Before(j.until) {
+		t := time.NewTimer(time.Until(j.until))
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			j.mu.Lock()
+			j.tries++
+			j.mu.Unlock()
+			return errors.New("journal: no response from stream")
+		case <-t.C:
+		}
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.tries++
+	if j.kept == nil {
+		j.kept = map[string]*askuser.Record{}
+	}
+	if _, ok := j.kept[r.AskID]; !ok {
+		j.kept[r.AskID] = r
+	}
+	return nil
+}
+
+// TestSharedDeadlinesWhileJournalHangs: many asks reach their deadline
+// on a shared store while the journal answers nothing (its leader was
+// killed). Each is ended at its deadline — the store's timers are not
+// held waiting on the journal — and every record is written once the
+// journal is back. (Each timer's worker once waited up to 5 s on the
+// journal before it stored the final result, so that the deadlines after
+// the first eight were kept seconds late.)
+func TestSharedDeadlinesWhileJournalHangs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const asks = 40
+		j := &hungJournal{until: time.Now().Add(20 * time.Second)}
+		o := &askuser.Orchestrator{Responder: newEvents(), Asks: store.NewMemory(0), Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.WaitResponders() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		call := strings.Replace(choiceCall, `"timeout_seconds":300`, `"timeout_seconds":2`, 1)
+		for i := range asks {
+			if _, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: fmt.Sprintf("call-%d", i), Arguments: []byte(call)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if len(j.kept) != asks {
+			t.Fatalf("the journal has %d records after it came back, want %d", len(j.kept), asks)
+		}
+		var late int
+		for _, r := range j.kept {
+			if d := r.FinalizedAt.Sub(r.ExpiresAt); d > time.Second {
+				late++
+				t.Errorf("ask %s was finalized %v after its deadline, want within a second", r.AskID, d)
+			}
+		}
+		if late > 0 {
+			t.Logf("%d of %d deadlines late; the journal was tried %d times", late, asks, j.tries)
 		}
 	})
 }

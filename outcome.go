@@ -103,7 +103,10 @@ type Outcome struct {
 	// that was not valid) when Reason is ReasonFault. It is for the
 	// embedding program and never reaches the model.
 	Fault error
-	// JournalErr is the journal's failure to record the outcome, if any.
+	// JournalErr is the journal's failure to record the outcome, if any,
+	// when the record is written before the outcome is given (in memory).
+	// With a shared store the outcome is given once it is stored, before
+	// its record is written, and a failure is logged and retried instead.
 	JournalErr error
 	// ContractRecord is what the contract keeps of the ask besides the
 	// result (the pi contract's decision records), as its Dialect's Encode

@@ -98,6 +98,7 @@ func TestRouteStepsInMemory(t *testing.T) {
 			t.Errorf("the deadline ended it as %s with %+v; want timed_out with the defaults", r.out.Status, r.out.Answers)
 		}
 		o.WaitResponders()
+		synctest.Wait() // a record follows its final result on a shared store
 		recs := j.records()
 		if len(recs) != 1 || recs[0].Step == nil || recs[0].Step.Step != 2 {
 			t.Fatalf("journal: %+v", recs)

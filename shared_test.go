@@ -141,6 +141,7 @@ func TestSharedAnswerOnAnotherReplica(t *testing.T) {
 				t.Errorf("replica %d's handle did not learn the final outcome", i)
 			}
 		}
+		synctest.Wait() // a record follows its final result on a shared store
 		if recs := f.journal.records(); len(recs) != 1 {
 			t.Errorf("journal has %d records, want 1", len(recs))
 		}
@@ -215,6 +216,7 @@ func TestSharedDeadlineWithNobodyWaiting(t *testing.T) {
 		if got := f.orch[1].Pending("s1"); len(got) != 1 {
 			t.Fatalf("after the caller left, B lists %d pending asks, want 1", len(got))
 		}
+		synctest.Wait() // a record follows its final result on a shared store
 		if recs := f.journal.records(); len(recs) != 0 {
 			t.Fatalf("the journal has %d records while the ask is pending", len(recs))
 		}
@@ -243,6 +245,7 @@ func TestSharedDeadlineWithNobodyWaiting(t *testing.T) {
 			}
 		default:
 		}
+		synctest.Wait() // a record follows its final result on a shared store
 		if recs := f.journal.records(); len(recs) != 1 {
 			t.Errorf("journal has %d records after the replay, want 1", len(recs))
 		}

@@ -231,13 +231,26 @@ func answer(t testing.TB, a *askuser.Ask) {
 	}
 }
 
+// records reads a session's journal records, waiting up to readyWait for
+// the first: a record follows its final result, which is the outbox.
 func records(t testing.TB, r *replica, session string) []*askuser.Record {
 	t.Helper()
-	recs, err := r.store.Journal().Records(ctxFor(t), session)
-	if err != nil {
-		t.Fatal(err)
+	return journalRecords(t, r.store, session)
+}
+
+func journalRecords(t testing.TB, s *Store, session string) []*askuser.Record {
+	t.Helper()
+	deadline := time.Now().Add(readyWait)
+	for {
+		recs, err := s.Journal().Records(ctxFor(t), session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) > 0 || time.Now().After(deadline) {
+			return recs
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	return recs
 }
 
 // TestFleetAnswerOnAnotherReplica: the person answers on B's card an ask
@@ -520,6 +533,11 @@ func TestFleetManyAsks(t *testing.T) {
 		if want == askuser.ReasonSubmitted && len(got.out.Answers) != acks[i].answers {
 			t.Errorf("ask %d: %d answers in the outcome, %d acknowledged", i, len(got.out.Answers), acks[i].answers)
 		}
+	}
+	// A record follows its final result: the replicas' Close waits for
+	// the records under way.
+	for _, rc := range f {
+		rc.o.Close()
 	}
 	perAsk := map[string]int{}
 	calls := map[string]bool{}

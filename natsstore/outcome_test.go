@@ -93,10 +93,7 @@ func TestOutcomeTableOnJetStream(t *testing.T) {
 			if (out.Fault != nil) != (tt.reason == askuser.ReasonFault) {
 				t.Errorf("Fault = %v with reason %s", out.Fault, out.Reason)
 			}
-			recs, err := s.Journal().Records(ctxFor(t), session)
-			if err != nil {
-				t.Fatal(err)
-			}
+			recs := journalRecords(t, s, session)
 			if len(recs) != 1 || string(recs[0].Result) != tt.want || recs[0].Reason != tt.reason {
 				t.Errorf("journal: %d records (%+v); want one with the result", len(recs), recs)
 			}

@@ -458,6 +458,7 @@ func TestTaskOtherServer(t *testing.T) {
 	}
 	wantJSON(t, "the task's result", completed(t, done), answeredProduction)
 	b.o.WaitResponders()
+	b.o.Close() // the journal record follows the final result; Close waits for it
 	if ra, rb := a.journal.records(), b.journal.records(); len(ra)+len(rb) != 1 {
 		t.Errorf("journals: %d and %d records; want one in all", len(ra), len(rb))
 	}
