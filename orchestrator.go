@@ -673,7 +673,8 @@ func (o *Orchestrator) Ready(ctx context.Context) error {
 
 // Close stops the orchestrator's work on its store (Asks): it takes no
 // more of the store's timers and starts no finalization, lets those under
-// way finish (a store that fails is retried for up to 10 seconds), and
+// way finish, with the journal records that follow them (a store that
+// fails is retried for up to 10 seconds, a journal for 5), and
 // stops following the store's changes. Callers still waiting get
 // ErrOrchestratorClosed, and their asks stay pending in the store for
 // another process (or this one restarted) to serve. It also stops trying
