@@ -267,8 +267,9 @@ type fleet struct {
 	ctx     context.Context // ends at Close
 	cancel  context.CancelFunc
 	loops   sync.WaitGroup // the feed and the timers
-	inPlace chan struct{}  // closed when the feed is first in place
-	placed  sync.Once
+	feedMu  sync.Mutex
+	inPlace chan struct{} // closed while the feed is in place; a new one while it is not
+	placed  bool          // inPlace is closed
 
 	mu      sync.Mutex
 	closed  bool
@@ -343,10 +344,10 @@ func (fl *fleet) feed() {
 	restarted := false
 	fl.again("following the pending-ask store's changes", 5*time.Second, func() error {
 		first := true
-		return fl.st.Changes(fl.ctx, func(e store.Entry) {
+		err := fl.st.Changes(fl.ctx, func(e store.Entry) {
 			if e.Key == "" && first {
 				first = false
-				fl.placed.Do(func() { close(fl.inPlace) })
+				fl.setPlaced(true)
 				if restarted {
 					go fl.refresh()
 				}
@@ -355,7 +356,29 @@ func (fl *fleet) feed() {
 			}
 			fl.onChange(e)
 		})
+		fl.setPlaced(false)
+		return err
 	})
+}
+
+// setPlaced records whether the feed is in place: Ready waits on it.
+func (fl *fleet) setPlaced(placed bool) {
+	fl.feedMu.Lock()
+	defer fl.feedMu.Unlock()
+	switch {
+	case placed && !fl.placed:
+		close(fl.inPlace)
+	case !placed && fl.placed:
+		fl.inPlace = make(chan struct{})
+	}
+	fl.placed = placed
+}
+
+// following returns a channel closed while the feed is in place.
+func (fl *fleet) following() <-chan struct{} {
+	fl.feedMu.Lock()
+	defer fl.feedMu.Unlock()
+	return fl.inPlace
 }
 
 // dueWorkers is how many of the store's timers a replica handles at once:

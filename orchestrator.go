@@ -655,17 +655,22 @@ func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool 
 
 // Ready waits until the orchestrator follows its store's changes (Asks),
 // so that an answer given on another replica reaches the asks it serves: a
-// service calls it before it takes requests. It reads nothing the store
-// already holds, so it is quick however much that is. Without Asks it
-// returns at once. It returns ctx's error if ctx ends first.
+// service calls it before it takes requests, and its readiness check calls
+// it again: while a feed the store broke off (a NATS server gone) is not
+// in place again, Ready waits. It reads nothing the store already holds,
+// so it is quick however much that is. Without Asks it returns at once. It
+// returns ctx's error if ctx ends first, and ErrOrchestratorClosed after
+// Close.
 func (o *Orchestrator) Ready(ctx context.Context) error {
 	o.init()
 	if o.fl == nil {
 		return nil
 	}
 	select {
-	case <-o.fl.inPlace:
+	case <-o.fl.following():
 		return nil
+	case <-o.fl.ctx.Done():
+		return ErrOrchestratorClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}
