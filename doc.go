@@ -230,9 +230,8 @@ holds the normalized questions, how the ask ended, every answer with its
 provenance, the result the model was given and the contract's own record,
 and no secret value. A failed Append is logged (and, in memory, reported on
 [Outcome.JournalErr]) and written again until the journal takes it, never
-dropped in silence. A Journal that also
-implements [ResultFinder] lets the orchestrator replay a finalized tool
-call across restarts.
+dropped in silence. A Journal that also implements [ResultFinder] lets the
+orchestrator replay a finalized tool call across restarts.
 
 Package journal provides one: a file of JSON lines, one per ask, written
 durably with group commit, rotated by size and read back with journal.Read.
