@@ -96,17 +96,25 @@ func (c countCalls) Unwrap() askuser.Responder { return c.Responder }
 // approvalJournal keeps records in memory and finds them for replay.
 type approvalJournal struct {
 	mu   sync.Mutex
-	recs []*askuser.Record
+	recs []*journal.Record
 }
 
-func (j *approvalJournal) Append(_ context.Context, r *askuser.Record) error {
+func (j *approvalJournal) Append(_ context.Context, sr store.Record) error {
+	r, derr := journal.Decode(sr.Data)
+	if derr != nil {
+		return derr
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.recs = append(j.recs, r)
 	return nil
 }
 
-func (j *approvalJournal) FindResult(_ context.Context, session, toolCallID string) (*askuser.Record, bool, error) {
+func (j *approvalJournal) FindResult(ctx context.Context, session, toolCallID string) (store.Record, bool, error) {
+	return storedFound(j.find(ctx, session, toolCallID))
+}
+
+func (j *approvalJournal) find(_ context.Context, session, toolCallID string) (*journal.Record, bool, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for i := len(j.recs) - 1; i >= 0; i-- {
@@ -117,10 +125,10 @@ func (j *approvalJournal) FindResult(_ context.Context, session, toolCallID stri
 	return nil, false, nil
 }
 
-func (j *approvalJournal) records() []*askuser.Record {
+func (j *approvalJournal) records() []*journal.Record {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return append([]*askuser.Record(nil), j.recs...)
+	return append([]*journal.Record(nil), j.recs...)
 }
 
 func approve(ctx context.Context, t *testing.T, o *askuser.Orchestrator, session, toolCall, call string) (*askuser.Outcome, error) {

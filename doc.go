@@ -54,7 +54,7 @@ A tool call is asked once. A request whose ToolCallID was already finalized
 in its session gets the same outcome again, marked [Outcome.Replayed],
 without anyone being asked (the arguments are not looked at): from memory,
 for the last [Orchestrator.ReplayLimit] tool calls (10,000 by default), or
-across restarts with a journal that implements [ResultFinder]. A request for
+across restarts with a journal that implements [store.ResultFinder]. A request for
 a tool call still pending joins it.
 
 [Orchestrator.Supersede] ends a session's pending asks when the person writes
@@ -221,8 +221,9 @@ embedding program lists and revokes them through the store it set there.
 
 # Journal
 
-With [Orchestrator.Journal] set, the orchestrator appends one [Record] per
-finalized ask, after the outcome is final; never for a provisional answer
+With [Orchestrator.Journal] set, the orchestrator appends one record per
+finalized ask (a [store.Record]: its ids and its JSON, which package journal
+decodes as a journal.Record), after the outcome is final; never for a provisional answer
 or a replayed tool call. In memory it is written before Handle returns; with
 a shared store the final result stored for the ask is the record's outbox,
 so Handle returns once that is stored and the record follows. The record
@@ -230,8 +231,8 @@ holds the normalized questions, how the ask ended, every answer with its
 provenance, the result the model was given and the contract's own record,
 and no secret value. A failed Append is logged (and, in memory, reported on
 [Outcome.JournalErr]) and written again until the journal takes it, never
-dropped in silence. A Journal that also implements [ResultFinder] lets the
-orchestrator replay a finalized tool call across restarts.
+dropped in silence. A journal that also implements [store.ResultFinder] lets
+the orchestrator replay a finalized tool call across restarts.
 
 Package journal provides one: a file of JSON lines, one per ask, written
 durably with group commit, rotated by size and read back with journal.Read.
@@ -275,7 +276,7 @@ The model underneath ([Form], [Question], [Option], [Answer], [Outcome]) is
 a superset of every contract askuser speaks. What a model sends and reads —
 each contract's calls, its validation messages and its results — is part of
 that contract, documented on its page in docs/, and changes only with it.
-Journal records carry a format version ([RecordVersion]), and package
+Journal records carry a format version (journal.RecordVersion), and package
 journal reads the older one too.
 
 The module needs Go 1.26.7 or newer. Beyond the standard library, the root

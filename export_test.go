@@ -1,10 +1,29 @@
 package askuser
 
-// recordVerdict is exported to the package's external tests (the fuzz
-// target of journal records' votes) only.
-var RecordVerdict = recordVerdict
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/askuser-go/askuser/route"
+)
+
+// RecordVerdict decodes a journal record as this package reads it back
+// and computes its verdict again (recordVerdict), for the package's
+// external tests (the fuzz target of journal records' votes) only.
+func RecordVerdict(data []byte) (*route.Verdict, error) {
+	var rec record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, err
+	}
+	return recordVerdict(&rec)
+}
 
 // SecretsOf gives the external tests the store an orchestrator seals
 // answers into, its own in-memory one when Secrets is nil, which no
 // program can reach.
 var SecretsOf = (*Orchestrator).secrets
+
+// RecordTypes are the types of the journal record this package writes
+// and of its quorum, for the test that keeps them in step with package
+// journal's.
+var RecordTypes = [2]reflect.Type{reflect.TypeFor[record](), reflect.TypeFor[recordQuorum]()}

@@ -11,8 +11,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/store"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -356,9 +358,13 @@ func TestCheckPanicIsContained(t *testing.T) {
 }
 
 // panickyJournal is a journal whose lookup of a tool call panics.
-type panickyJournal struct{ askuser.Journal }
+type panickyJournal struct{ store.Journal }
 
-func (panickyJournal) FindResult(context.Context, string, string) (*askuser.Record, bool, error) {
+func (j panickyJournal) FindResult(ctx context.Context, session, toolCallID string) (store.Record, bool, error) {
+	return storedFound(j.find(ctx, session, toolCallID))
+}
+
+func (panickyJournal) find(context.Context, string, string) (*journal.Record, bool, error) {
 	panic("journal index broke")
 }
 

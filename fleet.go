@@ -112,7 +112,7 @@ type pendingRecord struct {
 	// claim whose Until has passed is taken over.
 	Telling *stepClaim    `json:"telling,omitempty"`
 	Ending  *storedEnding `json:"ending,omitempty"`
-	Final   *Record       `json:"final,omitempty"`
+	Final   *record       `json:"final,omitempty"`
 	// Journaled says the final record reached the journal. A final ask
 	// that is not journaled is the journal's outbox: whichever replica
 	// its timer reaches writes the record again until the journal takes
@@ -1038,7 +1038,7 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) (journal func() error, er
 // the ask's timer must come again, to write it until the journal takes
 // it. The journal keeps one record per ask id, so a record written twice
 // (a replica that wrote it and died before marking it) is kept once.
-func (fl *fleet) journalFinal(base context.Context, fa *fleetAsk, final *Record, retry bool) error {
+func (fl *fleet) journalFinal(base context.Context, fa *fleetAsk, final *record, retry bool) error {
 	jctx, cancel := context.WithTimeout(base, journalTry)
 	err := fl.o.journalTry(jctx, final, retry)
 	cancel()
@@ -1352,7 +1352,7 @@ func (fl *fleet) tellStep(fa *fleetAsk, b route.Begin) bool {
 }
 
 // outcomeFromRecord rebuilds an outcome from a journal record.
-func outcomeFromRecord(rec *Record, replayed bool) *Outcome {
+func outcomeFromRecord(rec *record, replayed bool) *Outcome {
 	out := &Outcome{
 		AskID:          rec.AskID,
 		Session:        rec.Session,
@@ -1416,7 +1416,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 			return fa, true, nil, nil
 		}
 		fl.mu.Unlock()
-		if _, ok := o.Journal.(ResultFinder); ok {
+		if _, ok := o.Journal.(store.ResultFinder); ok {
 			replayed = fl.lookUp(ctx, req.Session, req.ToolCallID)
 		}
 	default:

@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 type slogLogger = slog.Logger
@@ -61,4 +63,14 @@ func (s *recordingStore) get(session, name string) (string, bool) {
 	defer s.mu.Unlock()
 	v, ok := s.m[[2]string{session, name}]
 	return v, ok
+}
+
+// storedFound turns what a test journal's typed lookup found into what
+// store.ResultFinder returns.
+func storedFound(r *journal.Record, ok bool, err error) (store.Record, bool, error) {
+	if r == nil || !ok || err != nil {
+		return store.Record{}, false, err
+	}
+	sr, err := r.Stored()
+	return sr, err == nil, err
 }

@@ -8,43 +8,18 @@ import (
 
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/route"
+	"github.com/askuser-go/askuser/store"
 )
 
-// RecordVersion is the format version of journal records. Version 2 names
-// the ask "ask_id" (version 1 wrote "call_id") and keeps a contract's own
-// data in "contract_record" (version 1: "decisions"); the journal package
-// reads both, a version 1 record as version 2.
-const RecordVersion = 2
+// recordVersion is the format version of the journal records written
+// here (journal.RecordVersion).
+const recordVersion = 2
 
-// A Journal keeps one durable record per finalized ask. The
-// orchestrator calls Append once per ask, after the ask is final — never
-// for a provisional answer, never for an ask replayed by tool-call id — and
-// again, with the same record, only after an Append that failed. Append
-// returns once the record is durable (or has failed); an implementation
-// bounds that wait. In memory, the record is written before Handle
-// returns, and a failed Append is reported on Outcome.JournalErr. With a
-// shared store (Orchestrator.Asks), the final result stored in the ask's
-// entry is the record's outbox: Handle returns once it is stored, and the
-// record follows. Either way a failed Append is logged and written again
-// until the journal takes it, never dropped in silence; a journal shared
-// by replicas should keep one record per ask id, as natsstore's does.
-//
-// A Journal that also implements ResultFinder lets the orchestrator replay
-// a finalized tool call across restarts.
-type Journal interface {
-	Append(ctx context.Context, rec *Record) error
-}
-
-// A ResultFinder finds the record of a finalized tool call, for replay.
-type ResultFinder interface {
-	// FindResult returns the record of the session's tool call, or
-	// ok=false when there is none.
-	FindResult(ctx context.Context, session, toolCallID string) (rec *Record, ok bool, err error)
-}
-
-// A Record is one finalized ask, as the journal keeps it. It holds no secret
-// value: sealed answers appear as references only.
-type Record struct {
+// A record is one finalized ask, as the journal keeps it: the JSON of
+// journal.Record, which keeps its members in step with this one (its
+// tests check it). It holds no secret value: sealed answers appear as
+// references only.
+type record struct {
 	Version    int    `json:"v"`
 	AskID      string `json:"ask_id"`
 	Session    string `json:"session"`
@@ -86,43 +61,15 @@ type Record struct {
 	// Votes are, for an approval decided by votes, every vote in the
 	// order it came — principal, decision, channel, time — with whether
 	// it counted and why; Quorum is the policy they were counted under.
-	// CheckRecordVotes checks that the status follows from them.
+	// journal.CheckVotes checks that the status follows from them.
 	Votes  []route.CountedVote `json:"votes,omitempty"`
-	Quorum *RecordQuorum       `json:"quorum,omitempty"`
-	// Auth authenticates the record, where the journal was given a key
-	// ring: nil in a journal written without one. A journal writes it
-	// itself, last on the record's line; what Append is given here is
-	// ignored. See package journal, "Authentication".
-	Auth *RecordAuth `json:"auth,omitempty"`
-}
-
-// RecordAuth authenticates one journal record (or one remembered
-// consent): an HMAC-SHA-256 of the record's line, under a key derived
-// from the key ring (secretstore.KeyRing.DeriveWith), and the place of the
-// record in its chain, so that a record added, changed, moved or removed
-// is found by whoever holds the key.
-type RecordAuth struct {
-	// Key is the id of the ring's key the MAC was made with, so that a
-	// record made before a rotation is checked with the key it was made
-	// with.
-	Key string `json:"key"`
-	// Writer names the chain of a journal with several writers and no
-	// common order (natsstore: one chain per replica); empty in a file,
-	// whose records form one chain.
-	Writer string `json:"writer,omitempty"`
-	// Seq is the record's place in its chain, from 1.
-	Seq uint64 `json:"seq"`
-	// Prev is the MAC of the record before it in its chain (base64url,
-	// unpadded); empty for the first record of the first file.
-	Prev string `json:"prev,omitempty"`
-	// MAC is the record's HMAC-SHA-256 (base64url, unpadded).
-	MAC string `json:"mac"`
+	Quorum *recordQuorum       `json:"quorum,omitempty"`
 }
 
 // newRecord returns the journal record of a finalized outcome.
-func newRecord(o *Outcome) *Record {
-	r := &Record{
-		Version:        RecordVersion,
+func newRecord(o *Outcome) *record {
+	r := &record{
+		Version:        recordVersion,
 		AskID:          o.AskID,
 		Session:        o.Session,
 		ToolCallID:     o.ToolCallID,
@@ -144,7 +91,7 @@ func newRecord(o *Outcome) *Record {
 	r.AnsweredVia, r.Step = o.AnsweredVia, o.Step
 	if v := o.Quorum; v != nil && o.rt != nil && o.rt.Quorum != nil {
 		r.Votes = v.Votes
-		r.Quorum = &RecordQuorum{Policy: *o.rt.Quorum, Requester: o.rt.Requester, Owner: o.rt.Owner, Required: v.Required, Approvals: v.Approvals}
+		r.Quorum = &recordQuorum{Policy: *o.rt.Quorum, Requester: o.rt.Requester, Owner: o.rt.Owner, Required: v.Required, Approvals: v.Approvals}
 	}
 	if c := o.Form; c != nil {
 		r.Contract = c.Contract
@@ -157,9 +104,27 @@ func newRecord(o *Outcome) *Record {
 	return r
 }
 
+// stored returns the record as a journal is given it.
+func (r *record) stored() (store.Record, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return store.Record{}, fmt.Errorf("askuser: encoding the journal record of ask %s: %w", r.AskID, err)
+	}
+	return store.Record{AskID: r.AskID, Session: r.Session, ToolCallID: r.ToolCallID, HasResult: r.Result != nil, Data: data}, nil
+}
+
+// decodeStored decodes a record a journal found.
+func decodeStored(sr store.Record) (*record, error) {
+	rec := new(record)
+	if err := json.Unmarshal(sr.Data, rec); err != nil {
+		return nil, fmt.Errorf("decoding the journal record of ask %s: %w", sr.AskID, err)
+	}
+	return rec, nil
+}
+
 // appendRec writes a record to the journal, containing a panicking
 // journal.
-func (o *Orchestrator) appendRec(ctx context.Context, rec *Record) (err error) {
+func (o *Orchestrator) appendRec(ctx context.Context, rec store.Record) (err error) {
 	if o.Journal == nil {
 		return nil
 	}
@@ -173,16 +138,24 @@ func (o *Orchestrator) appendRec(ctx context.Context, rec *Record) (err error) {
 
 // journalReplay finds a finalized tool call in the journal.
 func (o *Orchestrator) journalReplay(ctx context.Context, session, toolCallID string) (*Outcome, bool) {
-	f, ok := o.Journal.(ResultFinder)
+	f, ok := o.Journal.(store.ResultFinder)
 	if !ok || toolCallID == "" {
 		return nil, false
 	}
-	rec, found, err := f.FindResult(ctx, session, toolCallID)
+	sr, found, err := f.FindResult(ctx, session, toolCallID)
 	if err != nil {
 		o.logger().Error("askuser: looking up a tool call in the journal failed", "session", session, "tool_call", toolCallID, "err", err)
 		return nil, false
 	}
-	if !found || rec.Result == nil {
+	if !found {
+		return nil, false
+	}
+	rec, err := decodeStored(sr)
+	if err != nil {
+		o.logger().Error("askuser: a tool call's journal record is not one this version reads; it is not replayed", "session", session, "tool_call", toolCallID, "err", err)
+		return nil, false
+	}
+	if rec.Result == nil {
 		return nil, false
 	}
 	return outcomeFromRecord(rec, true), true

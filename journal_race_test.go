@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/store"
 )
 
 // countingJournal counts the records appended for each tool call and finds
@@ -20,16 +22,20 @@ import (
 // for the tool calls in panicOn, after counting.
 type countingJournal struct {
 	mu      sync.Mutex
-	appends map[string][]*askuser.Record // by tool call
+	appends map[string][]*journal.Record // by tool call
 	panicOn map[string]bool
-	written map[string]*askuser.Record // what FindResult finds
+	written map[string]*journal.Record // what FindResult finds
 }
 
 func newCountingJournal() *countingJournal {
-	return &countingJournal{appends: map[string][]*askuser.Record{}, panicOn: map[string]bool{}, written: map[string]*askuser.Record{}}
+	return &countingJournal{appends: map[string][]*journal.Record{}, panicOn: map[string]bool{}, written: map[string]*journal.Record{}}
 }
 
-func (c *countingJournal) Append(_ context.Context, rec *askuser.Record) error {
+func (c *countingJournal) Append(_ context.Context, sr store.Record) error {
+	rec, derr := journal.Decode(sr.Data)
+	if derr != nil {
+		return derr
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.appends[rec.ToolCallID] = append(c.appends[rec.ToolCallID], rec)
@@ -42,14 +48,18 @@ func (c *countingJournal) Append(_ context.Context, rec *askuser.Record) error {
 	return nil
 }
 
-func (c *countingJournal) FindResult(_ context.Context, session, toolCallID string) (*askuser.Record, bool, error) {
+func (c *countingJournal) FindResult(ctx context.Context, session, toolCallID string) (store.Record, bool, error) {
+	return storedFound(c.find(ctx, session, toolCallID))
+}
+
+func (c *countingJournal) find(_ context.Context, session, toolCallID string) (*journal.Record, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rec, ok := c.written[session+"\x00"+toolCallID]
 	return rec, ok, nil
 }
 
-func (c *countingJournal) records(toolCallID string) []*askuser.Record {
+func (c *countingJournal) records(toolCallID string) []*journal.Record {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.appends[toolCallID]

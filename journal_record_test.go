@@ -3,6 +3,8 @@ package askuser_test
 import (
 	"context"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -10,16 +12,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/store"
 )
 
 // recordingJournal keeps the records it is given.
 type recordingJournal struct {
 	mu   sync.Mutex
-	recs []*askuser.Record
+	recs []*journal.Record
 }
 
-func (j *recordingJournal) Append(_ context.Context, rec *askuser.Record) error {
+func (j *recordingJournal) Append(_ context.Context, sr store.Record) error {
+	rec, derr := journal.Decode(sr.Data)
+	if derr != nil {
+		return derr
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.recs = append(j.recs, rec)
@@ -102,5 +110,34 @@ func TestJournalRecordOmitsEmptyFields(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestRecordInStepWithJournal: the record this package writes and the
+// journal.Record that readers decode it into have the same members, in
+// the same order, with the same JSON names and types (the reader's Auth
+// aside, which a journal writes itself), and so do their quorums.
+func TestRecordInStepWithJournal(t *testing.T) {
+	type member struct{ Name, Tag, Type string }
+	members := func(rt reflect.Type) []member {
+		var ms []member
+		for f := range rt.Fields() {
+			if f.Name == "Auth" {
+				continue
+			}
+			typ := f.Type.String()
+			typ = strings.NewReplacer("askuser.recordQuorum", "Quorum", "journal.RecordQuorum", "Quorum").Replace(typ)
+			ms = append(ms, member{f.Name, string(f.Tag), typ})
+		}
+		return ms
+	}
+	for i, want := range []reflect.Type{reflect.TypeFor[journal.Record](), reflect.TypeFor[journal.RecordQuorum]()} {
+		got := askuser.RecordTypes[i]
+		if diff := cmp.Diff(members(want), members(got)); diff != "" {
+			t.Errorf("%v and %v differ (-journal +askuser):\n%s", want, got, diff)
+		}
+	}
+	if _, ok := reflect.TypeFor[journal.Record]().FieldByName("Auth"); !ok {
+		t.Error("journal.Record has no Auth")
 	}
 }

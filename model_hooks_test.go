@@ -11,8 +11,10 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
+	"github.com/askuser-go/askuser/store"
 )
 
 // fixedDialect decodes every call to a copy of one Go call and encodes an
@@ -50,9 +52,13 @@ func (d *fixedDialect) Encode(o *askuser.Outcome, journaled bool) ([]byte, json.
 // recorderDialect keeps a record of its own besides the result.
 func recorderDialect(d *fixedDialect) *fixedDialect { d.decisions = true; return d }
 
-type memJournal struct{ recs []*askuser.Record }
+type memJournal struct{ recs []*journal.Record }
 
-func (j *memJournal) Append(_ context.Context, r *askuser.Record) error {
+func (j *memJournal) Append(_ context.Context, sr store.Record) error {
+	r, derr := journal.Decode(sr.Data)
+	if derr != nil {
+		return derr
+	}
 	j.recs = append(j.recs, r)
 	return nil
 }

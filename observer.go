@@ -3,6 +3,8 @@ package askuser
 import (
 	"context"
 	"runtime/debug"
+
+	"github.com/askuser-go/askuser/store"
 )
 
 // An Observer watches asks for telemetry: it is told when an ask begins,
@@ -62,7 +64,7 @@ type Event struct {
 	// Outcome is the final outcome (EventEnded).
 	Outcome *Outcome
 	// Record, Retry and Err report a journal write (EventJournaled).
-	Record *Record
+	Record store.Record
 	Retry  bool
 	Err    error
 }
@@ -96,10 +98,13 @@ func (o *Orchestrator) observeEnded(ctx context.Context, out *Outcome) {
 
 // journalTry writes rec to the journal, as appendRec does, and reports the
 // try.
-func (o *Orchestrator) journalTry(ctx context.Context, rec *Record, retry bool) error {
-	err := o.appendRec(ctx, rec)
+func (o *Orchestrator) journalTry(ctx context.Context, rec *record, retry bool) error {
+	sr, err := rec.stored()
+	if err == nil {
+		err = o.appendRec(ctx, sr)
+	}
 	if o.Observer != nil {
-		o.observe(ctx, Event{Kind: EventJournaled, AskID: rec.AskID, Session: rec.Session, ToolCallID: rec.ToolCallID, Record: rec, Retry: retry, Err: err})
+		o.observe(ctx, Event{Kind: EventJournaled, AskID: rec.AskID, Session: rec.Session, ToolCallID: rec.ToolCallID, Record: sr, Retry: retry, Err: err})
 	}
 	return err
 }

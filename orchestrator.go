@@ -54,8 +54,8 @@ type Orchestrator struct {
 	// replay by tool-call id (zero: 10,000; negative: none).
 	ReplayLimit int
 	// Journal records every finalized ask (nil: none). A journal that
-	// implements ResultFinder also replays tool calls across restarts.
-	Journal Journal
+	// implements store.ResultFinder also replays tool calls across restarts.
+	Journal store.Journal
 	// ApprovalPolicy decides approvals without asking where the embedding
 	// program has a rule (nil: a person decides every approval).
 	ApprovalPolicy approval.Policy
@@ -137,7 +137,7 @@ type Request struct {
 	// ToolCallID is the model's tool-call id. A request whose tool call
 	// was already finalized in this session returns the same result again
 	// without asking anyone: from memory (see ReplayLimit) or, with a
-	// journal that implements ResultFinder, across restarts. A request
+	// journal that implements store.ResultFinder, across restarts. A request
 	// whose tool call is still pending joins it.
 	ToolCallID string
 	// Dialect is the contract of Arguments and of the result (nil:

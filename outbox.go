@@ -21,13 +21,13 @@ type outbox struct {
 
 type outboxItem struct {
 	ctx context.Context
-	rec *Record
+	rec *record
 }
 
 // outboxBackoff bounds the wait between tries: from the first to the last.
 var outboxBackoff = [2]time.Duration{100 * time.Millisecond, 30 * time.Second}
 
-func (b *outbox) add(o *Orchestrator, ctx context.Context, rec *Record) {
+func (b *outbox) add(o *Orchestrator, ctx context.Context, rec *record) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stop == nil {

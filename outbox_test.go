@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -23,10 +24,14 @@ type downJournal struct {
 	mu      sync.Mutex
 	fails   int
 	tries   int
-	written map[string]*askuser.Record
+	written map[string]*journal.Record
 }
 
-func (j *downJournal) Append(_ context.Context, r *askuser.Record) error {
+func (j *downJournal) Append(_ context.Context, sr store.Record) error {
+	r, derr := journal.Decode(sr.Data)
+	if derr != nil {
+		return derr
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.tries++
@@ -35,7 +40,7 @@ func (j *downJournal) Append(_ context.Context, r *askuser.Record) error {
 		return errors.New("journal: no response from stream")
 	}
 	if j.written == nil {
-		j.written = map[string]*askuser.Record{}
+		j.written = map[string]*journal.Record{}
 	}
 	if _, ok := j.written[r.AskID]; !ok {
 		j.written[r.AskID] = r
@@ -452,11 +457,15 @@ func TestSharedAnsweredJournalAndTimersDown(t *testing.T) {
 type hungJournal struct {
 	until time.Time
 	mu    sync.Mutex
-	kept  map[string]*askuser.Record
+	kept  map[string]*journal.Record
 	tries int
 }
 
-func (j *hungJournal) Append(ctx context.Context, r *askuser.Record) error {
+func (j *hungJournal) Append(ctx context.Context, sr store.Record) error {
+	r, derr := journal.Decode(sr.Data)
+	if derr != nil {
+		return derr
+	}
 	if time.Now().Before(j.until) {
 		t := time.NewTimer(time.Until(j.until))
 		defer t.Stop()
@@ -473,7 +482,7 @@ func (j *hungJournal) Append(ctx context.Context, r *askuser.Record) error {
 	defer j.mu.Unlock()
 	j.tries++
 	if j.kept == nil {
-		j.kept = map[string]*askuser.Record{}
+		j.kept = map[string]*journal.Record{}
 	}
 	if _, ok := j.kept[r.AskID]; !ok {
 		j.kept[r.AskID] = r

@@ -11,6 +11,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -202,7 +203,7 @@ func contains(list []string, s string) bool {
 // with two orchestrators (the votes alternating between them). Each row
 // checks the result's status, ended and tally against the oracle, the
 // digest bound to the policy, ApprovalVerdict, and that the journal's one
-// record passes CheckRecordVotes.
+// record passes journal.CheckVotes.
 func TestQuorumOutcomeTable(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		name := "memory"
@@ -310,7 +311,7 @@ func quorumRow(t *testing.T, shared bool, label string, m int, eligible []string
 		if len(recs) != 1 {
 			t.Fatalf("%s: %d journal records, want 1", label, len(recs))
 		}
-		if err := askuser.CheckRecordVotes(recs[0]); err != nil {
+		if err := journal.CheckVotes(recs[0]); err != nil {
 			t.Errorf("%s: the journal record's votes do not verify: %v", label, err)
 		}
 		if recs[0].Quorum == nil || recs[0].Quorum.Approvals != wantApprovals {

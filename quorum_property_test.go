@@ -13,6 +13,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -32,7 +33,7 @@ import (
 //     the same policy was approved and remembered, which needs every
 //     approver of its full quorum to have chosen "for this session".
 //
-// Every journal record's status follows from its votes (CheckRecordVotes).
+// Every journal record's status follows from its votes (journal.CheckVotes).
 // Each run asks up to three requests of one session, each in a synctest
 // bubble, in memory or on a store shared by up to three orchestrators,
 // with one consent store throughout.
@@ -71,16 +72,16 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 				events = append(events, e)
 			}
 			var (
-				out     *askuser.Outcome
-				herr    error
-				journal approvalJournal
-				cast    []route.Vote // every vote cast, in order, as the person gave it
+				out  *askuser.Outcome
+				herr error
+				recs approvalJournal
+				cast []route.Vote // every vote cast, in order, as the person gave it
 			)
 			synctest.Test(t, func(t *testing.T) {
 				st := store.NewMemory(0)
 				ballot := newBallot()
 				mk := func(r askuser.Responder) *askuser.Orchestrator {
-					o := &askuser.Orchestrator{Responder: r, Journal: &journal, Consents: consents, Logger: newDiscardLogger()}
+					o := &askuser.Orchestrator{Responder: r, Journal: &recs, Consents: consents, Logger: newDiscardLogger()}
 					if shared {
 						o.Asks = st
 					}
@@ -210,8 +211,8 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 				}
 				rememberedApproval = true
 			}
-			for _, rec := range journal.records() {
-				if err := askuser.CheckRecordVotes(rec); err != nil {
+			for _, rec := range recs.records() {
+				if err := journal.CheckVotes(rec); err != nil {
 					rt.Fatalf("journal record: %v", err)
 				}
 			}

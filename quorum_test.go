@@ -14,6 +14,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -129,7 +130,7 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 		if jr.AnsweredVia != "card" || jr.Step == nil || jr.Step.Step != 0 || len(jr.Votes) != 2 || jr.Quorum == nil || jr.Quorum.Approvals != 2 || jr.Principal != "alice, bob" {
 			t.Errorf("journal record: via %q, step %+v, votes %+v, quorum %+v, principal %q", jr.AnsweredVia, jr.Step, jr.Votes, jr.Quorum, jr.Principal)
 		}
-		if err := askuser.CheckRecordVotes(jr); err != nil {
+		if err := journal.CheckVotes(jr); err != nil {
 			t.Error(err)
 		}
 	})

@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 )
 
 // FuzzCheckRecordVotes holds any journal line, as journal verify reads it,
-// to CheckRecordVotes and RecordVerdict: they never panic, a record they
-// pass has a verdict whose every vote is the record's, and a record
-// without a quorum always passes.
+// to journal.CheckVotes and to the verdict this package computes again
+// from a record it reads back (RecordVerdict): they never panic, a record
+// CheckVotes passes has a verdict whose every vote is the record's, and a
+// record without a quorum always passes.
 func FuzzCheckRecordVotes(f *testing.F) {
 	for _, s := range []string{
 		`{"v":2,"reason":"submitted","result":{"status":"approved"},"votes":[{"principal":"alice","decision":"approve","at":"2026-01-01T00:00:00Z","counted":true,"why":"counted"}],"quorum":{"policy":{"required":1,"eligible":[{"principal":"alice"}]},"required":1,"approvals":1}}`,
@@ -22,15 +24,15 @@ func FuzzCheckRecordVotes(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var rec askuser.Record
+		var rec journal.Record
 		if json.Unmarshal(data, &rec) != nil {
 			return
 		}
-		err := askuser.CheckRecordVotes(&rec)
-		v, verr := askuser.RecordVerdict(&rec)
+		err := journal.CheckVotes(&rec)
+		v, verr := askuser.RecordVerdict(data)
 		if rec.Quorum == nil {
 			if err != nil || v != nil || verr != nil {
-				t.Fatalf("a record without a quorum: CheckRecordVotes = %v, RecordVerdict = %v, %v", err, v, verr)
+				t.Fatalf("a record without a quorum: CheckVotes = %v, RecordVerdict = %v, %v", err, v, verr)
 			}
 			return
 		}

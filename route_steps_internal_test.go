@@ -17,10 +17,14 @@ import (
 // recJournal keeps the records it is given.
 type recJournal struct {
 	mu   sync.Mutex
-	recs []*Record
+	recs []*record
 }
 
-func (j *recJournal) Append(_ context.Context, r *Record) error {
+func (j *recJournal) Append(_ context.Context, sr store.Record) error {
+	r, err := decodeStored(sr)
+	if err != nil {
+		return err
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for _, old := range j.recs {

@@ -2,7 +2,6 @@ package askuser
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -230,11 +229,9 @@ func stepAt(r *route.Route, f *Form, t time.Time) *route.Begin {
 	return at
 }
 
-// A RecordQuorum is what a journal record keeps of the policy that decided
-// an approval by votes: the policy itself and who could never approve, so
-// that the verdict can be computed again from the record's votes
-// (CheckRecordVotes), and the tally.
-type RecordQuorum struct {
+// A recordQuorum is what a journal record keeps of the policy that decided
+// an approval by votes (journal.RecordQuorum).
+type recordQuorum struct {
 	// Policy is the quorum, its groups expanded.
 	Policy route.Quorum `json:"policy"`
 	// Requester and Owner are the parties who could never approve.
@@ -250,7 +247,7 @@ type RecordQuorum struct {
 // approval decided by votes (one with Quorum): route.Decide on its
 // policy, its parties, its votes in order, and its ending. It returns nil
 // for a record without a quorum.
-func recordVerdict(rec *Record) (*route.Verdict, error) {
+func recordVerdict(rec *record) (*route.Verdict, error) {
 	if rec == nil || rec.Quorum == nil {
 		return nil, nil
 	}
@@ -263,58 +260,6 @@ func recordVerdict(rec *Record) (*route.Verdict, error) {
 		return nil, err
 	}
 	return &v, nil
-}
-
-// CheckRecordVotes checks that a journal record's verdict follows from
-// its votes: that route.Decide on the record's policy and votes gives the
-// status its result says, the tally its quorum says, and the same counted
-// votes. A record without a quorum passes. The error says what does not
-// follow.
-func CheckRecordVotes(rec *Record) error {
-	v, err := recordVerdict(rec)
-	if err != nil {
-		return fmt.Errorf("its quorum cannot decide: %w", err)
-	}
-	if v == nil {
-		return nil
-	}
-	if rec.Reason == ReasonSubmitted && !decisive(*v) {
-		return fmt.Errorf("it says the votes decided, but its votes add up to %s", v.Summary())
-	}
-	status := approval.Unresolved
-	switch v.Status {
-	case route.Approved:
-		status = approval.Approved
-	case route.Denied:
-		status = approval.Denied
-	}
-	if got := resultStatus(rec.Result); got != "" && got != status {
-		return fmt.Errorf("its result says %s, but its votes add up to %s", got, v.Summary())
-	}
-	if rec.Quorum.Approvals != v.Approvals || rec.Quorum.Required != v.Required {
-		return fmt.Errorf("its quorum says %d of %d approved, but its votes add up to %d of %d", rec.Quorum.Approvals, rec.Quorum.Required, v.Approvals, v.Required)
-	}
-	if len(rec.Votes) != len(v.Votes) {
-		return fmt.Errorf("it lists %d votes, but %d were decided on", len(rec.Votes), len(v.Votes))
-	}
-	for i := range v.Votes {
-		if rec.Votes[i].Counted != v.Votes[i].Counted || rec.Votes[i].Why != v.Votes[i].Why {
-			return fmt.Errorf("vote %d (%s) is listed as %q, but it is %q", i+1, rec.Votes[i].Principal, rec.Votes[i].Why, v.Votes[i].Why)
-		}
-	}
-	return nil
-}
-
-// resultStatus reads the "status" of an approval's result; "" when it has
-// none.
-func resultStatus(res []byte) string {
-	var r struct {
-		Status string `json:"status"`
-	}
-	if len(res) == 0 || json.Unmarshal(res, &r) != nil {
-		return ""
-	}
-	return r.Status
 }
 
 // plan is the ask's route's schedule: every step beginning before its

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -124,9 +125,13 @@ type lookupJournal struct {
 	lookedUpAt atomic.Int64
 }
 
-func (j *lookupJournal) Append(context.Context, *askuser.Record) error { return nil }
+func (j *lookupJournal) Append(context.Context, store.Record) error { return nil }
 
-func (j *lookupJournal) FindResult(ctx context.Context, _, _ string) (*askuser.Record, bool, error) {
+func (j *lookupJournal) FindResult(ctx context.Context, session, toolCallID string) (store.Record, bool, error) {
+	return storedFound(j.find(ctx, session, toolCallID))
+}
+
+func (j *lookupJournal) find(ctx context.Context, _, _ string) (*journal.Record, bool, error) {
 	j.lookedUpAt.Add(1)
 	t := time.NewTimer(time.Minute)
 	defer t.Stop()
@@ -172,7 +177,7 @@ func TestSharedLookupBesideTimer(t *testing.T) {
 func TestSharedJournalResultCreatesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &countingStore{Memory: store.NewMemory(0)}
-		j := &approvalJournal{recs: []*askuser.Record{{Version: 1, AskID: "ask-old", Session: "s1", ToolCallID: "call-1", Result: []byte(answeredChoice)}}}
+		j := &approvalJournal{recs: []*journal.Record{{Version: 1, AskID: "ask-old", Session: "s1", ToolCallID: "call-1", Result: []byte(answeredChoice)}}}
 		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
 		defer func() { o.Close(); o.WaitResponders() }()
 		if err := o.Ready(context.Background()); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/route"
@@ -72,7 +73,7 @@ func castVote(t *testing.T, h *askuser.Ask, who, sel string) {
 // approves; a deny on either denies; a partial quorum at the deadline is
 // unresolved with the votes listed, the requester's own vote among them,
 // not counted. Each journal record's verdict follows from its votes
-// (askuser.CheckRecordVotes).
+// (journal.CheckVotes).
 func TestFleetVotes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a NATS server")
@@ -191,12 +192,16 @@ func TestFleetVotes(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			for {
-				rec, ok, err := stores[1].Journal().FindResult(ctx, "prod", id)
+				sr, ok, err := stores[1].Journal().FindResult(ctx, "prod", id)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if ok {
-					if err := askuser.CheckRecordVotes(rec); err != nil || rec.Quorum == nil || len(rec.Votes) != len(tc.votes) {
+					rec, err := journal.Decode(sr.Data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := journal.CheckVotes(rec); err != nil || rec.Quorum == nil || len(rec.Votes) != len(tc.votes) {
 						t.Errorf("the journal record's votes %+v: %v", rec.Votes, err)
 					}
 					break

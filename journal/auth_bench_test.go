@@ -37,7 +37,7 @@ func BenchmarkAuthAppend(b *testing.B) {
 				for range workers {
 					wg.Go(func() {
 						for next.Add(1) <= int64(b.N) {
-							if err := j.Append(context.Background(), rec); err != nil {
+							if err := j.Append(context.Background(), stored(rec)); err != nil {
 								b.Error(err)
 								return
 							}
@@ -75,7 +75,7 @@ func BenchmarkAuthOpen(b *testing.B) {
 			for w := range 100 {
 				wg.Go(func() {
 					for i := range 100 {
-						if err := j.Append(context.Background(), record(fmt.Sprintf("r%d-%d", w, i))); err != nil {
+						if err := j.Append(context.Background(), stored(record(fmt.Sprintf("r%d-%d", w, i)))); err != nil {
 							b.Error(err)
 						}
 					}

@@ -40,7 +40,7 @@ func ring(t testing.TB, keys ...secretstore.Key) *secretstore.KeyRing {
 func appendClose(t testing.TB, j *journal.File, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
-		if err := j.Append(context.Background(), record(id)); err != nil {
+		if err := j.Append(context.Background(), stored(record(id))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,7 +83,7 @@ func verify(t testing.TB, path string, r *secretstore.KeyRing) *journal.Report {
 // forged is a record a person with write access to the file but not the
 // key would append: an approval of tool call tc-forged, answered by the
 // user.
-func forged() *askuser.Record {
+func forged() *journal.Record {
 	r := record("forged")
 	r.Result = json.RawMessage(`{"status":"approved","decided_by":"user","action_digest":"sha256:0000000000000000000000000000000000000000000000000000000000000000"}`)
 	return r
@@ -100,7 +100,7 @@ func TestAuthVerifiesAndReplays(t *testing.T) {
 		t.Fatalf("report = %+v, want 3 records verified, head 3, key k1", rep)
 	}
 	for i, l := range fileLines(t, path) {
-		var rec askuser.Record
+		var rec journal.Record
 		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.Auth == nil || rec.Auth.Seq != uint64(i+1) || rec.Auth.Key != "k1" {
 			t.Fatalf("line %d = %s: want auth with seq %d", i+1, l, i+1)
 		}
@@ -111,10 +111,10 @@ func TestAuthVerifiesAndReplays(t *testing.T) {
 	}
 	// A record given with an Auth of its own is authenticated afresh.
 	r := record("d")
-	r.Auth = &askuser.RecordAuth{Key: "k1", Seq: 99, MAC: "x"}
+	r.Auth = &store.RecordAuth{Key: "k1", Seq: 99, MAC: "x"}
 	appendClose(t, j, "e")
 	j = mustOpen(t, path, &journal.Options{Keys: keys})
-	if err := j.Append(context.Background(), r); err != nil {
+	if err := j.Append(context.Background(), stored(r)); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
@@ -134,7 +134,7 @@ func TestAuthForgedRecordIsNotReplayed(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "other.jsonl")
 	appendClose(t, mustOpen(t, other, &journal.Options{Keys: keys}), "x")
 	oj := mustOpen(t, other, &journal.Options{Keys: keys})
-	if err := oj.Append(context.Background(), forged()); err != nil {
+	if err := oj.Append(context.Background(), stored(forged())); err != nil {
 		t.Fatal(err)
 	}
 	oj.Close()
@@ -306,7 +306,7 @@ func TestAuthChainAcrossRotatedFiles(t *testing.T) {
 	var logs logBuffer
 	j := mustOpen(t, path, &journal.Options{Keys: keys, Logger: logs.logger()})
 	first := fileLines(t, files[1])[0]
-	var rec askuser.Record
+	var rec journal.Record
 	if err := json.Unmarshal([]byte(first), &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestAuthTwoWriters(t *testing.T) {
 	for w, j := range []*journal.File{a, b} {
 		wg.Go(func() {
 			for _, id := range ids(string(rune('a'+w)), 20) {
-				if err := j.Append(context.Background(), record(id)); err != nil {
+				if err := j.Append(context.Background(), stored(record(id))); err != nil {
 					t.Error(err)
 				}
 			}
@@ -381,12 +381,12 @@ func TestAuthWriterNoticesTruncation(t *testing.T) {
 	var logs logBuffer
 	j := mustOpen(t, path, &journal.Options{Keys: keys, Logger: logs.logger()})
 	for _, id := range []string{"a", "b", "c"} {
-		if err := j.Append(context.Background(), record(id)); err != nil {
+		if err := j.Append(context.Background(), stored(record(id))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	setLines(t, path, fileLines(t, path)[:2])
-	if err := j.Append(context.Background(), record("d")); err != nil {
+	if err := j.Append(context.Background(), stored(record("d"))); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()

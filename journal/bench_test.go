@@ -110,7 +110,7 @@ func BenchmarkAppend(b *testing.B) {
 				wg.Go(func() {
 					for next.Add(1) <= int64(b.N) {
 						start := time.Now()
-						if err := j.Append(context.Background(), rec); err != nil {
+						if err := j.Append(context.Background(), stored(rec)); err != nil {
 							b.Error(err)
 							return
 						}

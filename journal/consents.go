@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/recauth"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
@@ -66,7 +65,7 @@ type consentLine struct {
 	Digest  string         `json:"digest,omitempty"`
 	At      time.Time      `json:"at,omitzero"`
 	// Auth is the line's authentication, with keys; Seal writes it.
-	Auth *askuser.RecordAuth `json:"auth,omitempty"`
+	Auth *store.RecordAuth `json:"auth,omitempty"`
 }
 
 // ConsentsOptions configure a Consents file. A nil *ConsentsOptions is

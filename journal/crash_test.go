@@ -53,7 +53,7 @@ func TestHelperJournalWriter(t *testing.T) {
 				case i%8 == 0:
 					r.Questions[0].Options[0].Preview = strings.Repeat("diff --git a/x b/x\n", rand.IntN(4000))
 				}
-				if err := j.Append(context.Background(), r); err != nil {
+				if err := j.Append(context.Background(), stored(r)); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					os.Exit(4)
 				}

@@ -1,9 +1,9 @@
 // Package journal keeps askuser's decision journal in a file: one JSON line
-// per finalized ask (an askuser.Record: the questions, how the ask ended,
-// every answer with who decided it, and the result the model was given),
-// written durably with group commit. A *File is an askuser.Journal and an askuser.ResultFinder, so an
-// Orchestrator that uses one records every ask and replays a finalized tool
-// call across restarts:
+// per finalized ask (a Record: the questions, how the ask ended, every
+// answer with who decided it, and the result the model was given), written
+// durably with group commit. A *File is a store.Journal and a
+// store.ResultFinder, so an Orchestrator that uses one records every ask
+// and replays a finalized tool call across restarts:
 //
 //	j, err := journal.Open("decisions.jsonl", &journal.Options{Keys: ring})
 //	if err != nil { ... }
@@ -12,9 +12,11 @@
 //
 // # Format
 //
-// Each record is one JSON object (askuser.Record, format version
-// askuser.RecordVersion) followed by '\n'. Records hold no secret value:
-// sealed answers appear only as "session:<name>" references.
+// Each record is one JSON object (Record, format version RecordVersion)
+// followed by '\n'. Records hold no secret value: sealed answers appear
+// only as "session:<name>" references. Decode reads one record, Read and
+// ReadFile a whole journal; the same records are what natsstore's journal
+// keeps, one message each.
 //
 // # Durability
 //

@@ -26,14 +26,20 @@ func Example() {
 		log.Fatal(err)
 	}
 	at := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
-	for _, r := range []*askuser.Record{
-		{Version: askuser.RecordVersion, AskID: "c1", Session: "s1", ToolCallID: "t1", Contract: "ask_user",
+	for _, r := range []*journal.Record{
+		{Version: journal.RecordVersion, AskID: "c1", Session: "s1", ToolCallID: "t1", Contract: "ask_user",
 			Status: askuser.StatusAnswered, AnsweredBy: askuser.ByUser, Reason: askuser.ReasonSubmitted, FinalizedAt: at},
-		{Version: askuser.RecordVersion, AskID: "c2", Session: "s1", ToolCallID: "t2", Contract: "ask_user",
+		{Version: journal.RecordVersion, AskID: "c2", Session: "s1", ToolCallID: "t2", Contract: "ask_user",
 			Status: askuser.StatusTimedOut, AnsweredBy: askuser.ByTimeout, Reason: askuser.ReasonDeadline, FinalizedAt: at.Add(time.Minute)},
 	} {
+		// An orchestrator hands a journal its records already encoded
+		// (a store.Record); a tool that copies records encodes them so.
+		sr, err := r.Stored()
+		if err != nil {
+			log.Fatal(err)
+		}
 		// Append returns once the record is durable.
-		if err := j.Append(context.Background(), r); err != nil {
+		if err := j.Append(context.Background(), sr); err != nil {
 			log.Fatal(err)
 		}
 	}

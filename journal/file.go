@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,9 +18,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/recauth"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 // DefaultMaxWait is how long Append waits for its record to be durable
@@ -65,8 +66,8 @@ type Options struct {
 	Keys *secretstore.KeyRing
 }
 
-// A File is a durable JSON-lines journal: an askuser.Journal and an
-// askuser.ResultFinder. Its methods are safe for concurrent use. Create it
+// A File is a durable JSON-lines journal: an store.Journal and an
+// store.ResultFinder. Its methods are safe for concurrent use. Create it
 // with Open and stop it with Close.
 //
 // Before each batch a File makes sure the file ends with '\n', so that a
@@ -170,21 +171,13 @@ func (j *File) Path() string { return j.path }
 // and fsynced), or with an error: ErrClosed, ErrTimeout after
 // Options.MaxWait, ctx's error, or the write's failure. Every failure is
 // also logged. Concurrent Appends share one write and one fsync.
-func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
-	if rec == nil {
-		return errors.New("journal: Append was given a nil record")
-	}
-	if rec.Auth != nil {
-		cp := *rec
-		cp.Auth = nil // the journal authenticates a record itself
-		rec = &cp
-	}
-	line, err := json.Marshal(rec)
-	if err != nil {
-		err = fmt.Errorf("journal: encoding the record of call %s: %w", rec.AskID, err)
-		j.log.Error("journal: a record could not be encoded", "call", rec.AskID, "session", rec.Session, "err", err)
+func (j *File) Append(ctx context.Context, rec store.Record) error {
+	if err := checkData(rec); err != nil {
+		err = fmt.Errorf("journal: the record of ask %s was not written: %w", rec.AskID, err)
+		j.log.Error("journal: a record could not be written", "call", rec.AskID, "session", rec.Session, "err", err)
 		return err
 	}
+	line := append([]byte(nil), rec.Data...)
 	if err := ctx.Err(); err != nil {
 		err = fmt.Errorf("journal: the record of call %s was not written: %w", rec.AskID, err)
 		j.log.Error("journal: an append gave up waiting", "path", j.path, "call", rec.AskID, "session", rec.Session, "tool_call", rec.ToolCallID, "err", err)
@@ -196,7 +189,7 @@ func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
 	r := &request{
 		line:  line,
 		key:   key{rec.Session, rec.ToolCallID},
-		index: rec.ToolCallID != "" && rec.Result != nil,
+		index: rec.ToolCallID != "" && rec.HasResult,
 		done:  make(chan error, 1),
 	}
 	j.mu.Lock()
@@ -229,6 +222,7 @@ func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
 		return err
 	default:
 	}
+	var err error
 	if r.state.CompareAndSwap(queued, abandoned) {
 		err = fmt.Errorf("journal: the record of call %s was not written: %w", rec.AskID, why)
 	} else {
@@ -239,23 +233,24 @@ func (j *File) Append(ctx context.Context, rec *askuser.Record) error {
 }
 
 // FindResult returns the last record of the session's tool call that holds
-// a result (implementing askuser.ResultFinder), from the records this File
+// a result (implementing store.ResultFinder), from the records this File
 // appended and those it found on Open. Each call returns a new Record.
-func (j *File) FindResult(ctx context.Context, session, toolCallID string) (*askuser.Record, bool, error) {
+func (j *File) FindResult(ctx context.Context, session, toolCallID string) (store.Record, bool, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, false, err
+		return store.Record{}, false, err
 	}
 	j.idxMu.RLock()
 	line, ok := j.index[key{session, toolCallID}]
 	j.idxMu.RUnlock()
 	if !ok {
-		return nil, false, nil
+		return store.Record{}, false, nil
 	}
-	rec := new(askuser.Record)
-	if err := json.Unmarshal(line, rec); err != nil {
-		return nil, false, fmt.Errorf("journal: decoding the record of tool call %s: %w", toolCallID, err)
+	rec, err := Decode(line)
+	if err != nil {
+		return store.Record{}, false, fmt.Errorf("journal: decoding the record of tool call %s: %w", toolCallID, err)
 	}
-	return rec, true, nil
+	sr, err := rec.Stored()
+	return sr, err == nil, err
 }
 
 // Close writes what was appended before it, stops the writer and closes
@@ -701,7 +696,24 @@ func (j *File) indexFile(name string, current bool) error {
 }
 
 var _ interface {
-	askuser.Journal
-	askuser.ResultFinder
+	store.Journal
+	store.ResultFinder
 	io.Closer
 } = (*File)(nil)
+
+// checkData checks that a record given to Append is one JSON object on
+// one line.
+func checkData(rec store.Record) error {
+	d := rec.Data
+	switch {
+	case len(d) == 0:
+		return errors.New("its Data is empty; a record is one JSON object")
+	case d[0] != '{' || d[len(d)-1] != '}':
+		return errors.New("its Data is not a JSON object")
+	case bytes.IndexByte(d, '\n') >= 0:
+		return errors.New("its Data holds a line break; a record is one JSON object on one line")
+	case !json.Valid(d):
+		return errors.New("its Data is not valid JSON")
+	}
+	return nil
+}

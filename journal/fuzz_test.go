@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -32,7 +31,7 @@ func FuzzRead(f *testing.F) {
 				}
 			case err != nil:
 				t.Fatalf("Read of a byte slice failed: %v", err)
-			case rec == nil || rec.Version < 1 || rec.Version > askuser.RecordVersion:
+			case rec == nil || rec.Version < 1 || rec.Version > journal.RecordVersion:
 				t.Fatalf("Read yielded %+v", rec)
 			}
 		}
@@ -57,7 +56,7 @@ func FuzzVerify(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, id := range []string{"a", "b"} {
-		if err := j.Append(context.Background(), record(id)); err != nil {
+		if err := j.Append(context.Background(), stored(record(id))); err != nil {
 			f.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/store"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -23,9 +24,9 @@ var t0 = time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
 
 // record returns a finalized record of call id, in session s1 under tool
 // call "tc-"+id, with the result the model was given.
-func record(id string) *askuser.Record {
-	return &askuser.Record{
-		Version:    askuser.RecordVersion,
+func record(id string) *journal.Record {
+	return &journal.Record{
+		Version:    journal.RecordVersion,
 		AskID:      id,
 		Session:    "s1",
 		ToolCallID: "tc-" + id,
@@ -46,7 +47,19 @@ func record(id string) *askuser.Record {
 	}
 }
 
-func line(t testing.TB, r *askuser.Record) string {
+// stored returns r as a store.Journal is given it.
+func stored(r *journal.Record) store.Record {
+	if r == nil {
+		return store.Record{}
+	}
+	sr, err := r.Stored()
+	if err != nil {
+		panic(err)
+	}
+	return sr
+}
+
+func line(t testing.TB, r *journal.Record) string {
 	t.Helper()
 	b, err := json.Marshal(r)
 	if err != nil {

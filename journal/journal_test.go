@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,8 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/store"
 )
 
 // appendAll appends the records of ids from workers goroutines and fails
@@ -28,7 +29,7 @@ func appendAll(t *testing.T, j *journal.File, ids []string, workers int) {
 	for range workers {
 		wg.Go(func() {
 			for id := range next {
-				if err := j.Append(context.Background(), record(id)); err != nil {
+				if err := j.Append(context.Background(), stored(record(id))); err != nil {
 					t.Errorf("Append(%s): %v", id, err)
 				}
 			}
@@ -71,20 +72,20 @@ func TestRecordsRoundTrip(t *testing.T) {
 	want.CancelledOn = "env"
 	want.ContractRecord = json.RawMessage(`[{"id":"env","decision":"staging"}]`)
 	want.Answers[0].OptionNotes = map[string]string{"staging": "for now"}
-	if err := j.Append(context.Background(), want); err != nil {
+	if err := j.Append(context.Background(), stored(want)); err != nil {
 		t.Fatal(err)
 	}
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var got []*askuser.Record
+	var got []*journal.Record
 	for rec, err := range journal.ReadFile(path) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, rec)
 	}
-	if diff := cmp.Diff([]*askuser.Record{want}, got); diff != "" {
+	if diff := cmp.Diff([]*journal.Record{want}, got); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)
 	}
 }
@@ -96,7 +97,7 @@ func TestOpenEndsATornLine(t *testing.T) {
 	writeFile(t, path, a+"\n"+torn)
 	var logs logBuffer
 	j := mustOpen(t, path, &journal.Options{Logger: logs.logger()})
-	if err := j.Append(context.Background(), record("c")); err != nil {
+	if err := j.Append(context.Background(), stored(record("c"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := j.Close(); err != nil {
@@ -138,8 +139,8 @@ func TestFindResult(t *testing.T) {
 	first := record("a")
 	second := record("a2")
 	second.ToolCallID = "tc-a" // the same tool call again: the last one wins
-	for _, r := range []*askuser.Record{first, record("b"), callerGone, later, noToolCall, otherSession, second} {
-		if err := j.Append(context.Background(), r); err != nil {
+	for _, r := range []*journal.Record{first, record("b"), callerGone, later, noToolCall, otherSession, second} {
+		if err := j.Append(context.Background(), stored(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,7 +157,7 @@ func TestFindResult(t *testing.T) {
 		{"s1", "", ""},
 		{"s3", "tc-a", ""},
 	}
-	check := func(t *testing.T, f askuser.ResultFinder) {
+	check := func(t *testing.T, f store.ResultFinder) {
 		for _, tt := range tests {
 			rec, ok, err := f.FindResult(context.Background(), tt.session, tt.toolCall)
 			if err != nil {
@@ -184,12 +185,19 @@ func TestFindResult(t *testing.T) {
 func TestFindResultReturnsAWholeRecord(t *testing.T) {
 	j := mustOpen(t, filepath.Join(t.TempDir(), "j.jsonl"), nil)
 	want := record("a")
-	if err := j.Append(context.Background(), want); err != nil {
+	if err := j.Append(context.Background(), stored(want)); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := j.FindResult(context.Background(), "s1", "tc-a")
+	sr, ok, err := j.FindResult(context.Background(), "s1", "tc-a")
 	if err != nil || !ok {
 		t.Fatalf("FindResult = %v, %v", ok, err)
+	}
+	if sr.AskID != "a" || sr.Session != "s1" || sr.ToolCallID != "tc-a" || !sr.HasResult {
+		t.Errorf("FindResult's ids = %q %q %q, result %v; want a s1 tc-a with a result", sr.AskID, sr.Session, sr.ToolCallID, sr.HasResult)
+	}
+	got, err := journal.Decode(sr.Data)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("record (-want +got):\n%s", diff)
@@ -230,13 +238,13 @@ func TestOutsideRenameLosesNothing(t *testing.T) {
 
 	// One rename between two appends: the old file keeps its record, the
 	// new one gets the next.
-	if err := j.Append(context.Background(), record("before")); err != nil {
+	if err := j.Append(context.Background(), stored(record("before"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(path, path+".1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Append(context.Background(), record("after")); err != nil {
+	if err := j.Append(context.Background(), stored(record("after"))); err != nil {
 		t.Fatal(err)
 	}
 	old, _ := contents(t, path+".1")
@@ -308,7 +316,7 @@ func TestFailedWriteIsReturnedAndLogged(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	var logs logBuffer
 	j := mustOpen(t, path, &journal.Options{Logger: logs.logger()})
-	if err := j.Append(context.Background(), record("a")); err != nil {
+	if err := j.Append(context.Background(), stored(record("a"))); err != nil {
 		t.Fatal(err)
 	}
 	// The path becomes a directory: the journal cannot reopen it.
@@ -318,7 +326,7 @@ func TestFailedWriteIsReturnedAndLogged(t *testing.T) {
 	if err := os.Mkdir(path, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	err := j.Append(context.Background(), record("b"))
+	err := j.Append(context.Background(), stored(record("b")))
 	if err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("Append = %v, want the failure to open the path", err)
 	}
@@ -329,7 +337,7 @@ func TestFailedWriteIsReturnedAndLogged(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Append(context.Background(), record("c")); err != nil {
+	if err := j.Append(context.Background(), stored(record("c"))); err != nil {
 		t.Fatalf("Append after the path was freed: %v", err)
 	}
 	got, _ := contents(t, path+".old", path)
@@ -344,7 +352,7 @@ func TestFullDiskIsReturnedAndLogged(t *testing.T) {
 	}
 	var logs logBuffer
 	j := mustOpen(t, "/dev/full", &journal.Options{Logger: logs.logger()})
-	err := j.Append(context.Background(), record("a"))
+	err := j.Append(context.Background(), stored(record("a")))
 	if err == nil || !strings.Contains(err.Error(), "no space left") {
 		t.Errorf("Append = %v, want the write's failure", err)
 	}
@@ -362,7 +370,7 @@ func TestAppendAfterClose(t *testing.T) {
 	if err := j.Close(); err != nil {
 		t.Errorf("a second Close = %v, want nil", err)
 	}
-	if err := j.Append(context.Background(), record("a")); !errors.Is(err, journal.ErrClosed) {
+	if err := j.Append(context.Background(), stored(record("a"))); !errors.Is(err, journal.ErrClosed) {
 		t.Errorf("Append after Close = %v, want ErrClosed", err)
 	}
 	if !strings.Contains(logs.String(), "append after Close") {
@@ -382,7 +390,7 @@ func TestCloseRacingAppends(t *testing.T) {
 		wg.Go(func() {
 			for i := 0; ; i++ {
 				id := fmt.Sprintf("g%02d-%04d", g, i)
-				err := j.Append(context.Background(), record(id))
+				err := j.Append(context.Background(), stored(record(id)))
 				if errors.Is(err, journal.ErrClosed) {
 					return
 				}
@@ -412,10 +420,33 @@ func TestCloseRacingAppends(t *testing.T) {
 	}
 }
 
-func TestAppendNil(t *testing.T) {
-	j := mustOpen(t, filepath.Join(t.TempDir(), "j.jsonl"), nil)
-	if err := j.Append(context.Background(), nil); err == nil {
-		t.Error("Append(nil) = nil, want an error")
+// TestAppendRefusesWhatIsNotOneRecord: Data that is not one JSON object
+// on one line is refused with what is wrong, and the journal holds only
+// the records it took.
+func TestAppendRefusesWhatIsNotOneRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j := mustOpen(t, path, &journal.Options{Logger: slog.New(slog.DiscardHandler)})
+	for _, tt := range []struct {
+		data, want string
+	}{
+		{"", "its Data is empty; a record is one JSON object"},
+		{`["x"]`, "its Data is not a JSON object"},
+		{"{\"v\":2,\n\"ask_id\":\"x\"}", "its Data holds a line break; a record is one JSON object on one line"},
+		{`{"v":2,"ask_id":}`, "its Data is not valid JSON"},
+	} {
+		err := j.Append(context.Background(), store.Record{AskID: "x", Session: "s1", Data: []byte(tt.data)})
+		if err == nil || !strings.Contains(err.Error(), "the record of ask x was not written: "+tt.want) {
+			t.Errorf("Append(%q) = %v; want %q", tt.data, err, tt.want)
+		}
+	}
+	if err := j.Append(context.Background(), stored(record("ok"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ids, bad := contents(t, path); !slices.Equal(ids, []string{"ok"}) || len(bad) != 0 {
+		t.Errorf("journal holds %v (bad lines %v); want only ok", ids, bad)
 	}
 }
 

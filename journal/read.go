@@ -9,8 +9,6 @@ import (
 	"io"
 	"iter"
 	"os"
-
-	"github.com/askuser-go/askuser"
 )
 
 // MaxLineBytes is the longest line Read decodes; a longer one is reported
@@ -42,8 +40,8 @@ func (e *LineError) Error() string {
 // silently otherwise (a torn last line, never acknowledged). An error
 // reading r is yielded last. Read does not check a record's
 // authentication: VerifyFile does.
-func Read(r io.Reader) iter.Seq2[*askuser.Record, error] {
-	return func(yield func(*askuser.Record, error) bool) {
+func Read(r io.Reader) iter.Seq2[*Record, error] {
+	return func(yield func(*Record, error) bool) {
 		for l := range lines(r) {
 			if !yield(l.rec, l.err) {
 				return
@@ -58,7 +56,7 @@ func Read(r io.Reader) iter.Seq2[*askuser.Record, error] {
 type rawLine struct {
 	n   int
 	raw []byte
-	rec *askuser.Record
+	rec *Record
 	err error
 	end int64
 }
@@ -112,8 +110,8 @@ func lines(r io.Reader) iter.Seq[rawLine] {
 // ReadFile returns an iterator over the records of the journal file at
 // path, as Read. The file is opened when the iteration starts and closed
 // when it ends; an error opening it is yielded.
-func ReadFile(path string) iter.Seq2[*askuser.Record, error] {
-	return func(yield func(*askuser.Record, error) bool) {
+func ReadFile(path string) iter.Seq2[*Record, error] {
+	return func(yield func(*Record, error) bool) {
 		f, err := os.Open(path)
 		if err != nil {
 			yield(nil, fmt.Errorf("journal: %w", err))
@@ -158,31 +156,14 @@ func readLine(br *bufio.Reader, buf []byte) (line []byte, size int64, ended, too
 }
 
 // parseLine decodes one line into a record.
-func parseLine(n int, line []byte) (*askuser.Record, *LineError) {
-	rec := new(askuser.Record)
-	if err := json.Unmarshal(line, rec); err != nil {
+func parseLine(n int, line []byte) (*Record, *LineError) {
+	rec, err := Decode(line)
+	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) && torn(line) {
 			return nil, &LineError{Line: n, Reason: "an incomplete record, cut short by a crash", Torn: true}
 		}
-		return nil, &LineError{Line: n, Reason: "not a journal record: " + err.Error()}
-	}
-	switch {
-	case rec.Version == 0:
-		return nil, &LineError{Line: n, Reason: `not a journal record: it has no format version ("v")`}
-	case rec.Version < 0 || rec.Version > askuser.RecordVersion:
-		return nil, &LineError{Line: n, Reason: fmt.Sprintf("record format version %d is not one this reader knows (1 to %d)", rec.Version, askuser.RecordVersion)}
-	case rec.Version == 1:
-		// The first format named the ask call_id and a contract's own
-		// records decisions.
-		var v1 struct {
-			CallID    string          `json:"call_id"`
-			Decisions json.RawMessage `json:"decisions"`
-		}
-		if err := json.Unmarshal(line, &v1); err != nil {
-			return nil, &LineError{Line: n, Reason: "not a journal record: " + err.Error()}
-		}
-		rec.Version, rec.AskID, rec.ContractRecord = askuser.RecordVersion, v1.CallID, v1.Decisions
+		return nil, &LineError{Line: n, Reason: err.Error()}
 	}
 	return rec, nil
 }

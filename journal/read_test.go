@@ -61,7 +61,7 @@ func TestRead(t *testing.T) {
 		{"no version", `{"call_id":"x"}` + "\n", []string{`line 1: not a journal record: it has no format version ("v")`}},
 		{"a newer version", `{"v":3,"ask_id":"x"}` + "\n", []string{"line 1: record format version 3 is not one this reader knows (1 to 2)"}},
 		{"not an object", "[1,2]\n" + a + "\n",
-			[]string{"line 1: not a journal record: json: cannot unmarshal array into Go value of type askuser.Record", "rec a"}},
+			[]string{"line 1: not a journal record: json: cannot unmarshal array into Go value of type journal.Record", "rec a"}},
 		{"a field of the wrong type", `{"v":2,"ask_id":7}` + "\n",
 			[]string{"line 1: not a journal record: json: cannot unmarshal number into Go struct field Record.ask_id of type string"}},
 		{"a first-format field of the wrong type", `{"v":1,"call_id":7}` + "\n",

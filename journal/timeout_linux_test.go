@@ -40,18 +40,18 @@ func TestLateWriteIsBounded(t *testing.T) {
 
 	big := record("big")
 	big.Questions[0].Text = strings.Repeat("x", 1<<20) // more than a pipe holds
-	if err := j.Append(context.Background(), big); !errors.Is(err, journal.ErrTimeout) || !strings.Contains(err.Error(), "may still complete") {
+	if err := j.Append(context.Background(), stored(big)); !errors.Is(err, journal.ErrTimeout) || !strings.Contains(err.Error(), "may still complete") {
 		t.Errorf("Append of a blocked write = %v, want ErrTimeout, under way", err)
 	}
 	// The writer is stuck in the first write: this record is still queued,
 	// and giving up takes it out.
-	if err := j.Append(context.Background(), record("queued")); !errors.Is(err, journal.ErrTimeout) || !strings.Contains(err.Error(), "was not written") {
+	if err := j.Append(context.Background(), stored(record("queued"))); !errors.Is(err, journal.ErrTimeout) || !strings.Contains(err.Error(), "was not written") {
 		t.Errorf("Append behind a blocked write = %v, want ErrTimeout, not written", err)
 	}
 	// A cancelled context ends the wait too.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := j.Append(ctx, record("cancelled")); !errors.Is(err, context.Canceled) {
+	if err := j.Append(ctx, stored(record("cancelled"))); !errors.Is(err, context.Canceled) {
 		t.Errorf("Append with a cancelled context = %v, want context.Canceled", err)
 	}
 	if got := strings.Count(logs.String(), "gave up waiting"); got != 3 {

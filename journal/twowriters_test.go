@@ -24,7 +24,7 @@ import (
 func TestAppendAfterAnotherWritersTornLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	j := mustOpen(t, path, &journal.Options{MaxWait: time.Minute})
-	if err := j.Append(context.Background(), record("a")); err != nil {
+	if err := j.Append(context.Background(), stored(record("a"))); err != nil {
 		t.Fatal(err)
 	}
 	other, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -39,7 +39,7 @@ func TestAppendAfterAnotherWritersTornLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"b", "c"} {
-		if err := j.Append(context.Background(), record(id)); err != nil {
+		if err := j.Append(context.Background(), stored(record(id))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -89,7 +89,7 @@ func TestCrashBesideALiveWriter(t *testing.T) {
 		wg.Go(func() {
 			for i := 0; !stop.Load(); i++ {
 				r := record(fmt.Sprintf("live-%d-%d", g, i))
-				if err := j.Append(context.Background(), r); err != nil {
+				if err := j.Append(context.Background(), stored(r)); err != nil {
 					mu.Lock()
 					liveFailed = err
 					mu.Unlock()

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/recauth"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -69,7 +68,7 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 && r.Verified > 0 }
 // that the records form one chain — each the next sequence number,
 // carrying the MAC of the one before. An authentic record of an approval
 // decided by votes must also have the status its votes give
-// (askuser.CheckRecordVotes). The files path rotated by size are
+// (CheckVotes). The files path rotated by size are
 // read first, oldest first, so that the chain is checked across them; a
 // path that is itself a rotated file is read alone. A nil ring checks
 // nothing but reports every record without a MAC as unauthenticated and
@@ -150,7 +149,7 @@ func verifyReader(rep *Report, name string, r io.Reader, keys *recauth.Keys, cha
 		}
 		p, ok := verifyLine(keys, chain, l.raw)
 		if ok {
-			if err := askuser.CheckRecordVotes(l.rec); err != nil {
+			if err := CheckVotes(l.rec); err != nil {
 				// Authentic, and yet its verdict does not follow from its
 				// votes: written so by a bug, or by a holder of the key.
 				var seq uint64

@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/route"
 )
 
 // voted is the record of a 2-of-2 approval that alice and bob approved.
-func voted(id string) *askuser.Record {
+func voted(id string) *journal.Record {
 	r := record(id)
 	r.Contract = "request_approval"
 	r.Result = json.RawMessage(`{"status":"approved","decided_by":"user"}`)
@@ -23,7 +22,7 @@ func voted(id string) *askuser.Record {
 		{Vote: route.Vote{Principal: "alice", Decision: route.Approve, Via: "card", At: at}, Counted: true, Why: route.WhyCounted},
 		{Vote: route.Vote{Principal: "bob", Decision: route.Approve, Via: "slack:#ops", At: at}, Counted: true, Why: route.WhyCounted},
 	}
-	r.Quorum = &askuser.RecordQuorum{Policy: route.Quorum{Required: 2, Eligible: []route.Approver{{Principal: "alice"}, {Principal: "bob"}}}, Requester: "agent", Required: 2, Approvals: 2}
+	r.Quorum = &journal.RecordQuorum{Policy: route.Quorum{Required: 2, Eligible: []route.Approver{{Principal: "alice"}, {Principal: "bob"}}}, Requester: "agent", Required: 2, Approvals: 2}
 	return r
 }
 
@@ -40,8 +39,8 @@ func TestVerifyChecksVotes(t *testing.T) {
 	short.Quorum.Approvals = 1
 	requester := voted("requester")
 	requester.Votes[1].Principal = "agent"
-	for _, r := range []*askuser.Record{voted("good"), short, requester} {
-		if err := j.Append(context.Background(), r); err != nil {
+	for _, r := range []*journal.Record{voted("good"), short, requester} {
+		if err := j.Append(context.Background(), stored(r)); err != nil {
 			t.Fatal(err)
 		}
 	}

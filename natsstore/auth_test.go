@@ -27,7 +27,7 @@ func TestJournalAuth(t *testing.T) {
 		if id[0] == 'b' {
 			j = b
 		}
-		if err := j.Append(ctx, record(id, "s1", "tc-"+id)); err != nil {
+		if err := j.Append(ctx, stored(record(id, "s1", "tc-"+id))); err != nil {
 			t.Fatalf("Append %d: %v", i, err)
 		}
 	}
@@ -42,7 +42,7 @@ func TestJournalAuth(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 100 {
 		wg.Go(func() {
-			if err := b.Append(ctx, record(fmt.Sprintf("c%d", i), "s2", fmt.Sprintf("tc-c%d", i))); err != nil {
+			if err := b.Append(ctx, stored(record(fmt.Sprintf("c%d", i), "s2", fmt.Sprintf("tc-c%d", i)))); err != nil {
 				t.Error(err)
 			}
 		})
@@ -53,8 +53,12 @@ func TestJournalAuth(t *testing.T) {
 	} else if rep.Writers < 3 || rep.Writers > 2+JournalWriters {
 		t.Fatalf("%d writers after 100 appends at once", rep.Writers)
 	}
-	if rec, ok, err := b.FindResult(ctx, "s1", "tc-a2"); err != nil || !ok || rec.Auth == nil || rec.Auth.Seq != 2 {
-		t.Fatalf("FindResult = %+v, %v, %v; want a2, second of its chain", rec, ok, err)
+	if rec, ok, err := b.FindResult(ctx, "s1", "tc-a2"); err != nil || !ok || rec.AskID != "a2" {
+		t.Fatalf("FindResult = %+v, %v, %v; want a2", rec, ok, err)
+	}
+	recs, err := b.Records(ctx, "s1")
+	if err != nil || len(recs) != 5 || recs[2].AskID != "a2" || recs[2].Auth == nil || recs[2].Auth.Seq != 2 {
+		t.Fatalf("Records = %d records, %v; want 5, the third a2, second of its chain", len(recs), err)
 	}
 
 	// The attack: a record of tc-x, approved, published by hand.
@@ -121,7 +125,7 @@ func TestJournalAuthDeleted(t *testing.T) {
 	s := open(t, js, Config{Keys: ring(t, "k1", 1)})
 	j := &Journal{js: js, stream: st, prefix: "del", keys: s.Journal().keys}
 	for _, id := range []string{"a", "b", "c"} {
-		if err := j.Append(ctx, record(id, "s1", "tc-"+id)); err != nil {
+		if err := j.Append(ctx, stored(record(id, "s1", "tc-"+id))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -148,7 +152,7 @@ func TestJournalUnauthenticated(t *testing.T) {
 	js := single(t)
 	s := open(t, js, Config{})
 	j := s.Journal()
-	if err := j.Append(ctx, record("a", "s1", "tc-a")); err != nil {
+	if err := j.Append(ctx, stored(record("a", "s1", "tc-a"))); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := j.Verify(ctx)

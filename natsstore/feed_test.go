@@ -20,13 +20,13 @@ func TestFeedRetriesUntilAcknowledged(t *testing.T) {
 	s := open(t, js, Config{})
 	j := s.Journal()
 	ctx := ctxFor(t)
-	if err := j.Append(ctx, record("a0", "s", "c0")); err != nil {
+	if err := j.Append(ctx, stored(record("a0", "s", "c0"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := j.MakeFeed(ctx, "hook"); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Append(ctx, record("a1", "s", "c1")); err != nil {
+	if err := j.Append(ctx, stored(record("a1", "s", "c1"))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -65,7 +65,7 @@ func TestFeedRetriesUntilAcknowledged(t *testing.T) {
 		}
 	}
 	// A later record is delivered once; a1 does not come again.
-	if err := j.Append(ctx, record("a2", "s", "c2")); err != nil {
+	if err := j.Append(ctx, stored(record("a2", "s", "c2"))); err != nil {
 		t.Fatal(err)
 	}
 	if d := next(); d.AskID != "a2" || d.Attempt != 1 {
@@ -126,7 +126,7 @@ func TestFeedOutlivesAProcess(t *testing.T) {
 			return errors.New("killed")
 		})
 	}()
-	if err := b.Append(ctx, record("k1", "s", "c1")); err != nil {
+	if err := b.Append(ctx, stored(record("k1", "s", "c1"))); err != nil {
 		t.Fatal(err)
 	}
 	var first Delivery

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/secretstore"
 )
 
@@ -233,12 +234,12 @@ func answer(t testing.TB, a *askuser.Ask) {
 
 // records reads a session's journal records, waiting up to readyWait for
 // the first: a record follows its final result, which is the outbox.
-func records(t testing.TB, r *replica, session string) []*askuser.Record {
+func records(t testing.TB, r *replica, session string) []*journal.Record {
 	t.Helper()
 	return journalRecords(t, r.store, session)
 }
 
-func journalRecords(t testing.TB, s *Store, session string) []*askuser.Record {
+func journalRecords(t testing.TB, s *Store, session string) []*journal.Record {
 	t.Helper()
 	deadline := time.Now().Add(readyWait)
 	for {

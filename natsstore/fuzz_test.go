@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 )
 
 // FuzzDecodeRecord: any message on the journal's subjects decodes to a
@@ -20,7 +20,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if rec.AskID == "" || rec.Session == "" || rec.Version != askuser.RecordVersion {
+		if rec.AskID == "" || rec.Session == "" || rec.Version != journal.RecordVersion {
 			t.Fatalf("DecodeRecord accepted a record without what it needs: %+v", rec)
 		}
 		again, err := json.Marshal(rec)

@@ -13,8 +13,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/recauth"
+	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/store"
 )
 
 // AppendTimeout bounds how long Journal.Append waits for the stream to
@@ -22,8 +23,8 @@ import (
 // NATS cluster that lost its quorum.
 const AppendTimeout = 10 * time.Second
 
-// A Journal is the journal stream of a Store: an askuser.Journal and an
-// askuser.ResultFinder. Records are JSON, one message each, on subject
+// A Journal is the journal stream of a Store: a store.Journal and a
+// store.ResultFinder. Records are JSON, one message each, on subject
 // <prefix>.journal.<session digest>.<tool-call digest> (so that a
 // tool call is found with one request), with the ask id as message id.
 //
@@ -62,8 +63,8 @@ type writer struct {
 }
 
 var (
-	_ askuser.Journal      = (*Journal)(nil)
-	_ askuser.ResultFinder = (*Journal)(nil)
+	_ store.Journal      = (*Journal)(nil)
+	_ store.ResultFinder = (*Journal)(nil)
 )
 
 // Journal returns the store's journal: a writer of its own (see Journal).
@@ -117,19 +118,15 @@ func (j *Journal) subject(session, toolCallID string) string {
 // within AppendTimeout. A record whose ask id the stream has seen within
 // DuplicateWindow is dropped, and Append succeeds: another replica
 // finalized the same ask and wrote its record.
-func (j *Journal) Append(ctx context.Context, rec *askuser.Record) error {
-	if rec == nil || rec.AskID == "" || rec.Session == "" {
+func (j *Journal) Append(ctx context.Context, rec store.Record) error {
+	if rec.AskID == "" || rec.Session == "" {
 		return errors.New("natsstore: a journal record needs an ask id and a session")
 	}
-	if rec.Auth != nil {
-		cp := *rec
-		cp.Auth = nil // the journal authenticates a record itself
-		rec = &cp
+	if len(rec.Data) == 0 || rec.Data[0] != '{' || !json.Valid(rec.Data) {
+		return fmt.Errorf("natsstore: the record of ask %s is not a JSON object", rec.AskID)
 	}
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("natsstore: encoding the record of ask %s: %w", rec.AskID, err)
-	}
+	data := rec.Data
+	var err error
 	ctx, cancel := context.WithTimeout(ctx, AppendTimeout)
 	defer cancel()
 	var mac []byte
@@ -190,41 +187,42 @@ func inProcess(err error) bool {
 // FindResult returns the last record of the session's tool call, when it
 // holds a result. Each tool call has a subject of its own, so this is one
 // request, however long the journal.
-func (j *Journal) FindResult(ctx context.Context, session, toolCallID string) (*askuser.Record, bool, error) {
+func (j *Journal) FindResult(ctx context.Context, session, toolCallID string) (store.Record, bool, error) {
 	if toolCallID == "" {
-		return nil, false, nil
+		return store.Record{}, false, nil
 	}
 	m, err := j.stream.GetLastMsgForSubject(ctx, j.subject(session, toolCallID))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, false, nil
+		return store.Record{}, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("natsstore: reading the journal: %w", err)
+		return store.Record{}, false, fmt.Errorf("natsstore: reading the journal: %w", err)
 	}
 	rec, err := DecodeRecord(m.Data)
 	if err != nil {
-		return nil, false, fmt.Errorf("natsstore: journal message %d: %w", m.Sequence, err)
+		return store.Record{}, false, fmt.Errorf("natsstore: journal message %d: %w", m.Sequence, err)
 	}
 	if j.keys != nil {
 		if _, _, err := j.keys.Verify(m.Data); err != nil {
-			return nil, false, fmt.Errorf("natsstore: journal message %d does not verify, and is not replayed: %w", m.Sequence, err)
+			return store.Record{}, false, fmt.Errorf("natsstore: journal message %d does not verify, and is not replayed: %w", m.Sequence, err)
 		}
 	}
 	if rec.Session != session || rec.ToolCallID != toolCallID || rec.Result == nil {
-		return nil, false, nil
+		return store.Record{}, false, nil
 	}
-	return rec, true, nil
+	sr, err := rec.Stored()
+	return sr, err == nil, err
 }
 
 // Records returns the session's records, or every session's when session
 // is empty, in the order they were appended.
-func (j *Journal) Records(ctx context.Context, session string) ([]*askuser.Record, error) {
+func (j *Journal) Records(ctx context.Context, session string) ([]*journal.Record, error) {
 	subject := j.prefix + ".journal.>"
 	if session != "" {
 		subject = j.prefix + ".journal." + digest(session) + ".*"
 	}
-	var out []*askuser.Record
-	err := j.scan(ctx, subject, func(r *askuser.Record) {
+	var out []*journal.Record
+	err := j.scan(ctx, subject, func(r *journal.Record) {
 		if session == "" || r.Session == session {
 			out = append(out, r)
 		}
@@ -233,7 +231,7 @@ func (j *Journal) Records(ctx context.Context, session string) ([]*askuser.Recor
 }
 
 // scan calls f with each record on subject, oldest first.
-func (j *Journal) scan(ctx context.Context, subject string, f func(*askuser.Record)) error {
+func (j *Journal) scan(ctx context.Context, subject string, f func(*journal.Record)) error {
 	return j.scanRaw(ctx, subject, func(_ uint64, data []byte) error {
 		rec, err := DecodeRecord(data)
 		if err != nil {
@@ -262,16 +260,16 @@ func (j *Journal) scanRaw(ctx context.Context, subject string, f func(seq uint64
 	}
 }
 
-// DecodeRecord decodes one journal message: a JSON askuser.Record of a
+// DecodeRecord decodes one journal message: a JSON journal.Record of a
 // version this package reads, with an ask id and a session.
-func DecodeRecord(data []byte) (*askuser.Record, error) {
-	rec := new(askuser.Record)
-	if err := json.Unmarshal(data, rec); err != nil {
-		return nil, fmt.Errorf("not a journal record: %w", err)
+func DecodeRecord(data []byte) (*journal.Record, error) {
+	rec, err := journal.Decode(data)
+	if err != nil {
+		return nil, err
 	}
 	switch {
-	case rec.Version != askuser.RecordVersion:
-		return nil, fmt.Errorf("journal record of version %d: this package reads version %d", rec.Version, askuser.RecordVersion)
+	case rec.Version != journal.RecordVersion:
+		return nil, fmt.Errorf("journal record of version %d: this package reads version %d", rec.Version, journal.RecordVersion)
 	case rec.AskID == "":
 		return nil, errors.New("journal record without an ask id")
 	case rec.Session == "":

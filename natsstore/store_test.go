@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
@@ -143,9 +144,9 @@ func TestOpenRefuses(t *testing.T) {
 	}
 }
 
-func record(askID, session, toolCall string) *askuser.Record {
-	return &askuser.Record{
-		Version:    askuser.RecordVersion,
+func record(askID, session, toolCall string) *journal.Record {
+	return &journal.Record{
+		Version:    journal.RecordVersion,
 		AskID:      askID,
 		Session:    session,
 		ToolCallID: toolCall,
@@ -157,6 +158,15 @@ func record(askID, session, toolCall string) *askuser.Record {
 	}
 }
 
+// stored returns r as a store.Journal is given it.
+func stored(r *journal.Record) store.Record {
+	sr, err := r.Stored()
+	if err != nil {
+		panic(err)
+	}
+	return sr
+}
+
 func TestJournal(t *testing.T) {
 	ctx := ctxFor(t)
 	js := single(t)
@@ -164,7 +174,7 @@ func TestJournal(t *testing.T) {
 	j := s.Journal()
 	first := record("ask1", "s1", "tc1")
 	for i := range 2 {
-		if err := j.Append(ctx, first); err != nil {
+		if err := j.Append(ctx, stored(first)); err != nil {
 			t.Fatalf("Append %d of the same ask: %v", i+1, err)
 		}
 	}
@@ -177,8 +187,8 @@ func TestJournal(t *testing.T) {
 	}
 	gone := record("ask2", "s1", "tc2")
 	gone.Result = nil // the caller went away
-	for _, r := range []*askuser.Record{gone, record("ask3", "s2", "tc1"), record("ask4", "s1", "tc3"), record("ask5", "../x\x00", "tc1")} {
-		if err := j.Append(ctx, r); err != nil {
+	for _, r := range []*journal.Record{gone, record("ask3", "s2", "tc1"), record("ask4", "s1", "tc3"), record("ask5", "../x\x00", "tc1")} {
+		if err := j.Append(ctx, stored(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -206,12 +216,12 @@ func TestJournal(t *testing.T) {
 			t.Errorf("FindResult(%q, %q) found %q; want %q", tt.session, tt.toolCall, got, tt.want)
 		}
 	}
-	rec, _, _ := j.FindResult(ctx, "s1", "tc1")
-	if string(rec.Result) != string(first.Result) || rec.Contract != "ask_user" {
-		t.Errorf("FindResult returned %+v; want the record appended", rec)
+	sr, _, _ := j.FindResult(ctx, "s1", "tc1")
+	if rec, err := journal.Decode(sr.Data); err != nil || !sr.HasResult || string(rec.Result) != string(first.Result) || rec.Contract != "ask_user" {
+		t.Errorf("FindResult returned %+v (%v); want the record appended", sr, err)
 	}
 
-	ids := func(rs []*askuser.Record) string {
+	ids := func(rs []*journal.Record) string {
 		var b []string
 		for _, r := range rs {
 			b = append(b, r.AskID)
@@ -227,7 +237,7 @@ func TestJournal(t *testing.T) {
 			t.Errorf("Records(%q) = %s; want %s", session, got, want)
 		}
 	}
-	if err := j.Append(ctx, &askuser.Record{Session: "s"}); err == nil {
+	if err := j.Append(ctx, stored(&journal.Record{Session: "s"})); err == nil {
 		t.Error("Append of a record without an ask id succeeded")
 	}
 }
@@ -428,8 +438,8 @@ func TestBindOnly(t *testing.T) {
 		t.Errorf("BindOnly left stream %s behind", n)
 	}
 	w := open(t, js, Config{Prefix: "bind"})
-	rec := &askuser.Record{Version: askuser.RecordVersion, AskID: "a1", Session: "s1", ToolCallID: "c1", Result: []byte(`{}`)}
-	if err := w.Journal().Append(ctx, rec); err != nil {
+	rec := &journal.Record{Version: journal.RecordVersion, AskID: "a1", Session: "s1", ToolCallID: "c1", Result: []byte(`{}`)}
+	if err := w.Journal().Append(ctx, stored(rec)); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Open(ctx, js, Config{Prefix: "bind", BindOnly: true})
@@ -461,7 +471,7 @@ func TestJournalRetention(t *testing.T) {
 	if got := maxAge(s); got != 0 {
 		t.Fatalf("the journal's retention by default = %v; want 0 (for ever)", got)
 	}
-	if err := s.Journal().Append(ctx, record("ask1", "s1", "tc1")); err != nil {
+	if err := s.Journal().Append(ctx, stored(record("ask1", "s1", "tc1"))); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {

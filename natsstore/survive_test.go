@@ -49,7 +49,7 @@ func TestClusterSurvives(t *testing.T) {
 	}
 	put("0a", "a pending")
 	put("0b", "b pending")
-	if err := j.Append(ctx, record("ask-a", "s1", "tc1")); err != nil {
+	if err := j.Append(ctx, stored(record("ask-a", "s1", "tc1"))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -80,7 +80,7 @@ func TestClusterSurvives(t *testing.T) {
 	put("0a", "a answered on two of three")
 	put("0c", "c asked on two of three")
 	check(p, "one node down")
-	if err := j.Append(ctx, record("ask-c", "s1", "tc3")); err != nil {
+	if err := j.Append(ctx, stored(record("ask-c", "s1", "tc3"))); err != nil {
 		t.Fatalf("Append with one node down: %v", err)
 	}
 	if rec, ok, err := j.FindResult(ctx, "s1", "tc3"); err != nil || !ok || rec.AskID != "ask-c" {
@@ -141,7 +141,7 @@ func TestClusterJournalOnce(t *testing.T) {
 	for i := range asks {
 		for _, j := range js {
 			wg.Go(func() {
-				if err := j.Append(ctx, record("ask"+string(rune('a'+i)), "s", "tc"+string(rune('a'+i)))); err != nil {
+				if err := j.Append(ctx, stored(record("ask"+string(rune('a'+i)), "s", "tc"+string(rune('a'+i))))); err != nil {
 					t.Errorf("Append: %v", err)
 				}
 			})

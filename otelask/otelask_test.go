@@ -411,7 +411,7 @@ type failingJournal struct {
 	fails int
 }
 
-func (j *failingJournal) Append(context.Context, *askuser.Record) error {
+func (j *failingJournal) Append(context.Context, store.Record) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.fails > 0 {

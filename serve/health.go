@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -114,11 +113,11 @@ func probeStore(ctx context.Context, st store.Pending) error {
 
 // probeJournal asks the journal whether it is reachable, and reports
 // whether it could: with Ping, else by looking up a tool call nobody made.
-func probeJournal(ctx context.Context, j askuser.Journal) (checked bool, err error) {
+func probeJournal(ctx context.Context, j store.Journal) (checked bool, err error) {
 	switch j := j.(type) {
 	case Pinger:
 		return true, j.Ping(ctx)
-	case askuser.ResultFinder:
+	case store.ResultFinder:
 		_, _, err := j.FindResult(ctx, probeSession, probeCall)
 		return true, err
 	}

@@ -21,9 +21,9 @@ import (
 // fakeJournal is a journal that finds nothing, or fails with err.
 type fakeJournal struct{ err error }
 
-func (j fakeJournal) Append(context.Context, *askuser.Record) error { return j.err }
-func (j fakeJournal) FindResult(context.Context, string, string) (*askuser.Record, bool, error) {
-	return nil, false, j.err
+func (j fakeJournal) Append(context.Context, store.Record) error { return j.err }
+func (j fakeJournal) FindResult(context.Context, string, string) (store.Record, bool, error) {
+	return store.Record{}, false, j.err
 }
 
 // pingJournal is a journal with Ping.
@@ -72,7 +72,7 @@ func TestProbes(t *testing.T) {
 	tests := []struct {
 		name    string
 		asks    store.Pending
-		journal askuser.Journal
+		journal store.Journal
 		code    int
 		want    healthJSON
 	}{
@@ -114,7 +114,7 @@ func TestProbes(t *testing.T) {
 // appendOnly is a journal that neither pings nor finds results.
 type appendOnly struct{}
 
-func (appendOnly) Append(context.Context, *askuser.Record) error { return nil }
+func (appendOnly) Append(context.Context, store.Record) error { return nil }
 
 // TestReadyzWaitsForTheFeed: a replica whose feed of the store's changes
 // is not in place is not ready: /readyz says so once its check's time

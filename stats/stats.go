@@ -22,6 +22,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/recommend"
+	"github.com/askuser-go/askuser/journal"
 )
 
 // A Dimension is what a report's rows are grouped by.
@@ -116,7 +117,7 @@ type Report struct {
 // Compute reads the records and returns their report. A nil record (with
 // the error an iterator over a journal yields for a line it cannot read)
 // is counted in Skipped.
-func Compute(recs iter.Seq2[*askuser.Record, error], opts Options) *Report {
+func Compute(recs iter.Seq2[*journal.Record, error], opts Options) *Report {
 	by := opts.By
 	if by == "" {
 		by = ByTool
@@ -170,8 +171,8 @@ func Compute(recs iter.Seq2[*askuser.Record, error], opts Options) *Report {
 
 // Records adapts a slice of records (as natsstore's journal returns
 // them) to Compute.
-func Records(recs []*askuser.Record) iter.Seq2[*askuser.Record, error] {
-	return func(yield func(*askuser.Record, error) bool) {
+func Records(recs []*journal.Record) iter.Seq2[*journal.Record, error] {
+	return func(yield func(*journal.Record, error) bool) {
 		for _, r := range recs {
 			if !yield(r, nil) {
 				return
@@ -180,7 +181,7 @@ func Records(recs []*askuser.Record) iter.Seq2[*askuser.Record, error] {
 	}
 }
 
-func tool(rec *askuser.Record) string {
+func tool(rec *journal.Record) string {
 	if rec.Contract == "" {
 		return "go"
 	}
@@ -199,7 +200,7 @@ func newAcc(key string) *acc {
 
 // add counts rec; q, when set, restricts the recommendation's count to
 // that one question (a row by header).
-func (a *acc) add(rec *askuser.Record, q *askuser.Question) {
+func (a *acc) add(rec *journal.Record, q *askuser.Question) {
 	a.r.Asks++
 	a.r.Status[rec.Status]++
 	a.r.AnsweredBy[rec.AnsweredBy]++

@@ -17,6 +17,7 @@ import (
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/stats"
+	"github.com/askuser-go/askuser/store"
 )
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
@@ -29,12 +30,12 @@ var (
 )
 
 // rec is one journal record: asked at t0 plus start, finalized wait later.
-func rec(id, contract, responder, principal string, start, wait time.Duration, status askuser.Status, by askuser.Provenance, qs []askuser.Question, answers ...askuser.FinalAnswer) *askuser.Record {
+func rec(id, contract, responder, principal string, start, wait time.Duration, status askuser.Status, by askuser.Provenance, qs []askuser.Question, answers ...askuser.FinalAnswer) *journal.Record {
 	if answers == nil {
 		answers = []askuser.FinalAnswer{}
 	}
-	return &askuser.Record{
-		Version: askuser.RecordVersion, AskID: id, Session: "s1", ToolCallID: "call-" + id, Contract: contract,
+	return &journal.Record{
+		Version: journal.RecordVersion, AskID: id, Session: "s1", ToolCallID: "call-" + id, Contract: contract,
 		Responder: responder, Principal: principal, Questions: qs, Status: status, AnsweredBy: by, Reason: askuser.ReasonSubmitted,
 		Answers: answers, AskedAt: t0.Add(start), ExpiresAt: t0.Add(start + 300*time.Second), FinalizedAt: t0.Add(start + wait),
 	}
@@ -65,7 +66,7 @@ func knownJournal(t *testing.T) string {
 	def := func(by askuser.Provenance) askuser.FinalAnswer {
 		return askuser.FinalAnswer{QuestionID: "env", Selected: []string{"production"}, By: by, Source: askuser.SourceDefault}
 	}
-	recs := []*askuser.Record{
+	recs := []*journal.Record{
 		rec("a0", "ask_user", "web", "ana", -24*time.Hour, 5*time.Second, askuser.StatusAnswered, askuser.ByUser, env, user("env", "staging")),
 		rec("a1", "ask_user", "web", "ana", 0, 10*time.Second, askuser.StatusAnswered, askuser.ByUser, []askuser.Question{envQ, regionQ}, user("env", "production"), user("region", "us")),
 		rec("a2", "ask_user", "web", "ana", time.Minute, 20*time.Second, askuser.StatusAnswered, askuser.ByUser, env, user("env", "production")),
@@ -82,7 +83,7 @@ func knownJournal(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		if err := j.Append(context.Background(), r); err != nil {
+		if err := j.Append(context.Background(), stored(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +188,7 @@ TOTAL             7     5         1         0          1          5        1    
 	evil := rec("e1", "ask_user", "web", "", 0, time.Second, askuser.StatusAnswered, askuser.ByUser,
 		[]askuser.Question{{ID: "q", Header: "Env\x1b]0;pwned\x07\tX\n", Kind: askuser.KindText}})
 	b.Reset()
-	if err := stats.Compute(stats.Records([]*askuser.Record{evil}), stats.Options{By: stats.ByHeader}).Table(&b); err != nil {
+	if err := stats.Compute(stats.Records([]*journal.Record{evil}), stats.Options{By: stats.ByHeader}).Table(&b); err != nil {
 		t.Fatal(err)
 	}
 	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), `Env\x1b]0;pwned\a\tX\n`) {
@@ -227,4 +228,13 @@ func TestParseDimension(t *testing.T) {
 	if _, err := stats.ParseDimension("session"); err == nil || !strings.Contains(err.Error(), "allowed: tool, header, responder, principal") {
 		t.Errorf("ParseDimension(session): %v", err)
 	}
+}
+
+// stored returns r as a store.Journal is given it.
+func stored(r *journal.Record) store.Record {
+	sr, err := r.Stored()
+	if err != nil {
+		panic(err)
+	}
+	return sr
 }

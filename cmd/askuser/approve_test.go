@@ -193,7 +193,7 @@ func TestApproveJournal(t *testing.T) {
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	var recs []*askuser.Record
+	var recs []*journal.Record
 	for rec, err := range journal.ReadFile(journalFile) {
 		if err != nil {
 			t.Fatal(err)

@@ -109,7 +109,7 @@ func (e env) newRecordList(asJSON bool) *recordList {
 }
 
 // add prints one record.
-func (l *recordList) add(rec *askuser.Record) error {
+func (l *recordList) add(rec *journal.Record) error {
 	if l.tw == nil {
 		data, err := json.Marshal(rec)
 		if err != nil {

@@ -23,12 +23,12 @@ func journalFixture(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	at := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
 	var lines []string
-	for _, r := range []*askuser.Record{
-		{Version: askuser.RecordVersion, AskID: "c1", Session: "s1", ToolCallID: "t1", Contract: "ask_user", Responder: "stdio",
+	for _, r := range []*journal.Record{
+		{Version: journal.RecordVersion, AskID: "c1", Session: "s1", ToolCallID: "t1", Contract: "ask_user", Responder: "stdio",
 			Status: askuser.StatusAnswered, AnsweredBy: askuser.ByUser, Reason: askuser.ReasonSubmitted, FinalizedAt: at},
-		{Version: askuser.RecordVersion, AskID: "c2", Session: "s2", Contract: "pi-ask", Responder: "auto",
+		{Version: journal.RecordVersion, AskID: "c2", Session: "s2", Contract: "pi-ask", Responder: "auto",
 			Status: askuser.StatusDeclined, AnsweredBy: askuser.ByUnattended, Reason: askuser.ReasonUnattended, FinalizedAt: at.Add(time.Minute)},
-		{Version: askuser.RecordVersion, AskID: "c3", Session: "s1", ToolCallID: "t3\tx", Contract: "ask_user", Responder: "stdio",
+		{Version: journal.RecordVersion, AskID: "c3", Session: "s1", ToolCallID: "t3\tx", Contract: "ask_user", Responder: "stdio",
 			Status: askuser.StatusCancelled, AnsweredBy: askuser.ByUnattended, Reason: askuser.ReasonCaller, FinalizedAt: at.Add(2 * time.Minute)},
 	} {
 		data, err := json.Marshal(r)
@@ -166,7 +166,7 @@ func TestJournalTableIsInert(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &askuser.Record{Version: askuser.RecordVersion, AskID: "c1",
+			rec := &journal.Record{Version: journal.RecordVersion, AskID: "c1",
 				Session: "S" + tt.raw, ToolCallID: "T" + tt.raw, Contract: "C" + tt.raw, Responder: "R" + tt.raw,
 				Status: askuser.Status("st" + tt.raw), AnsweredBy: askuser.Provenance("by" + tt.raw), Reason: askuser.Reason("why" + tt.raw), FinalizedAt: at}
 			data, err := json.Marshal(rec)

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 	"github.com/askuser-go/askuser/secretstore"
@@ -23,8 +24,8 @@ import (
 // tool call call_9, by the user, with the very digest a harness checks.
 func forgedApproval(t *testing.T) string {
 	t.Helper()
-	rec := &askuser.Record{
-		Version: askuser.RecordVersion, AskID: "forged", Session: "s7", ToolCallID: "call_9", Contract: "request_approval",
+	rec := &journal.Record{
+		Version: journal.RecordVersion, AskID: "forged", Session: "s7", ToolCallID: "call_9", Contract: "request_approval",
 		Responder: "stdio", Status: askuser.StatusAnswered, AnsweredBy: askuser.ByUser, Reason: askuser.ReasonSubmitted,
 		Answers: []askuser.FinalAnswer{},
 		Result:  json.RawMessage(`{"status":"approved","decided_by":"user","note":null,"ended":null,"action_digest":"` + approvalDigest + `","message":"approved"}`),
@@ -188,8 +189,8 @@ func TestJournalVerifyNATS(t *testing.T) {
 	}
 	j := st.Journal()
 	for _, id := range []string{"a1", "a2"} {
-		rec := &askuser.Record{Version: askuser.RecordVersion, AskID: id, Session: "s", ToolCallID: "tc-" + id, Answers: []askuser.FinalAnswer{}, Result: json.RawMessage(`{}`)}
-		if err := j.Append(ctx, rec); err != nil {
+		rec := &journal.Record{Version: journal.RecordVersion, AskID: id, Session: "s", ToolCallID: "tc-" + id, Answers: []askuser.FinalAnswer{}, Result: json.RawMessage(`{}`)}
+		if err := j.Append(ctx, stored(rec)); err != nil {
 			t.Fatal(err)
 		}
 	}

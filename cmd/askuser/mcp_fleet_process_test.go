@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 )
@@ -179,7 +180,7 @@ func TestMCPProcessesOnFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []*askuser.Record
+	var recs []*journal.Record
 	for deadline := time.Now().Add(serveWait); ; time.Sleep(100 * time.Millisecond) {
 		if recs, err = st.Journal().Records(ctx, "mcp"); err != nil {
 			t.Fatal(err)

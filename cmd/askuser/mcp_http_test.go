@@ -172,7 +172,7 @@ func TestMCPHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			var last *askuser.Record
+			var last *journal.Record
 			for rec, err := range journal.Read(f) {
 				if err != nil {
 					t.Fatal(err)

@@ -100,7 +100,7 @@ func TestMCPBridgeSlack(t *testing.T) {
 	}
 
 	// The journal has the ask once the click has ended it.
-	var recs []*askuser.Record
+	var recs []*journal.Record
 	for deadline := time.Now().Add(serveWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if recs = journalRecords(t, jf); len(recs) > 0 {
 			break
@@ -125,7 +125,7 @@ func TestMCPBridgeSlack(t *testing.T) {
 }
 
 // journalRecords reads the journal file; a file not made yet has none.
-func journalRecords(t *testing.T, name string) []*askuser.Record {
+func journalRecords(t *testing.T, name string) []*journal.Record {
 	t.Helper()
 	f, err := os.Open(name)
 	if os.IsNotExist(err) {
@@ -135,7 +135,7 @@ func journalRecords(t *testing.T, name string) []*askuser.Record {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []*askuser.Record
+	var out []*journal.Record
 	for rec, err := range journal.Read(f) {
 		if err != nil {
 			return nil // a record being written

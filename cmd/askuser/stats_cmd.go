@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/stats"
 )
@@ -51,7 +50,7 @@ func (e env) stats(ctx context.Context, args []string) int {
 	if *since > 0 {
 		opts.Since = time.Now().Add(-*since)
 	}
-	var recs iter.Seq2[*askuser.Record, error]
+	var recs iter.Seq2[*journal.Record, error]
 	if *natsURL != "" {
 		st, done, err := openNATSStore(ctx, *natsURL, *natsToken, nil)
 		if err != nil {
@@ -100,8 +99,8 @@ func (e env) stats(ctx context.Context, args []string) int {
 }
 
 // journalFiles reads the journal files in order, as one journal.
-func journalFiles(names []string) iter.Seq2[*askuser.Record, error] {
-	return func(yield func(*askuser.Record, error) bool) {
+func journalFiles(names []string) iter.Seq2[*journal.Record, error] {
+	return func(yield func(*journal.Record, error) bool) {
 		for _, n := range names {
 			for rec, err := range journal.ReadFile(n) {
 				if !yield(rec, err) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/store"
 )
 
 // statsJournal writes a journal of three asks: two the person answered on
@@ -22,8 +23,8 @@ func statsJournal(t *testing.T) string {
 	q := []askuser.Question{{ID: "env", Header: "Env\x1b[2J", Kind: askuser.KindChoice, Options: []askuser.Option{
 		{Value: "staging", Label: "staging"}, {Value: "production", Label: "production", Default: true}}}}
 	now := time.Now().UTC()
-	mk := func(id, responder string, wait time.Duration, by askuser.Provenance, status askuser.Status, sel string) *askuser.Record {
-		return &askuser.Record{Version: askuser.RecordVersion, AskID: id, Session: "s1", Contract: "ask_user", Responder: responder,
+	mk := func(id, responder string, wait time.Duration, by askuser.Provenance, status askuser.Status, sel string) *journal.Record {
+		return &journal.Record{Version: journal.RecordVersion, AskID: id, Session: "s1", Contract: "ask_user", Responder: responder,
 			Questions: q, Status: status, AnsweredBy: by, Reason: askuser.ReasonSubmitted,
 			Answers: []askuser.FinalAnswer{{QuestionID: "env", Selected: []string{sel}, By: by}},
 			AskedAt: now.Add(-time.Hour), ExpiresAt: now, FinalizedAt: now.Add(-time.Hour + wait)}
@@ -33,12 +34,12 @@ func statsJournal(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []*askuser.Record{
+	for _, r := range []*journal.Record{
 		mk("a1", "web", 10*time.Second, askuser.ByUser, askuser.StatusAnswered, "production"),
 		mk("a2", "web", 30*time.Second, askuser.ByUser, askuser.StatusAnswered, "staging"),
 		mk("a3", "stdio", 300*time.Second, askuser.ByTimeout, askuser.StatusTimedOut, "production"),
 	} {
-		if err := j.Append(context.Background(), r); err != nil {
+		if err := j.Append(context.Background(), stored(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,4 +92,13 @@ func TestStatsUsage(t *testing.T) {
 			t.Errorf("stats %q: exit %d, %q; want %d and %q", tt.args, code, errb.String(), tt.code, tt.want)
 		}
 	}
+}
+
+// stored returns r as a store.Journal is given it.
+func stored(r *journal.Record) store.Record {
+	sr, err := r.Stored()
+	if err != nil {
+		panic(err)
+	}
+	return sr
 }

@@ -29,8 +29,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 // The labels of the derived keys, one per kind of line, so that a line of
@@ -125,7 +125,7 @@ func (k *Keys) Seal(body []byte, writer string, seq uint64, prev []byte) (line, 
 	if len(bytes.TrimSpace(head[1:])) == 0 {
 		return nil, nil, errors.New("recauth: an empty object cannot be sealed")
 	}
-	a := askuser.RecordAuth{Key: k.Current(), Writer: writer, Seq: seq}
+	a := store.RecordAuth{Key: k.Current(), Writer: writer, Seq: seq}
 	if prev != nil {
 		a.Prev = Encode(prev)
 	}
@@ -143,7 +143,7 @@ func (k *Keys) Seal(body []byte, writer string, seq uint64, prev []byte) (line, 
 }
 
 // appendAuth writes a in the one form Seal writes and Split accepts.
-func appendAuth(b []byte, a *askuser.RecordAuth) []byte {
+func appendAuth(b []byte, a *store.RecordAuth) []byte {
 	b = append(b, `{"key":"`...)
 	b = append(b, a.Key...)
 	b = append(b, '"')
@@ -168,7 +168,7 @@ func appendAuth(b []byte, a *askuser.RecordAuth) []byte {
 // "auth" member, without the closing brace) and the authentication. It
 // returns ErrUnauthenticated for a line without one, and ErrMalformed for
 // one that is not exactly as Seal writes it.
-func Split(line []byte) (head []byte, a askuser.RecordAuth, err error) {
+func Split(line []byte) (head []byte, a store.RecordAuth, err error) {
 	line = bytes.TrimRight(line, " \t\r\n")
 	i := bytes.LastIndex(line, marker)
 	if i < 0 || len(line) < 2 || line[len(line)-1] != '}' {
@@ -181,18 +181,18 @@ func Split(line []byte) (head []byte, a askuser.RecordAuth, err error) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&a); err != nil {
-		return nil, askuser.RecordAuth{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return nil, store.RecordAuth{}, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	switch {
 	case !tokenOK(a.Key, 64, true):
-		return nil, askuser.RecordAuth{}, fmt.Errorf("%w: the key id is not one a key ring allows", ErrMalformed)
+		return nil, store.RecordAuth{}, fmt.Errorf("%w: the key id is not one a key ring allows", ErrMalformed)
 	case !tokenOK(a.Writer, 64, false):
-		return nil, askuser.RecordAuth{}, fmt.Errorf("%w: the writer id is not 1 to 64 letters, digits, '-' or '_'", ErrMalformed)
+		return nil, store.RecordAuth{}, fmt.Errorf("%w: the writer id is not 1 to 64 letters, digits, '-' or '_'", ErrMalformed)
 	case !macOK(a.MAC) || a.Prev != "" && !macOK(a.Prev):
-		return nil, askuser.RecordAuth{}, fmt.Errorf("%w: a MAC is not 43 characters of base64url", ErrMalformed)
+		return nil, store.RecordAuth{}, fmt.Errorf("%w: a MAC is not 43 characters of base64url", ErrMalformed)
 	}
 	if !bytes.Equal(appendAuth(nil, &a), raw) {
-		return nil, askuser.RecordAuth{}, fmt.Errorf("%w: not written in the form askuser writes it", ErrMalformed)
+		return nil, store.RecordAuth{}, fmt.Errorf("%w: not written in the form askuser writes it", ErrMalformed)
 	}
 	return line[:i], a, nil
 }
@@ -224,7 +224,7 @@ func macOK(s string) bool {
 // Verify checks a line's MAC. It returns the line's authentication and
 // its MAC, or why the line is not to be trusted: ErrUnauthenticated,
 // ErrMalformed, ErrUnknownKey or ErrBadMAC (wrapped).
-func (k *Keys) Verify(line []byte) (askuser.RecordAuth, []byte, error) {
+func (k *Keys) Verify(line []byte) (store.RecordAuth, []byte, error) {
 	head, a, err := Split(line)
 	if err != nil {
 		return a, nil, err
@@ -273,7 +273,7 @@ func (c *Chain) Link(prev []byte) { *c = Chain{start: startLinked, link: prev} }
 // (an error wrapping ErrChain). Either way the chain moves on to it, so
 // that the lines after a break are judged against it and a break is
 // reported once.
-func (c *Chain) Next(a askuser.RecordAuth, mac []byte) error {
+func (c *Chain) Next(a store.RecordAuth, mac []byte) error {
 	var err error
 	first := c.Seq == 0
 	switch {

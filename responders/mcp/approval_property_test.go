@@ -35,7 +35,7 @@ func approvalCall(t *testing.T, cs *mcp.ClientSession, args, state string, res *
 	return out
 }
 
-func approvalServer(t *testing.T) (*mcp.Server, *journal) {
+func approvalServer(t *testing.T) (*mcp.Server, *memJournal) {
 	t.Helper()
 	s, _, j := server(t, nil, func(tl *mcpresponder.Tool) { tl.Dialect = approvaltool.Dialect() })
 	return s, j
@@ -250,7 +250,7 @@ func approvalTrial(t *testing.T, driver string, irreversible bool, replies []ran
 		defer mu.Unlock()
 		used = append(used, r)
 	}
-	var j *journal
+	var j *memJournal
 	if driver == "raw" {
 		var s *mcp.Server
 		s, j = approvalServer(t)

@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
@@ -172,7 +173,7 @@ func fleetClient(t *testing.T, b *balancer, h func(context.Context, *mcp.ElicitR
 // records reads the fleet's journal for session mcp, waiting up to a
 // while for want records (a record is written before the result is
 // final, so it is there at once; the wait only bounds a broken store).
-func records(t *testing.T, s *fleetServer, want int) []*askuser.Record {
+func records(t *testing.T, s *fleetServer, want int) []*journal.Record {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -306,7 +307,7 @@ func TestFleetServerGone(t *testing.T) {
 	if len(recs) != 2 {
 		t.Fatalf("the journal has %d records; want 2 (the answer, and the deadline of the ask nobody retried)", len(recs))
 	}
-	var timedOut *askuser.Record
+	var timedOut *journal.Record
 	for _, r := range recs {
 		if r.Status == askuser.StatusTimedOut {
 			timedOut = r

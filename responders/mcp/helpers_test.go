@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	mcpresponder "github.com/askuser-go/askuser/responders/mcp"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
@@ -33,23 +34,27 @@ const (
 
 var generations = []string{v20250618, v20251125, v20260728}
 
-// journal keeps every record the orchestrator writes.
-type journal struct {
+// memJournal keeps every record the orchestrator writes.
+type memJournal struct {
 	mu   sync.Mutex
-	recs []*askuser.Record
+	recs []*journal.Record
 }
 
-func (j *journal) Append(_ context.Context, r *askuser.Record) error {
+func (j *memJournal) Append(_ context.Context, sr store.Record) error {
+	r, derr := journal.Decode(sr.Data)
+	if derr != nil {
+		return derr
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.recs = append(j.recs, r)
 	return nil
 }
 
-func (j *journal) records() []*askuser.Record {
+func (j *memJournal) records() []*journal.Record {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return append([]*askuser.Record(nil), j.recs...)
+	return append([]*journal.Record(nil), j.recs...)
 }
 
 // A rig is one MCP server serving ask_user through a Tool, and a client of
@@ -57,7 +62,7 @@ func (j *journal) records() []*askuser.Record {
 type rig struct {
 	tool    *mcpresponder.Tool
 	o       *askuser.Orchestrator
-	journal *journal
+	journal *memJournal
 	server  *mcp.Server
 	cs      *mcp.ClientSession
 }
@@ -75,7 +80,7 @@ type rigOptions struct {
 // the test ends.
 func newRig(t *testing.T, ro rigOptions) *rig {
 	t.Helper()
-	r := &rig{journal: &journal{}}
+	r := &rig{journal: &memJournal{}}
 	r.o = &askuser.Orchestrator{Secrets: secretstore.NewMemory(nil), Consents: &store.MemoryConsents{}, Responder: mcpresponder.New(ro.responder), Journal: r.journal, Logger: quiet}
 	r.tool = &mcpresponder.Tool{Orchestrator: r.o, Dialect: ro.dialect, ProgressInterval: -1}
 	if ro.tool != nil {

@@ -49,9 +49,9 @@ func rawClient(t *testing.T, server *mcp.Server, name string) *mcp.ClientSession
 
 // server makes a server whose Tool seals with ring; tool may change the
 // Tool before it serves.
-func server(t *testing.T, ring *secretstore.KeyRing, tool func(*mcpresponder.Tool)) (*mcp.Server, *mcpresponder.Tool, *journal) {
+func server(t *testing.T, ring *secretstore.KeyRing, tool func(*mcpresponder.Tool)) (*mcp.Server, *mcpresponder.Tool, *memJournal) {
 	t.Helper()
-	j := &journal{}
+	j := &memJournal{}
 	o := &askuser.Orchestrator{Responder: mcpresponder.New(nil), Journal: j, Logger: quiet}
 	tl := &mcpresponder.Tool{Orchestrator: o, Keys: ring, ProgressInterval: -1}
 	if tool != nil {

@@ -41,7 +41,7 @@ func taskMeta(ext bool) map[string]any {
 // the SDK's stateless streamable handler.
 type taskServer struct {
 	o       *askuser.Orchestrator
-	journal *journal
+	journal *memJournal
 	tool    *mcpresponder.Tool
 	tasks   *mcpresponder.Tasks
 	handler http.Handler
@@ -49,7 +49,7 @@ type taskServer struct {
 
 func newTaskServer(t *testing.T, o *askuser.Orchestrator) *taskServer {
 	t.Helper()
-	s := &taskServer{journal: &journal{}}
+	s := &taskServer{journal: &memJournal{}}
 	if o == nil {
 		o = &askuser.Orchestrator{}
 	}

@@ -12,8 +12,10 @@ import (
 	"testing/synctest"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secretstore"
+	"github.com/askuser-go/askuser/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -51,7 +53,7 @@ type Run struct {
 	// Nobody asks with no responder.
 	Nobody bool
 	// Journal, when set, receives the record.
-	Journal askuser.Journal
+	Journal store.Journal
 	// Secrets, when set, keeps sealed answers.
 	Secrets secretstore.Store
 }
@@ -75,11 +77,15 @@ func (r Run) Do(t *testing.T, d askuser.Dialect) (out *askuser.Outcome, err erro
 
 // Records is a journal that keeps records in memory.
 type Records struct {
-	Recs []*askuser.Record
+	Recs []*journal.Record
 }
 
 // Append keeps the record.
-func (j *Records) Append(_ context.Context, r *askuser.Record) error {
+func (j *Records) Append(_ context.Context, sr store.Record) error {
+	r, derr := journal.Decode(sr.Data)
+	if derr != nil {
+		return derr
+	}
 	j.Recs = append(j.Recs, r)
 	return nil
 }
