@@ -60,30 +60,17 @@ type Ask struct {
 	// and voted are the handle's own.
 	core *Ask
 	// told is, on a channel's handle, the step that told the channel.
-	told *StepTold
+	told *route.Told
 }
 
 // channelHandle returns a handle on a for the channel a route's step
 // names, by that name.
-func (a *Ask) channelHandle(channel string, told *StepTold) *Ask {
+func (a *Ask) channelHandle(channel string, told *route.Told) *Ask {
 	if a.core != nil {
 		a = a.core
 	}
 	return &Ask{o: a.o, id: a.id, session: a.session, toolCallID: a.toolCallID, form: a.form, dialect: a.dialect,
 		responder: channel, base: a.base, rt: a.rt, fa: a.fa, core: a, told: told}
-}
-
-// A StepTold says which step of an ask's route gave a responder its
-// handle on the ask (see Ask.Told).
-type StepTold struct {
-	// Channel is the step's channel as the route names it ("slack:#ops",
-	// "email", "email:lead@example.com").
-	Channel string
-	// Begin is the step's beginning in the route's plan: which pass of the
-	// route, which step, and when it began.
-	Begin route.Begin
-	// People are the principals the step reaches, its groups expanded.
-	People []string
 }
 
 // Told reports, for the handle a route's later step gave one of its
@@ -93,9 +80,9 @@ type StepTold struct {
 // (BeganHere reports false there) — so a responder that posts each ask
 // once posts a step's handle once per step and channel instead, wherever
 // it is told, to the step's target ("slack:#ops" names #ops).
-func (a *Ask) Told() (StepTold, bool) {
+func (a *Ask) Told() (route.Told, bool) {
 	if a.told == nil {
-		return StepTold{}, false
+		return route.Told{}, false
 	}
 	t := *a.told
 	t.People = slices.Clone(t.People)
@@ -120,7 +107,7 @@ func (a *Ask) Through(channel string) *Ask {
 	for _, b := range c.rt.plan(c.form) {
 		step := c.rt.Route.Steps[b.Step]
 		if slices.Contains(step.Responders, channel) {
-			return c.channelHandle(channel, &StepTold{Channel: channel, Begin: b, People: slices.Clone(step.People)})
+			return c.channelHandle(channel, &route.Told{Channel: channel, Begin: b, People: slices.Clone(step.People)})
 		}
 	}
 	return a

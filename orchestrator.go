@@ -155,27 +155,7 @@ type Request struct {
 	AskedAt time.Time
 	// Approvers, for an approval, says who decides it (nil: the route's
 	// quorum, if any; without one, the first person who decides).
-	Approvers *Approvers
-}
-
-// Approvers says who decides an approval a program asks: the policy, and
-// who may never approve. It is a pointer on Request, so that the requests
-// without it stay small.
-type Approvers struct {
-	// Quorum is the policy that decides the approval — Required of the
-	// Eligible approvers, a deny a veto — replacing the quorum of the
-	// route Orchestrator.Routes chose (nil: the route's). The policy is
-	// bound into the approval's digest (route.ActionDigest), so a
-	// decision remembered under another policy does not decide it. It is
-	// checked (route.Quorum.Check) when the ask begins; a policy that
-	// fails refuses the ask with an error.
-	Quorum *route.Quorum
-	// Requester is the verified principal the agent acts as: it never
-	// approves its own request, whatever the quorum lists.
-	Requester string
-	// Owner is the session's owner (the person who started the agent),
-	// who may not approve either where the quorum says ExcludeOwner.
-	Owner string
+	Approvers *route.Approvers
 }
 
 func (o *Orchestrator) init() {

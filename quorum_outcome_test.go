@@ -122,7 +122,7 @@ func (r *quorumRig) ask(t *testing.T, q *route.Quorum, requester string) (<-chan
 	go func() {
 		out, err := r.orch[0].Handle(context.Background(), askuser.Request{
 			Session: "s1", ToolCallID: "call-1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall),
-			Approvers: &askuser.Approvers{Quorum: q, Requester: requester},
+			Approvers: &route.Approvers{Quorum: q, Requester: requester},
 		})
 		res <- result{out, err}
 	}()

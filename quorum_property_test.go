@@ -118,7 +118,7 @@ func TestQuorumNeverApprovesShort(t *testing.T) {
 					}
 				}
 				go func() {
-					o, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: q, Requester: parties.Requester, Owner: parties.Owner}})
+					o, err := orch[0].Handle(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &route.Approvers{Quorum: q, Requester: parties.Requester, Owner: parties.Owner}})
 					res <- result{o, err}
 				}()
 				synctest.Wait()

@@ -69,7 +69,7 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 		}()
 		res := make(chan result, 1)
 		go func() {
-			out, err := o0.Handle(context.Background(), askuser.Request{Session: "prod-1", ToolCallID: "c1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Requester: "agent"}})
+			out, err := o0.Handle(context.Background(), askuser.Request{Session: "prod-1", ToolCallID: "c1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &route.Approvers{Requester: "agent"}})
 			res <- result{out, err}
 		}()
 		h0, h1 := <-b.asks, <-fo.asks
@@ -156,7 +156,7 @@ func TestRoutesRefuseInvalid(t *testing.T) {
 			if shared {
 				o.Asks = store.NewMemory(0)
 			}
-			_, err := o.Handle(context.Background(), askuser.Request{Session: "s", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: tt.quorum}})
+			_, err := o.Handle(context.Background(), askuser.Request{Session: "s", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &route.Approvers{Quorum: tt.quorum}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("%s (shared %v): Handle = %v, want an error containing %q", tt.name, shared, err, tt.want)
 			}
@@ -182,7 +182,7 @@ func TestQuorumRemembers(t *testing.T) {
 			t.Helper()
 			res := make(chan result, 1)
 			go func() {
-				out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: q, Requester: "agent"}})
+				out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &route.Approvers{Quorum: q, Requester: "agent"}})
 				res <- result{out, err}
 			}()
 			if len(votes) > 0 {
@@ -223,7 +223,7 @@ func TestQuorumRemembers(t *testing.T) {
 		other := &route.Quorum{Required: 1, Eligible: principals("alice", "bob")}
 		res := make(chan result, 1)
 		go func() {
-			out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: other}})
+			out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &route.Approvers{Quorum: other}})
 			res <- result{out, err}
 		}()
 		<-b.asks
@@ -244,7 +244,7 @@ func TestQuorumDismissAndDecline(t *testing.T) {
 		o := &askuser.Orchestrator{Responder: b, Logger: newDiscardLogger()}
 		res := make(chan result, 1)
 		go func() {
-			out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &askuser.Approvers{Quorum: &route.Quorum{Required: 2, Eligible: principals("alice", "bob", "carol")}}})
+			out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: approvaltool.Dialect(), Arguments: []byte(apCall), Approvers: &route.Approvers{Quorum: &route.Quorum{Required: 2, Eligible: principals("alice", "bob", "carol")}}})
 			res <- result{out, err}
 		}()
 		h := <-b.asks

@@ -58,7 +58,7 @@ func (o *Orchestrator) routeFor(req *Request, d Dialect, form *Form) (rt *routin
 	}
 	who := req.Approvers
 	if who == nil {
-		who = &Approvers{}
+		who = &route.Approvers{}
 	}
 	q := who.Quorum
 	if q == nil && chosen != nil {
@@ -326,7 +326,7 @@ func (o *Orchestrator) tell(a *Ask, b route.Begin, hold func() func()) {
 		// A handle of the channel's own: what is answered or voted
 		// through it is by this channel (answered_via, a vote's via),
 		// its voter is its own, and it says which step told it (Told).
-		h := a.channelHandle(name, &StepTold{Channel: name, Begin: b, People: slices.Clone(step.People)})
+		h := a.channelHandle(name, &route.Told{Channel: name, Begin: b, People: slices.Clone(step.People)})
 		o.running.Add(1)
 		if ev, ok := findOptional[EventDriven](r); ok {
 			a.AfterEnd(done)

@@ -147,7 +147,7 @@ func TestFleetVotes(t *testing.T) {
 			res := make(chan *askuser.Outcome, 1)
 			go func() {
 				out, err := orch[0].Handle(context.Background(), askuser.Request{Session: "prod", ToolCallID: id, Dialect: approvaltool.Dialect(), Arguments: []byte(call),
-					Approvers: &askuser.Approvers{Quorum: quorum, Requester: "agent"}})
+					Approvers: &route.Approvers{Quorum: quorum, Requester: "agent"}})
 				if err != nil {
 					t.Error(err)
 				}

@@ -204,6 +204,25 @@ type Parties struct {
 	Owner     string
 }
 
+// Approvers say who decides an approval a program asks
+// (askuser.Request.Approvers): the policy, and who may never approve.
+type Approvers struct {
+	// Quorum is the policy that decides the approval — Required of the
+	// Eligible approvers, a deny a veto — replacing the quorum of the
+	// route the orchestrator chose (nil: the route's). The policy is
+	// bound into the approval's digest (ActionDigest), so a decision
+	// remembered under another policy does not decide it. It is checked
+	// (Quorum.Check) when the ask begins; a policy that fails refuses the
+	// ask with an error.
+	Quorum *Quorum
+	// Requester is the verified principal the agent acts as: it never
+	// approves its own request, whatever the quorum lists.
+	Requester string
+	// Owner is the session's owner (the person who started the agent),
+	// who may not approve either where the quorum says ExcludeOwner.
+	Owner string
+}
+
 // An EndKind is how an ask ended without its votes deciding it. The
 // values are those of request_approval's "ended" field.
 type EndKind string

@@ -321,6 +321,19 @@ type Begin struct {
 	At   time.Time `json:"at"`
 }
 
+// A Told says which step of an ask's route gave a responder its handle on
+// the ask (askuser.Ask.Told).
+type Told struct {
+	// Channel is the step's channel as the route names it ("slack:#ops",
+	// "email", "email:lead@example.com").
+	Channel string
+	// Begin is the step's beginning in the route's plan: which pass of the
+	// route, which step, and when it began.
+	Begin Begin
+	// People are the principals the step reaches, its groups expanded.
+	People []string
+}
+
 // Plan returns every step beginning of r for an ask with these times, in
 // order: the first step at Start; each later one at its anchor plus its
 // After, and never before the step before it (a step counted from the

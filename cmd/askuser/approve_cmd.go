@@ -130,7 +130,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 
 // approvers is --requester and --owner: who may never approve, for the
 // quorum of the route --routes chose. Nil without either.
-func (e env) approvers(routesFile, requester, owner string) (*askuser.Approvers, bool) {
+func (e env) approvers(routesFile, requester, owner string) (*route.Approvers, bool) {
 	if requester == "" && owner == "" {
 		return nil, true
 	}
@@ -147,7 +147,7 @@ func (e env) approvers(routesFile, requester, owner string) (*askuser.Approvers,
 			return nil, false
 		}
 	}
-	return &askuser.Approvers{Requester: requester, Owner: owner}, true
+	return &route.Approvers{Requester: requester, Owner: owner}, true
 }
 
 // openConsents opens the consents file, refusing one that exists and is

@@ -141,7 +141,7 @@ func codeID(askID string, m mailing) string {
 // stepMailboxes is where a step's channel sends its mail: its target
 // ("email:lead@example.com"); else the step's people who are mail
 // addresses ("email" with people [lead@example.com]); else Options.To.
-func (r *Responder) stepMailboxes(t askuser.StepTold) []string {
+func (r *Responder) stepMailboxes(t route.Told) []string {
 	if c, err := route.ParseChannel(t.Channel); err == nil && c.Kind == "email" && c.Target != "" {
 		if a, err := mail.ParseAddress(c.Target); err == nil {
 			return []string{a.Address}
@@ -161,7 +161,7 @@ func (r *Responder) stepMailboxes(t askuser.StepTold) []string {
 
 // stepNoteKey is the note that a step's mails of an ask were sent: one per
 // ask, step and channel, created by the first replica to tell the step.
-func stepNoteKey(askID string, t askuser.StepTold) string {
+func stepNoteKey(askID string, t route.Told) string {
 	d := sha256.Sum256([]byte(askID + "|" + strconv.Itoa(t.Begin.Pass) + "|" + strconv.Itoa(t.Begin.Step) + "|" + t.Channel))
 	return "mail." + hex.EncodeToString(d[:16])
 }

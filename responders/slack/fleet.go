@@ -57,7 +57,7 @@ func (n *msgNote) askID(msgID string) string {
 // channel: the ask, the step's pass and place, and a digest of the channel
 // as the route names it, so that two channels of one step, or a repeat of
 // it, post a message each.
-func stepMsgID(askID string, t askuser.StepTold) string {
+func stepMsgID(askID string, t route.Told) string {
 	d := sha256.Sum256([]byte(t.Channel))
 	return askID + "-" + strconv.Itoa(t.Begin.Pass) + "-" + strconv.Itoa(t.Begin.Step) + "-" + hex.EncodeToString(d[:6])
 }
