@@ -193,3 +193,51 @@ func TestFindWithoutStore(t *testing.T) {
 		}
 	})
 }
+
+// countingFollower is a SessionFollower that counts the Sessions it is
+// handed and keeps the last.
+type countingFollower struct {
+	*events
+	handed int
+}
+
+func (f *countingFollower) FollowSessions(s *askuser.Sessions) {
+	f.handed++
+	f.events.FollowSessions(s)
+}
+
+// TestChannelsAreHandedSessions: a SessionFollower among Channels (a Slack
+// channel of a route's later step) is handed a Sessions at the
+// orchestrator's first use, as the Responder is, and finds through it an
+// ask another replica began; a responder that is both the Responder and a
+// channel, or two channels, is handed one once.
+func TestChannelsAreHandedSessions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := store.NewMemory(0)
+		main, slack := &countingFollower{events: newEvents()}, &countingFollower{events: newEvents()}
+		a := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Logger: newDiscardLogger()}
+		b := &askuser.Orchestrator{Responder: main, Asks: st, Logger: newDiscardLogger(),
+			Channels: map[string]askuser.Responder{"card": main, "slack": slack, "slack:#ops": slack, "plain": askuser.ResponderFunc(func(context.Context, *askuser.Ask) error { return nil })}}
+		defer func() {
+			for _, o := range []*askuser.Orchestrator{a, b} {
+				_ = o.Close()
+				o.WaitResponders()
+			}
+		}()
+		id, err := a.Begin(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Arguments: []byte(choiceCall)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if main.handed != 1 || slack.handed != 1 {
+			t.Fatalf("handed Sessions %d times to the Responder and %d to the Slack channel; want once each", main.handed, slack.handed)
+		}
+		h, final, release, err := slack.sessions.Find(context.Background(), "s", id)
+		defer release()
+		if err != nil || h == nil || final != nil || h.ID() != id {
+			t.Fatalf("the channel's Find(%s) = %v, %v, %v; want a handle of the ask A began", id, h, final, err)
+		}
+	})
+}

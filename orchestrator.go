@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -106,7 +108,8 @@ type Orchestrator struct {
 	// Respond until the ask ends), adding to those already asked. With a
 	// shared store, the replica whose store timer begins the step tells
 	// its own Channels, once across the fleet. A name not here is logged
-	// and passed over.
+	// and passed over. A channel that is a SessionFollower is handed a
+	// Sessions at the orchestrator's first use, as Responder is.
 	Channels map[string]Responder
 
 	initOnce     sync.Once
@@ -177,10 +180,34 @@ func (o *Orchestrator) init() {
 		if o.Asks != nil {
 			o.fl = newFleet(o, o.Asks)
 		}
-		if f, ok := findOptional[SessionFollower](o.Responder); ok {
-			f.FollowSessions(&Sessions{o: o})
-		}
+		o.handSessions()
 	})
+}
+
+// handSessions hands a Sessions to the Responder and to each of Channels
+// that is a SessionFollower, once to each: a Slack or email channel finds
+// through it the asks another replica began.
+func (o *Orchestrator) handSessions() {
+	rs := []Responder{o.Responder}
+	for _, name := range slices.Sorted(maps.Keys(o.Channels)) {
+		rs = append(rs, o.Channels[name])
+	}
+	var handed []SessionFollower
+	for _, r := range rs {
+		f, ok := findOptional[SessionFollower](r)
+		if !ok || slices.ContainsFunc(handed, func(g SessionFollower) bool { return sameFollower(f, g) }) {
+			continue
+		}
+		handed = append(handed, f)
+		f.FollowSessions(&Sessions{o: o})
+	}
+}
+
+// sameFollower reports whether f and g are one responder (never true for
+// values of a type that cannot be compared).
+func sameFollower(f, g SessionFollower) bool {
+	tf := reflect.TypeOf(f)
+	return tf == reflect.TypeOf(g) && tf.Comparable() && any(f) == any(g)
 }
 
 func (o *Orchestrator) secrets() secretstore.Store { o.init(); return o.store }

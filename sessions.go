@@ -8,9 +8,10 @@ import (
 // A SessionFollower is an EventDriven responder that shows asks by
 // session — a web card, whose page for a session may be opened on any
 // replica of a fleet. The orchestrator hands it a Sessions at its first
-// use; through it the responder follows a session while it shows that
-// session, and is told (Asked) about the session's asks wherever they
-// began. Without a shared store every ask is told about anyway, and
+// use, where it is the Responder or one of the Channels; through it the
+// responder finds an ask of the fleet (Find) and follows a session while
+// it shows that session, and the Responder is told (Asked) about the
+// session's asks wherever they began. Without a shared store every ask is told about anyway, and
 // following changes nothing.
 type SessionFollower interface {
 	EventDriven
@@ -20,11 +21,11 @@ type SessionFollower interface {
 // Sessions is what a SessionFollower follows sessions through.
 type Sessions struct{ o *Orchestrator }
 
-// Follow tells the responder (Asked) about every pending ask of session
-// that it was not told about yet, wherever the ask began, before it
-// returns, and about every new one until stop is called. The asks it was
-// told about stay its own until they end, whether or not it follows their
-// session still. A store that fails returns its error, and stop is still
+// Follow tells the orchestrator's Responder (Asked) about every pending
+// ask of session that it was not told about yet, wherever the ask began,
+// before it returns, and about every new one until stop is called. The
+// asks it was told about stay its own until they end, whether or not it
+// follows their session still. A store that fails returns its error, and stop is still
 // to be called.
 func (s *Sessions) Follow(ctx context.Context, session string) (stop func(), err error) {
 	if s == nil || s.o == nil {
