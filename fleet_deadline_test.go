@@ -109,3 +109,70 @@ func TestSharedAnswerJustBeforeDeadlineKept(t *testing.T) {
 		}
 	})
 }
+
+// writesDownStore is a store whose writes fail, as a NATS stream electing
+// a leader refuses them, until writesBack; its timers come as the
+// memory store's do.
+type writesDownStore struct {
+	*store.Memory
+	mu         sync.Mutex
+	writesBack time.Time
+	refused    int
+}
+
+func (s *writesDownStore) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
+	s.mu.Lock()
+	down := time.Now().Before(s.writesBack)
+	if down {
+		s.refused++
+	}
+	s.mu.Unlock()
+	if down {
+		return 0, errors.New("nats: no response from stream")
+	}
+	return s.Memory.Update(ctx, key, data, rev)
+}
+
+// TestSharedDeadlineByTimerThroughLongElection: nobody waits on the ask,
+// so the store's timer ends it at its deadline; the store's writes fail
+// for 18 s from the deadline (a NATS stream electing a leader for longer
+// than a change to an ask keeps trying). The timer keeps trying, and the
+// ask is ended and finalized within a fraction of a second of the store
+// taking writes again, journaled once.
+func TestSharedDeadlineByTimerThroughLongElection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &writesDownStore{Memory: store.NewMemory(0)}
+		j := &approvalJournal{}
+		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.WaitResponders() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		const call = `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`
+		if _, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(call)}); err != nil {
+			t.Fatal(err)
+		}
+		st.mu.Lock()
+		st.writesBack = time.Now().Add(30*time.Second + 18*time.Second)
+		st.mu.Unlock()
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		recs := j.records()
+		if len(recs) != 1 {
+			t.Fatalf("journal has %d records, want the ask's one", len(recs))
+		}
+		r := recs[0]
+		if r.Reason != askuser.ReasonDeadline {
+			t.Fatalf("reason %s, want deadline", r.Reason)
+		}
+		if late := r.FinalizedAt.Sub(r.ExpiresAt); late < 18*time.Second || late > 18*time.Second+500*time.Millisecond {
+			t.Errorf("finalized %v after the deadline; want within half a second of the store taking writes again, 18s after it", late)
+		}
+		st.mu.Lock()
+		refused := st.refused
+		st.mu.Unlock()
+		if refused == 0 {
+			t.Error("no write was refused: the test did not fail the store over")
+		}
+	})
+}
