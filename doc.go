@@ -54,8 +54,8 @@ A tool call is asked once. A request whose ToolCallID was already finalized
 in its session gets the same outcome again, marked [Outcome.Replayed],
 without anyone being asked (the arguments are not looked at): from memory,
 for the last [Orchestrator.ReplayLimit] tool calls (10,000 by default), or
-across restarts with a journal that implements [store.ResultFinder]. A request for
-a tool call still pending joins it.
+across restarts with a journal that implements [store.ResultFinder]. A
+request for a tool call still pending joins it.
 
 [Orchestrator.Supersede] ends a session's pending asks when the person writes
 a chat message instead; [Orchestrator.Pending] lists them.
@@ -223,10 +223,11 @@ embedding program lists and revokes them through the store it set there.
 
 With [Orchestrator.Journal] set, the orchestrator appends one record per
 finalized ask (a [store.Record]: its ids and its JSON, which package journal
-decodes as a journal.Record), after the outcome is final; never for a provisional answer
-or a replayed tool call. In memory it is written before Handle returns; with
-a shared store the final result stored for the ask is the record's outbox,
-so Handle returns once that is stored and the record follows. The record
+decodes as a journal.Record), after the outcome is final; never for a
+provisional answer or a replayed tool call. In memory it is written before
+Handle returns; with a shared store the final result stored for the ask is
+the record's outbox, so Handle returns once that is stored and the record
+follows. The record
 holds the normalized questions, how the ask ended, every answer with its
 provenance, the result the model was given and the contract's own record,
 and no secret value. A failed Append is logged (and, in memory, reported on

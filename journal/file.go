@@ -66,7 +66,7 @@ type Options struct {
 	Keys *secretstore.KeyRing
 }
 
-// A File is a durable JSON-lines journal: an store.Journal and an
+// A File is a durable JSON-lines journal: a store.Journal and a
 // store.ResultFinder. Its methods are safe for concurrent use. Create it
 // with Open and stop it with Close.
 //
@@ -167,17 +167,22 @@ func Open(path string, opts *Options) (*File, error) {
 // Path returns the path the journal appends to.
 func (j *File) Path() string { return j.path }
 
-// Append writes rec as one line and returns once it is durable (written
-// and fsynced), or with an error: ErrClosed, ErrTimeout after
-// Options.MaxWait, ctx's error, or the write's failure. Every failure is
-// also logged. Concurrent Appends share one write and one fsync.
+// Append writes rec's Data as one line and returns once it is durable
+// (written and fsynced), or with an error: Data not framed as one JSON
+// object on one line is refused, saying why; otherwise ErrClosed,
+// ErrTimeout after Options.MaxWait, ctx's error, or the write's failure.
+// Every failure is also logged. Concurrent Appends share one write and
+// one fsync.
 func (j *File) Append(ctx context.Context, rec store.Record) error {
 	if err := checkData(rec); err != nil {
 		err = fmt.Errorf("journal: the record of ask %s was not written: %w", rec.AskID, err)
 		j.log.Error("journal: a record could not be written", "call", rec.AskID, "session", rec.Session, "err", err)
 		return err
 	}
-	line := append([]byte(nil), rec.Data...)
+	// The writer may still hold the line after an Append that gave up
+	// waiting, so it has a copy of its own, with room for its '\n'.
+	line := make([]byte, len(rec.Data), len(rec.Data)+1)
+	copy(line, rec.Data)
 	if err := ctx.Err(); err != nil {
 		err = fmt.Errorf("journal: the record of call %s was not written: %w", rec.AskID, err)
 		j.log.Error("journal: an append gave up waiting", "path", j.path, "call", rec.AskID, "session", rec.Session, "tool_call", rec.ToolCallID, "err", err)
@@ -701,8 +706,11 @@ var _ interface {
 	io.Closer
 } = (*File)(nil)
 
-// checkData checks that a record given to Append is one JSON object on
-// one line.
+// checkData checks that a record given to Append is framed as one JSON
+// object on one line. It does not validate the JSON again, which the
+// orchestrator's encoder wrote (a second pass over every record cost a
+// quarter of Append's throughput with 64 appenders): a line that is not
+// JSON is what a reader reports as a *LineError and passes over.
 func checkData(rec store.Record) error {
 	d := rec.Data
 	switch {
@@ -712,8 +720,6 @@ func checkData(rec store.Record) error {
 		return errors.New("its Data is not a JSON object")
 	case bytes.IndexByte(d, '\n') >= 0:
 		return errors.New("its Data holds a line break; a record is one JSON object on one line")
-	case !json.Valid(d):
-		return errors.New("its Data is not valid JSON")
 	}
 	return nil
 }

@@ -432,7 +432,6 @@ func TestAppendRefusesWhatIsNotOneRecord(t *testing.T) {
 		{"", "its Data is empty; a record is one JSON object"},
 		{`["x"]`, "its Data is not a JSON object"},
 		{"{\"v\":2,\n\"ask_id\":\"x\"}", "its Data holds a line break; a record is one JSON object on one line"},
-		{`{"v":2,"ask_id":}`, "its Data is not valid JSON"},
 	} {
 		err := j.Append(context.Background(), store.Record{AskID: "x", Session: "s1", Data: []byte(tt.data)})
 		if err == nil || !strings.Contains(err.Error(), "the record of ask x was not written: "+tt.want) {

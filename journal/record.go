@@ -122,9 +122,13 @@ func Decode(data []byte) (*Record, error) {
 // Auth (a journal writes that itself): for a tool that copies records from
 // one journal to another.
 func (r *Record) Stored() (store.Record, error) {
-	cp := *r
-	cp.Auth = nil
-	data, err := json.Marshal(&cp)
+	v := r
+	if r.Auth != nil {
+		cp := *r
+		cp.Auth = nil
+		v = &cp
+	}
+	data, err := json.Marshal(v)
 	if err != nil {
 		return store.Record{}, fmt.Errorf("journal: encoding the record of ask %s: %w", r.AskID, err)
 	}

@@ -1,11 +1,13 @@
 // Package store defines what keeps askuser's state outside an ask — the
 // interfaces a store implements, as database/sql/driver defines what a
-// database driver implements — and the in-memory versions: Pending (the
-// pending asks and their timers; Memory) and Consents (approvals a person
-// made "for this session"; MemoryConsents). The natsstore package keeps
-// both in NATS JetStream. Users of askuser pass stores to
-// Orchestrator.Asks and Orchestrator.Consents; the Pending methods are for
-// the orchestrator and for store authors, who check theirs with the
+// database driver implements: Pending (the pending asks and their timers;
+// in memory, Memory), Consents (approvals a person made "for this
+// session"; in memory, MemoryConsents) and Journal (one durable Record per
+// finalized ask, with ResultFinder to replay a tool call from it; package
+// journal keeps one in a file). The natsstore package keeps all three in
+// NATS JetStream. Users of askuser pass stores to Orchestrator.Asks,
+// Orchestrator.Consents and Orchestrator.Journal; the Pending methods are
+// for the orchestrator and for store authors, who check theirs with the
 // storetest package.
 package store
 
