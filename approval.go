@@ -8,26 +8,29 @@ import (
 	"unicode/utf8"
 
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/internal/builtin"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
 
 // An approval asks a person for permission to act ("May I delete this
 // bucket?"). It is a form of one question of KindApproval, built by
-// ApprovalForm, and it never decides by itself: the deadline, nobody to
+// approvaltool.Form, and it never decides by itself: the deadline, nobody to
 // ask, a responder fault, a supersede or a dismissal leave it unresolved,
 // and only a person (now, or remembered from their explicit choice for the
 // same action earlier in the session) or the embedding program's
 // ApprovalPolicy can approve it. Only a responder that implements
 // ApprovalCapable is given one; for any other, nobody can be asked.
 
-// ApprovalForm returns the form that asks a person to approve a: one
-// question of KindApproval whose options are, in order, approval.ApproveOnce,
-// approval.ApproveSession, approval.DenyOnce and approval.DenySession, none recommended, none applied
-// at the deadline, no free text (the person may add a note). It checks a
-// against the limits and returns a *CallError naming the first problem.
-// timeoutSeconds 0 is the ceiling.
-func ApprovalForm(a approval.Request, timeoutSeconds int) (*Form, error) {
+func init() {
+	builtin.ApprovalForm = approvalForm
+	builtin.ApprovalVerdict = approvalVerdict
+}
+
+// approvalForm is approvaltool.Form: the form that asks a person to
+// approve a. It checks a against the limits and returns a *CallError
+// naming the first problem.
+func approvalForm(a approval.Request, timeoutSeconds int) (*Form, error) {
 	if err := checkApproval(&a); err != nil {
 		return nil, err
 	}
@@ -79,7 +82,7 @@ func checkApproval(a *approval.Request) error {
 }
 
 // checkApprovalForm holds a form that carries an approval question to the
-// shape ApprovalForm gives it, so that no dialect and no Go caller can make
+// shape approvalForm gives it, so that no dialect and no Go caller can make
 // an approval that a deadline, a default or a stray option could decide.
 func checkApprovalForm(f *Form) error {
 	n := 0
@@ -92,10 +95,10 @@ func checkApprovalForm(f *Form) error {
 		return nil
 	}
 	if f.Approval == nil {
-		return formError("an approval question needs Form.Approval; build the form with ApprovalForm")
+		return formError("an approval question needs Form.Approval; build the form with approvaltool.Form")
 	}
 	if n != 1 || len(f.Questions) != 1 {
-		return formError("an approval is the only question of its form; build the form with ApprovalForm")
+		return formError("an approval is the only question of its form; build the form with approvaltool.Form")
 	}
 	if err := checkApproval(f.Approval); err != nil {
 		return err
@@ -105,11 +108,11 @@ func checkApprovalForm(f *Form) error {
 	if q.ID != approval.QuestionID || q.MultiSelect || q.AllowOther || !q.NoDefault || q.OnDeadline != DeadlineNothing ||
 		q.Optional || q.Sealed() || len(q.Options) != len(want) || f.Unattended != UnattendedNothing ||
 		f.Approval.Digest != approval.Digest(f.Approval.Action, f.Approval.Details) {
-		return formError("the approval question is not as ApprovalForm makes it; build the form with ApprovalForm")
+		return formError("the approval question is not as approvaltool.Form makes it; build the form with approvaltool.Form")
 	}
 	for i := range want {
 		if q.Options[i].Value != want[i].Value || q.Options[i].Default {
-			return formError("the approval question is not as ApprovalForm makes it; build the form with ApprovalForm")
+			return formError("the approval question is not as approvaltool.Form makes it; build the form with approvaltool.Form")
 		}
 	}
 	return nil
@@ -125,59 +128,18 @@ type ApprovalCapable interface {
 	CanTakeApprovals() bool
 }
 
-// A Verdict is what an approval's outcome means: whether the action is
-// permitted, who decided, and, when nobody did, why. Every contract that
-// carries approvals renders this, so that no encoder decides on its own
-// what counts as permission.
-type Verdict struct {
-	// Status is approval.Approved, approval.Denied or approval.Unresolved. Only approval.Approved permits the
-	// action.
-	Status string
-	// DecidedBy is ByUser, ByRemembered or ByPolicy; empty when
-	// unresolved.
-	DecidedBy Provenance
-	// Note is the person's words, where they added any.
-	Note string
-	// Ended says why nobody decided: ReasonDeadline, ReasonUnattended,
-	// ReasonDismissed, ReasonSuperseded, ReasonFault or ReasonCaller;
-	// empty when decided.
-	Ended Reason
-	// Remember reports that the person chose to decide for the rest of
-	// the session.
-	Remember bool
-	// RememberedFrom is, for a remembered decision, the ask in which the
-	// person decided.
-	RememberedFrom string
-	// Digest is the approval's digest: with a quorum, bound to the
-	// policy too (route.ActionDigest).
-	Digest string
-	// Quorum is, for an approval decided by votes, what they add up to:
-	// every vote, counted or not, and the tally. Nil otherwise.
-	Quorum *route.Verdict
-}
-
-// ApprovalVerdict returns the verdict of an approval's outcome. It is
-// approval.Approved only when the person submitted an approval, a remembered
-// decision of theirs approved the same action in the session, or the
-// policy approved; approval.Denied when the person (or a remembered denial, or the
-// policy) refused — a person's Decline is a refusal; otherwise approval.Unresolved.
-// For an approval decided by a quorum (Outcome.Quorum), it is what
-// route.Decide made of the votes: approval.Approved only when Required distinct
-// eligible verified principals approved with no veto before, approval.Denied on a
-// veto, and approval.Unresolved — however many approved — when the ask ended
-// otherwise; decided by ByUser, remembered only when the full quorum (or
-// the veto) chose "for this session". It returns false for an outcome that
-// is not an approval's.
-func ApprovalVerdict(o *Outcome) (Verdict, bool) {
+// approvalVerdict is approvaltool.VerdictOf: what an approval's outcome
+// means, and the one place that decides it.
+func approvalVerdict(o *Outcome) (builtin.Verdict, bool) {
 	if o == nil || o.Form == nil || o.Form.Approval == nil {
-		return Verdict{}, false
+		return builtin.Verdict{}, false
 	}
-	v := Verdict{Status: approval.Unresolved, Digest: o.Form.Approval.Digest}
+	v := builtin.Verdict{Status: approval.Unresolved, Digest: o.Form.Approval.Digest}
 	if q := o.Quorum; q != nil && o.Reason != ReasonPolicy && o.Reason != ReasonRemembered {
 		v.Quorum = q
 		switch q.Status {
 		case route.Approved, route.Denied:
-			v.Status, v.DecidedBy, v.Remember = approval.Denied, ByUser, q.Remember
+			v.Status, v.DecidedBy, v.Remember = approval.Denied, string(ByUser), q.Remember
 			if q.Status == route.Approved {
 				v.Status = approval.Approved
 			}
@@ -185,9 +147,9 @@ func ApprovalVerdict(o *Outcome) (Verdict, bool) {
 				v.Note = a.Note
 			}
 		default:
-			v.Ended = o.Reason
-			if v.Ended == ReasonSubmitted || v.Ended == ReasonPolicy || v.Ended == ReasonRemembered {
-				v.Ended = ReasonFault
+			v.Ended = string(o.Reason)
+			if o.Reason == ReasonSubmitted || o.Reason == ReasonPolicy || o.Reason == ReasonRemembered {
+				v.Ended = string(ReasonFault)
 			}
 		}
 		return v, true
@@ -202,7 +164,7 @@ func ApprovalVerdict(o *Outcome) (Verdict, bool) {
 	switch o.Reason {
 	case ReasonSubmitted:
 		if approve || deny {
-			v.DecidedBy, v.Remember = ByUser, sel == approval.ApproveSession || sel == approval.DenySession
+			v.DecidedBy, v.Remember = string(ByUser), sel == approval.ApproveSession || sel == approval.DenySession
 			v.Status = approval.Denied
 			if approve {
 				v.Status = approval.Approved
@@ -210,7 +172,7 @@ func ApprovalVerdict(o *Outcome) (Verdict, bool) {
 			return v, true
 		}
 	case ReasonDeclined:
-		v.Status, v.DecidedBy = approval.Denied, ByUser
+		v.Status, v.DecidedBy = approval.Denied, string(ByUser)
 		return v, true
 	case ReasonPolicy, ReasonRemembered:
 		if approve || deny {
@@ -218,17 +180,17 @@ func ApprovalVerdict(o *Outcome) (Verdict, bool) {
 			if approve {
 				v.Status = approval.Approved
 			}
-			v.DecidedBy = ByPolicy
+			v.DecidedBy = string(ByPolicy)
 			if o.Reason == ReasonRemembered {
-				v.DecidedBy, v.RememberedFrom = ByRemembered, o.RememberedFrom
+				v.DecidedBy, v.RememberedFrom = string(ByRemembered), o.RememberedFrom
 			}
 			return v, true
 		}
 	}
 	v.Note = ""
-	v.Ended = o.Reason
-	if v.Ended == ReasonSubmitted || v.Ended == ReasonPolicy || v.Ended == ReasonRemembered {
-		v.Ended = ReasonFault // an ending without a decision: cannot happen through the orchestrator
+	v.Ended = string(o.Reason)
+	if o.Reason == ReasonSubmitted || o.Reason == ReasonPolicy || o.Reason == ReasonRemembered {
+		v.Ended = string(ReasonFault) // an ending without a decision: cannot happen through the orchestrator
 	}
 	return v, true
 }
@@ -281,8 +243,8 @@ func (o *Orchestrator) policy(ctx context.Context, session string, ap *approval.
 // the veto) chose it, under the digest with the policy, with the
 // principals who decided.
 func (o *Orchestrator) rememberConsent(ctx context.Context, out *Outcome) {
-	v, ok := ApprovalVerdict(out)
-	if !ok || !v.Remember || v.DecidedBy != ByUser {
+	v, ok := approvalVerdict(out)
+	if !ok || !v.Remember || v.DecidedBy != string(ByUser) {
 		return
 	}
 	c := store.Consent{

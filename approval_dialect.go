@@ -15,8 +15,8 @@ import (
 // permission to act, and reads back whether it may. Handle uses it for a
 // Request whose Form carries an Approval and that names no Dialect; it is
 // exported as approvaltool.Dialect(). Its wire format is package
-// dialect/approvalwire; this adapter maps a call onto ApprovalForm and
-// renders the outcome's ApprovalVerdict, never deciding on its own what
+// dialect/approvalwire; this adapter maps a call onto the approval's form
+// (approvaltool.Form) and renders the outcome's verdict (approvaltool.VerdictOf), never deciding on its own what
 // counts as approved. The contract is documented in
 // docs/request_approval.md.
 type approvalDialect struct{}
@@ -27,8 +27,8 @@ var _ FormMarshaler = approvalDialect{}
 
 func (approvalDialect) Name() string { return approvalwire.ToolName }
 
-// Decode reads a request_approval call into the form ApprovalForm makes of
-// it, with the call's human_intent as the form's HumanIntent.
+// Decode reads a request_approval call into the form approvaltool.Form
+// makes of it, with the call's human_intent as the form's HumanIntent.
 func (approvalDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
 	c, err := approvalwire.Decode(data, lim)
 	if err != nil {
@@ -38,10 +38,10 @@ func (approvalDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
 		}
 		return nil, err
 	}
-	f, err := ApprovalForm(approval.Request{Action: c.Action, Reason: c.Reason, Risk: approval.Risk(c.Risk), Details: c.Details}, c.TimeoutSeconds)
+	f, err := approvalForm(approval.Request{Action: c.Action, Reason: c.Reason, Risk: approval.Risk(c.Risk), Details: c.Details}, c.TimeoutSeconds)
 	if err != nil {
-		// The decoder's rules hold every limit ApprovalForm checks.
-		return nil, fmt.Errorf("askuser: the request_approval decoder accepted a call that ApprovalForm refuses: %w", err)
+		// The decoder's rules hold every limit approvalForm checks.
+		return nil, fmt.Errorf("askuser: the request_approval decoder accepted a call that approvaltool.Form refuses: %w", err)
 	}
 	f.HumanIntent = c.HumanIntent
 	f.Contract = approvalwire.ToolName
@@ -54,7 +54,7 @@ func (approvalDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
 // approval's and is refused.
 func (approvalDialect) MarshalForm(f *Form) ([]byte, error) {
 	if f == nil || f.Approval == nil {
-		return nil, errors.New("askuser: the request_approval contract writes only an approval's form (see ApprovalForm)")
+		return nil, errors.New("askuser: the request_approval contract writes only an approval's form (see approvaltool.Form)")
 	}
 	a := f.Approval
 	return approvalwire.Marshal(&approvalwire.Call{
@@ -67,7 +67,7 @@ func (approvalDialect) MarshalForm(f *Form) ([]byte, error) {
 	})
 }
 
-// Encode renders the outcome's ApprovalVerdict: approved or denied with who
+// Encode renders the outcome's verdict (approvaltool.VerdictOf): approved or denied with who
 // decided (and the person's note, whether they chose to decide for the
 // session, or the ask a remembered decision came from), or unresolved with
 // why nobody decided — a deadline, nobody to ask, a dismissal, a supersede;
@@ -76,9 +76,9 @@ func (approvalDialect) MarshalForm(f *Form) ([]byte, error) {
 // tally. The contract keeps nothing besides the result. An outcome that is not an
 // approval's cannot be encoded.
 func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, error) {
-	v, ok := ApprovalVerdict(o)
+	v, ok := approvalVerdict(o)
 	if !ok {
-		return nil, nil, errors.New("askuser: the request_approval contract encodes only an approval's outcome (see ApprovalForm)")
+		return nil, nil, errors.New("askuser: the request_approval contract encodes only an approval's outcome (see approvaltool.Form)")
 	}
 	r := approvalwire.Result{
 		Status:          v.Status,
@@ -95,7 +95,7 @@ func (approvalDialect) Encode(o *Outcome, _ bool) ([]byte, json.RawMessage, erro
 	}
 	if v.Status == approval.Unresolved {
 		r.Note = ""
-		r.Ended = endedOf(v.Ended)
+		r.Ended = endedOf(Reason(v.Ended))
 	} else {
 		r.DecidedBy = string(v.DecidedBy)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/askuser-go/askuser/dialect/askusertool"
 )
 
-// TestRequestApprovalDecode: a call becomes the form ApprovalForm makes of
+// TestRequestApprovalDecode: a call becomes the form approvaltool.Form makes of
 // it, with the call's human_intent and the contract's name, and passes the
 // orchestrator's own check of a dialect's forms.
 func TestRequestApprovalDecode(t *testing.T) {
@@ -27,7 +27,7 @@ func TestRequestApprovalDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := askuser.ApprovalForm(approval.Request{Action: "Delete the S3 bucket logs-2023", Reason: "Archived", Risk: approval.RiskHigh, Details: "aws s3 rb s3://logs-2023"}, 90)
+	want, err := approvaltool.Form(approval.Request{Action: "Delete the S3 bucket logs-2023", Reason: "Archived", Risk: approval.RiskHigh, Details: "aws s3 rb s3://logs-2023"}, 90)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestRequestApprovalMarshalForm(t *testing.T) {
 // undecided ending other than the four named ones is a fault, never a
 // decision.
 func TestRequestApprovalEncode(t *testing.T) {
-	f, err := askuser.ApprovalForm(approval.Request{Action: "a", Reason: "r", Risk: approval.RiskLow}, 10)
+	f, err := approvaltool.Form(approval.Request{Action: "a", Reason: "r", Risk: approval.RiskLow}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestRequestApprovalEncode(t *testing.T) {
 // FuzzRequestApprovalDecode: whatever the model sends, the dialect either
 // refuses it with the contract's message or returns a form that the
 // orchestrator's own check of dialects (Normalize's rules, and the shape
-// ApprovalForm gives an approval) accepts — never an internal error.
+// approvaltool.Form gives an approval) accepts — never an internal error.
 func FuzzRequestApprovalDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"action":"a","reason":"r","risk":"low"}`,

@@ -42,7 +42,7 @@ func TestApprovalDigest(t *testing.T) {
 	}
 }
 
-// TestApprovalFormRefuses: ApprovalForm checks each field and names what is
+// TestApprovalFormRefuses: approvaltool.Form checks each field and names what is
 // allowed.
 func TestApprovalFormRefuses(t *testing.T) {
 	ok := approval.Request{Action: "Delete bucket", Reason: "It is empty", Risk: approval.RiskHigh}
@@ -63,27 +63,27 @@ func TestApprovalFormRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := ok
 			tt.edit(&a)
-			_, err := askuser.ApprovalForm(a, 0)
+			_, err := approvaltool.Form(a, 0)
 			var ce *askuser.CallError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Message, tt.want) {
-				t.Errorf("ApprovalForm = %v, want a *CallError saying %q", err, tt.want)
+				t.Errorf("approvaltool.Form = %v, want a *CallError saying %q", err, tt.want)
 			}
 		})
 	}
 	a := ok
 	a.Details = strings.Repeat("x", 8<<10)
-	if _, err := askuser.ApprovalForm(a, 0); err != nil {
+	if _, err := approvaltool.Form(a, 0); err != nil {
 		t.Errorf("details of exactly 8 KiB: %v", err)
 	}
 }
 
 // TestApprovalFormShapeIsKept: a form that carries an approval question
-// but is not as ApprovalForm makes it is refused, so that no Go caller and
+// but is not as approvaltool.Form makes it is refused, so that no Go caller and
 // no dialect can make an approval a default, a draft or a second question
 // could decide.
 func TestApprovalFormShapeIsKept(t *testing.T) {
 	good := func() *askuser.Form {
-		f, err := askuser.ApprovalForm(approval.Request{Action: "Deploy", Reason: "The fix is ready", Risk: approval.RiskMedium}, 30)
+		f, err := approvaltool.Form(approval.Request{Action: "Deploy", Reason: "The fix is ready", Risk: approval.RiskMedium}, 30)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 		return &c
 	}
 	if _, err := askuser.Normalize(good(), dialect.Limits{}); err != nil {
-		t.Fatalf("ApprovalForm's own form is refused: %v", err)
+		t.Fatalf("approvaltool.Form's own form is refused: %v", err)
 	}
 	tests := []struct {
 		name string
@@ -147,7 +147,7 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 // contract, or a question form asked in request_approval, is refused and
 // nobody is asked: neither contract could answer it in its own terms.
 func TestApprovalFormNeedsItsContract(t *testing.T) {
-	approval, err := askuser.ApprovalForm(approval.Request{Action: "Deploy", Reason: "The fix is ready", Risk: approval.RiskLow}, 30)
+	approval, err := approvaltool.Form(approval.Request{Action: "Deploy", Reason: "The fix is ready", Risk: approval.RiskLow}, 30)
 	if err != nil {
 		t.Fatal(err)
 	}

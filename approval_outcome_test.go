@@ -339,7 +339,7 @@ func TestApprovalOutcomeTable(t *testing.T) {
 					if string(rec.Result) != want {
 						t.Errorf("journal result %s", rec.Result)
 					}
-					if v, _ := askuser.ApprovalVerdict(out); v.Status == approval.Unresolved && len(out.Answers) > 0 {
+					if v, _ := approvaltool.VerdictOf(out); v.Status == approval.Unresolved && len(out.Answers) > 0 {
 						t.Errorf("an unresolved approval carries answers: %+v", out.Answers)
 					}
 				})
@@ -407,7 +407,7 @@ func TestApprovalRemembered(t *testing.T) {
 				if asked.Load() != before+1 || out.Reason != askuser.ReasonSubmitted {
 					t.Errorf("%s: asked %d more times, reason %s; want asked once more", other.name, asked.Load()-before, out.Reason)
 				}
-				if v, _ := askuser.ApprovalVerdict(out); v.Digest != other.digest {
+				if v, _ := approvaltool.VerdictOf(out); v.Digest != other.digest {
 					t.Errorf("%s: digest %s, want %s", other.name, v.Digest, other.digest)
 				}
 			}
@@ -578,7 +578,7 @@ func TestApprovalReplay(t *testing.T) {
 	if !out.Replayed || !bytes.Equal(out.Result, first.Result) || asked.Load() != 1 {
 		t.Errorf("replay after a restart: replayed %v, asked %d, result %s", out.Replayed, asked.Load(), out.Result)
 	}
-	v, ok := askuser.ApprovalVerdict(out)
+	v, ok := approvaltool.VerdictOf(out)
 	if !ok || v.Status != approval.Approved || v.Digest != apDigest {
 		t.Errorf("the replayed outcome's verdict = %+v, %v; want approved with the digest", v, ok)
 	}
@@ -639,10 +639,10 @@ func TestApprovalInvalidCall(t *testing.T) {
 	}
 }
 
-// TestApprovalFormDefaultsToRequestApproval: a Form built with ApprovalForm
+// TestApprovalFormDefaultsToRequestApproval: a Form built with approvaltool.Form
 // and no Dialect gets the request_approval result.
 func TestApprovalFormDefaultsToRequestApproval(t *testing.T) {
-	f, err := askuser.ApprovalForm(approval.Request{Action: apAction, Reason: "Archived", Risk: approval.RiskIrreversible, Details: apDetails}, 60)
+	f, err := approvaltool.Form(approval.Request{Action: apAction, Reason: "Archived", Risk: approval.RiskIrreversible, Details: apDetails}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}

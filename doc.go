@@ -190,12 +190,12 @@ that holds one is then declined.
 
 Permission to act ("May I delete this bucket?") is not a question with a
 recommended answer: it must never resolve by itself. An approval is a form
-of its own, built by [ApprovalForm] from an [approval.Request] (the action, the
-reason, the [approval.Risk], optional details) and asked through the same
-orchestrator, responders and journal — or, from a model, through the
-request_approval tool. Its result says approved, denied or unresolved;
-[ApprovalVerdict] is the one place that decides which, and the rules are
-short:
+of its own, built by approvaltool.Form from an [approval.Request] (the
+action, the reason, the [approval.Risk], optional details) and asked through
+the same orchestrator, responders and journal — or, from a model, through
+the request_approval tool. Its result says approved, denied or unresolved;
+approvaltool.VerdictOf is the one place that decides which, and the rules
+are short:
 
   - Only a person approves: a submitted approve, or a decision the person
     made "for this session" earlier, for the same action in the same

@@ -124,7 +124,7 @@ func checkForm(f *Form, lim dialect.Limits, idsMayBeEmpty bool) error {
 				return bad("a text question offers no options")
 			}
 		case KindApproval:
-			// checkApprovalForm below holds it to ApprovalForm's shape.
+			// checkApprovalForm below holds it to approvalForm's shape.
 		case KindSecret:
 			if len(f.Questions) > 1 {
 				return bad("a secret question must be the only question in the call")

@@ -287,7 +287,7 @@ func contractFits(d Dialect, f *Form) error {
 	case f.Approval != nil && (name == askUserDialect{}.Name() || name == "pi-ask" || name == "pi"):
 		return formError("an approval is asked in the request_approval contract (approvalDialect{}, or no Dialect), whose result says approved, denied or unresolved; the " + name + " contract cannot say that")
 	case f.Approval == nil && name == approvalDialect{}.Name():
-		return formError("the request_approval contract asks only approvals; build the form with ApprovalForm")
+		return formError("the request_approval contract asks only approvals; build the form with approvaltool.Form")
 	}
 	return nil
 }

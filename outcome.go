@@ -122,7 +122,7 @@ type Outcome struct {
 
 	// Quorum is, for an approval decided by votes (a route's quorum, or
 	// Request.Approvers), what route.Decide made of them: the status, the
-	// tally and every vote, counted or not. ApprovalVerdict reads it. Nil
+	// tally and every vote, counted or not. approvaltool.VerdictOf reads it. Nil
 	// for every other ask.
 	Quorum *route.Verdict
 	// AnsweredVia is, for a routed ask, the channel the answer came by

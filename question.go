@@ -22,7 +22,7 @@ const (
 	// the model. It must be the only question of its call and is never
 	// resolved by default.
 	KindSecret Kind = "secret"
-	// KindApproval asks permission to act (see ApprovalForm). It is the
+	// KindApproval asks permission to act (see approvaltool.Form). It is the
 	// only question of its form, offers exactly the approval options, and
 	// is never resolved by default.
 	KindApproval Kind = "approval"
@@ -71,7 +71,7 @@ const (
 // stamped. Responders must not modify it.
 //
 // An approval (permission to act, which never decides by itself) is a form
-// of its own kind: see ApprovalForm.
+// of its own kind: see approvaltool.Form.
 type Form struct {
 	// Questions are asked in order.
 	Questions []Question `json:"questions"`

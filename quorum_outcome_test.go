@@ -202,7 +202,7 @@ func contains(list []string, s string) bool {
 // Request.Approvers, in a synctest bubble, in memory and on a shared store
 // with two orchestrators (the votes alternating between them). Each row
 // checks the result's status, ended and tally against the oracle, the
-// digest bound to the policy, ApprovalVerdict, and that the journal's one
+// digest bound to the policy, approvaltool.VerdictOf, and that the journal's one
 // record passes journal.CheckVotes.
 func TestQuorumOutcomeTable(t *testing.T) {
 	for _, shared := range []bool{false, true} {
@@ -302,8 +302,8 @@ func quorumRow(t *testing.T, shared bool, label string, m int, eligible []string
 		if want := route.ActionDigest(apAction, apDetails, q); rr.ActionDigest != want {
 			t.Errorf("%s: action_digest %s, want the digest with the policy %s", label, rr.ActionDigest, want)
 		}
-		if v, ok := askuser.ApprovalVerdict(got.out); !ok || v.Status != wantStatus {
-			t.Errorf("%s: ApprovalVerdict = %+v, want %s", label, v, wantStatus)
+		if v, ok := approvaltool.VerdictOf(got.out); !ok || v.Status != wantStatus {
+			t.Errorf("%s: approvaltool.VerdictOf = %+v, want %s", label, v, wantStatus)
 		}
 		r.orch[0].WaitResponders()
 		synctest.Wait()

@@ -199,7 +199,7 @@ func TestQuorumRemembers(t *testing.T) {
 		}
 		// One approver chose the session, the other did not: not remembered.
 		out := ask(q, vote{"alice", approval.ApproveSession}, vote{"bob", approval.ApproveOnce})
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || v.Remember {
+		if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Approved || v.Remember {
 			t.Errorf("half a quorum for the session: %+v", v)
 		}
 		if cs, _ := consents.Consents(context.Background(), "s1"); len(cs) != 0 {
@@ -207,7 +207,7 @@ func TestQuorumRemembers(t *testing.T) {
 		}
 		// Both chose it: remembered, with both.
 		out = ask(q, vote{"alice", approval.ApproveSession}, vote{"bob", approval.ApproveSession})
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || !v.Remember {
+		if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Approved || !v.Remember {
 			t.Errorf("the full quorum for the session: %+v", v)
 		}
 		cs, _ := consents.Consents(context.Background(), "s1")
@@ -216,7 +216,7 @@ func TestQuorumRemembers(t *testing.T) {
 		}
 		// The same policy: decided without asking.
 		out = ask(q)
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || v.DecidedBy != askuser.ByRemembered {
+		if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Approved || v.DecidedBy != askuser.ByRemembered {
 			t.Errorf("the same policy again: %+v", v)
 		}
 		// Another policy: asked again, and the deadline leaves it unresolved.

@@ -5,13 +5,13 @@
 // decide some approvals by without asking.
 //
 // An approval asks a person for permission to act ("May I delete this
-// bucket?"). askuser.ApprovalForm builds its form: one question of
+// bucket?"). approvaltool.Form builds its form: one question of
 // askuser.KindApproval whose id is QuestionID and whose options are
 // ApproveOnce, ApproveSession, DenyOnce and DenySession. It never decides
 // by itself: the deadline, nobody to ask, a responder fault, a supersede or
 // a dismissal leave it unresolved, and only a person (now, or remembered
 // from their explicit choice for the same action earlier in the session) or
-// the embedding program's Policy can approve it. askuser.ApprovalVerdict
+// the embedding program's Policy can approve it. approvaltool.VerdictOf
 // says what an approval's outcome means.
 package approval
 
@@ -57,7 +57,7 @@ type Request struct {
 	// list of resources (at most 8 KiB).
 	Details string `json:"details,omitempty"`
 	// Digest binds a decision to what was shown: Digest(Action, Details).
-	// askuser.ApprovalForm writes it.
+	// approvaltool.Form writes it.
 	Digest string `json:"digest"`
 }
 
@@ -93,7 +93,7 @@ const (
 // QuestionID is the id of an approval form's one question.
 const QuestionID = "approval"
 
-// The status of an approval's verdict (askuser.Verdict.Status).
+// The status of an approval's verdict (approvaltool.Verdict.Status).
 const (
 	Approved   = "approved"
 	Denied     = "denied"

@@ -175,7 +175,7 @@ func TestAuthForgedRecordIsNotReplayed(t *testing.T) {
 			if !p.asked.Load() || out.Replayed {
 				t.Fatalf("asked = %v, replayed = %v: the forged record decided", p.asked.Load(), out.Replayed)
 			}
-			if v, _ := askuser.ApprovalVerdict(out); v.Status == approval.Approved {
+			if v, _ := approvaltool.VerdictOf(out); v.Status == approval.Approved {
 				t.Fatalf("the forged record approved: %s", out.Result)
 			}
 			if want := "does not verify"; name == "no MAC" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/store"
 )
@@ -218,7 +219,7 @@ func (r *approver) Respond(ctx context.Context, a *askuser.Ask) error {
 // holds for a new orchestrator on the same file, which does not ask again.
 func TestConsentsAcrossRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "consents.jsonl")
-	form, err := askuser.ApprovalForm(approval.Request{Action: "Delete bucket logs-2024", Reason: "It is empty", Risk: approval.RiskHigh}, 60)
+	form, err := approvaltool.Form(approval.Request{Action: "Delete bucket logs-2024", Reason: "It is empty", Risk: approval.RiskHigh}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestConsentsAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser || !v.Remember {
+	if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser || !v.Remember {
 		t.Fatalf("first request: %+v, want approved by the user for the session", v)
 	}
 	o1.WaitResponders()
@@ -241,7 +242,7 @@ func TestConsentsAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := askuser.ApprovalVerdict(out2)
+	v, _ := approvaltool.VerdictOf(out2)
 	if v.Status != approval.Approved || v.DecidedBy != askuser.ByRemembered || v.RememberedFrom != out.AskID {
 		t.Errorf("after a restart: %+v; want approved, remembered from %s", v, out.AskID)
 	}

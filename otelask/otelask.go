@@ -106,6 +106,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/recommend"
 )
 
@@ -556,7 +557,7 @@ func (t *Observer) ended(ctx context.Context, out *askuser.Outcome) {
 			}
 		}
 	}
-	if v, ok := askuser.ApprovalVerdict(out); ok {
+	if v, ok := approvaltool.VerdictOf(out); ok {
 		e.approval, e.decision = true, v.Status
 		t.apprs.get(apprKey{decision: v.Status, by: out.AnsweredBy}, newAppr).n.Add(1)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/stats"
 	"github.com/askuser-go/askuser/store"
@@ -59,7 +60,7 @@ func user(q string, sel ...string) askuser.FinalAnswer {
 func knownJournal(t *testing.T) string {
 	t.Helper()
 	env := []askuser.Question{envQ}
-	ap, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket", Reason: "archived", Risk: approval.RiskHigh}, 60)
+	ap, err := approvaltool.Form(approval.Request{Action: "Delete the bucket", Reason: "archived", Risk: approval.RiskHigh}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func Example() {
 	ask("call-3", rm)
 
 	// About to run the command: is this the action the person approved?
-	v, _ := askuser.ApprovalVerdict(out)
+	v, _ := approvaltool.VerdictOf(out)
 	run := "rm /srv/backups/2024-01.tar"
 	fmt.Println("run it:", v.Status == approval.Approved && v.Digest == approval.Digest("Delete the oldest backup", run))
 	fmt.Println("run another:", v.Digest == approval.Digest("Delete the oldest backup", "rm -r /srv/backups"))

@@ -26,6 +26,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/inert"
 )
 
@@ -64,7 +65,7 @@ func Summary(o *askuser.Outcome, w Words) string {
 	if o == nil {
 		return "The ask has ended."
 	}
-	if v, ok := askuser.ApprovalVerdict(o); ok {
+	if v, ok := approvaltool.VerdictOf(o); ok {
 		return Verdict(v) + "."
 	}
 	items := answerList(o, o.Reason != askuser.ReasonSubmitted, w.labelSep())
@@ -168,7 +169,7 @@ func answerList(o *askuser.Outcome, who bool, sep string) string {
 // and that the agent has no permission ("Time is up: nothing was decided,
 // and your agent has no permission"). A responder that names the action
 // adds it after ": " to a decision, after " for: " to no decision.
-func Verdict(v askuser.Verdict) string {
+func Verdict(v approvaltool.Verdict) string {
 	switch v.Status {
 	case approval.Approved, approval.Denied:
 		word := "Approved"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 )
@@ -121,7 +122,7 @@ func TestSummary(t *testing.T) {
 
 func approvalOutcome(t *testing.T, o askuser.Outcome, decision, note string) *askuser.Outcome {
 	t.Helper()
-	f, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket", Reason: "It is empty", Risk: approval.RiskHigh}, 60)
+	f, err := approvaltool.Form(approval.Request{Action: "Delete the bucket", Reason: "It is empty", Risk: approval.RiskHigh}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		o := approvalOutcome(t, askuser.Outcome{Reason: tt.reason}, tt.decision, "a note\x1b[2J")
-		v, ok := askuser.ApprovalVerdict(o)
+		v, ok := approvaltool.VerdictOf(o)
 		if !ok {
 			t.Fatalf("%s %s: not an approval's outcome", tt.reason, tt.decision)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 // cases are the kit's cases, in the order they are reported. Each case
@@ -329,7 +330,7 @@ func formKept(p *pend) error {
 // deadline ended unresolved there.
 func notApproved(p *pend) error {
 	out := p.outcome()
-	v, _ := askuser.ApprovalVerdict(out)
+	v, _ := approvaltool.VerdictOf(out)
 	switch {
 	case v.Status == approval.Approved:
 		return fmt.Errorf("the approval ended approved (%s, decided by %s) with no person to approve it; a responder approves only what its person approved", out.Reason, v.DecidedBy)
@@ -343,7 +344,7 @@ func notApproved(p *pend) error {
 // unresolved if it was superseded.
 func supersededUnresolved(p *pend) error {
 	out := p.outcome()
-	v, _ := askuser.ApprovalVerdict(out)
+	v, _ := approvaltool.VerdictOf(out)
 	switch {
 	case out.Reason != askuser.ReasonSuperseded && v.Status == approval.Approved:
 		return fmt.Errorf("the approval ended approved (%s) with no person to approve it", out.Reason)
@@ -365,7 +366,7 @@ func notHanded(_ *env, ps []*pend) error {
 			errs = append(errs, fmt.Errorf("%s: Handle failed: %w", p.name, p.err))
 			continue
 		}
-		if v, _ := askuser.ApprovalVerdict(p.out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
+		if v, _ := approvaltool.VerdictOf(p.out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 			errs = append(errs, fmt.Errorf("%s: the approval ended %s (%s), want unresolved with nobody to ask (unattended)", p.name, v.Status, p.out.Reason))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 // A namedForm is a form the kit asks, with what it is for messages.
@@ -61,7 +62,7 @@ func approvalWithDetails(timeout int) namedForm { return approvalForms(timeout)[
 // approvalForms are approvals of every risk, with and without details.
 func approvalForms(timeout int) []namedForm {
 	mk := func(name string, a approval.Request, intent string) namedForm {
-		f, err := askuser.ApprovalForm(a, timeout)
+		f, err := approvaltool.Form(a, timeout)
 		if err != nil {
 			panic("respondertest: an approval of the kit's own is not valid: " + err.Error())
 		}

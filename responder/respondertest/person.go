@@ -6,6 +6,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -165,7 +166,7 @@ func personDecides(e *env, choice string, want string) error {
 	if p.err != nil {
 		return fmt.Errorf("the orchestrator's Handle failed: %w", p.err)
 	}
-	v, _ := askuser.ApprovalVerdict(p.outcome())
+	v, _ := approvaltool.VerdictOf(p.outcome())
 	if v.Status != want || v.DecidedBy != askuser.ByUser {
 		return fmt.Errorf("after the person chose %s the approval ended %s, decided by %s; want %s by the user", choice, v.Status, v.DecidedBy, want)
 	}

@@ -20,7 +20,7 @@
 // cases what it does with the person's secrets. Run returns the cases it
 // skipped, so that a test can hold that every case ran.
 //
-// Approvals (askuser.ApprovalForm) get cases of their own. A responder that
+// Approvals (approvaltool.Form) get cases of their own. A responder that
 // does not declare it can take them (askuser.ApprovalCapable) must never be
 // handed one. One that does is given approvals of every risk, and since the
 // kit plays no person, none of them may end approved: a responder that

@@ -14,13 +14,14 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
 )
 
 func approvalForm(t *testing.T, risk approval.Risk) *askuser.Form {
 	t.Helper()
-	f, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: risk, Details: "gsutil rm -r gs://logs-2019"}, 60)
+	f, err := approvaltool.Form(approval.Request{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: risk, Details: "gsutil rm -r gs://logs-2019"}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestScriptedApprovals(t *testing.T) {
 					t.Fatal(err)
 				}
 				o.WaitResponders()
-				v, ok := askuser.ApprovalVerdict(out)
+				v, ok := approvaltool.VerdictOf(out)
 				if !ok {
 					t.Fatal("the outcome is not an approval's")
 				}
@@ -123,7 +124,7 @@ func TestDecide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser || v.Note != "go ahead" {
+	if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser || v.Note != "go ahead" {
 		t.Errorf("verdict %+v, want approved by the user with their note", v)
 	}
 }

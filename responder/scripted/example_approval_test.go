@@ -6,13 +6,14 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
 
 // A script plays the person who decides an approval: here, approving for
 // the rest of the session, which the orchestrator then remembers.
 func ExampleDecide() {
-	form, err := askuser.ApprovalForm(approval.Request{Action: "Restart the login service", Reason: "It holds a stale certificate", Risk: approval.RiskMedium}, 60)
+	form, err := approvaltool.Form(approval.Request{Action: "Restart the login service", Reason: "It holds a stale certificate", Risk: approval.RiskMedium}, 60)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -24,7 +25,7 @@ func ExampleDecide() {
 			fmt.Println(err)
 			return
 		}
-		v, _ := askuser.ApprovalVerdict(out)
+		v, _ := approvaltool.VerdictOf(out)
 		fmt.Println(v.Status, "by", v.DecidedBy)
 	}
 	// Output:

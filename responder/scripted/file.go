@@ -24,7 +24,7 @@ import (
 //	              "other_text": "...", "secret": "...", "note": "...",
 //	              "option_notes": {"<label>": "..."}}]}
 //
-// or, for an approval (askuser.ApprovalForm):
+// or, for an approval (approvaltool.Form):
 //
 //	{"approval": "approve", "note": "...", "delay_ms": 0, "end": "submit"}
 //

@@ -6,6 +6,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responders/auto"
 )
 
@@ -35,7 +36,7 @@ func TestApprovalIsNeverApproved(t *testing.T) {
 	}
 	for _, risk := range approval.Risks() {
 		t.Run(string(risk), func(t *testing.T) {
-			f, err := askuser.ApprovalForm(approval.Request{Action: "Drop the table users", Reason: "To start over", Risk: risk}, 60)
+			f, err := approvaltool.Form(approval.Request{Action: "Drop the table users", Reason: "To start over", Risk: risk}, 60)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +51,7 @@ func TestApprovalIsNeverApproved(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				v, ok := askuser.ApprovalVerdict(out)
+				v, ok := approvaltool.VerdictOf(out)
 				if !ok || v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended || v.DecidedBy != "" {
 					t.Errorf("%s: verdict %+v, want unresolved and unattended, decided by nobody", name, v)
 				}

@@ -91,7 +91,7 @@ func TestFleetApprovalCode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v, _ := askuser.ApprovalVerdict(res); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser {
+			if v, _ := approvaltool.VerdictOf(res); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser {
 				t.Errorf("A's verdict %+v; want approved by the user", v)
 			}
 		})

@@ -76,7 +76,7 @@ func TestApprovalCode(t *testing.T) {
 		t.Fatalf("the right code: %d %s", rec.Code, rec.Body)
 	}
 	res := <-out
-	if v, _ := askuser.ApprovalVerdict(res); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser || res.Principal != "mailto:oncall@example.test" {
+	if v, _ := approvaltool.VerdictOf(res); v.Status != approval.Approved || v.DecidedBy != askuser.ByUser || res.Principal != "mailto:oncall@example.test" {
 		t.Errorf("verdict %+v, principal %q; want approved by the user, as the mailbox", v, res.Principal)
 	}
 }
@@ -108,7 +108,7 @@ func TestApprovalCodeAttempts(t *testing.T) {
 		t.Fatalf("the approval was decided: %+v", p)
 	}
 	o.Supersede("s")
-	if v, _ := askuser.ApprovalVerdict(<-out); v.Status != approval.Unresolved {
+	if v, _ := approvaltool.VerdictOf(<-out); v.Status != approval.Unresolved {
 		t.Errorf("verdict %+v; want unresolved", v)
 	}
 }
@@ -121,7 +121,7 @@ func TestApprovalCodeNotSent(t *testing.T) {
 	r := newResponder(t, m, Options{SendCode: send})
 	_, out := handle(t, r, askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(), Arguments: []byte(approvalCall)})
 	res := <-out
-	if v, _ := askuser.ApprovalVerdict(res); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
+	if v, _ := approvaltool.VerdictOf(res); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 		t.Errorf("verdict %+v; want unresolved, nobody asked", v)
 	}
 	select {

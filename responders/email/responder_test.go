@@ -297,7 +297,7 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("POST signed in: %d %s", rec.Code, rec.Body)
 	}
 	res := <-out
-	if v, _ := askuser.ApprovalVerdict(res); v.Status != approval.Approved || res.Principal != "alice" {
+	if v, _ := approvaltool.VerdictOf(res); v.Status != approval.Approved || res.Principal != "alice" {
 		t.Errorf("verdict %+v, principal %q; want approved by alice", v, res.Principal)
 	}
 }

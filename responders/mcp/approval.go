@@ -15,7 +15,7 @@ import (
 )
 
 // CanTakeApprovals reports true: the Responder takes approvals
-// (askuser.ApprovalForm, the request_approval contract), since an MCP
+// (approvaltool.Form, the request_approval contract), since an MCP
 // client shows an elicitation to its user, not to the model. Whether this
 // call's client can be asked at all is Reachable's to say: without the
 // elicitation capability an approval is unresolved at once. A client that
@@ -41,7 +41,7 @@ const (
 	titleNote     = "Note for your agent"
 )
 
-// An approvalForm is an approval (askuser.ApprovalForm) as one form
+// An approvalForm is an approval (approvaltool.Form) as one form
 // elicitation: the action, reason, risk and details in the message, and a
 // required yes/no, "Approve this action"; an optional yes/no, "For the
 // rest of this session"; an optional note; and, for an action that cannot

@@ -7,6 +7,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -37,7 +38,7 @@ func FuzzApprovalRead(f *testing.F) {
 		if irreversible {
 			risk = approval.RiskIrreversible
 		}
-		af, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket logs-2019", Reason: "Old", Risk: risk}, 60)
+		af, err := approvaltool.Form(approval.Request{Action: "Delete the bucket logs-2019", Reason: "Old", Risk: risk}, 60)
 		if err != nil {
 			f.Fatal(err)
 		}

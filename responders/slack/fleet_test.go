@@ -300,7 +300,7 @@ func TestFleetIrreversibleOnOtherReplica(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Approved {
+		if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Approved {
 			t.Errorf("verdict %+v; want approved", v)
 		}
 	})

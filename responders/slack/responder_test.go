@@ -148,7 +148,7 @@ func TestGolden(t *testing.T) {
 	golden(t, "multi.json", map[string]any{"text": text, "blocks": blocks})
 	golden(t, "multi_modal.json", answerModal("a2", multi, nil))
 
-	ap, err := askuser.ApprovalForm(approval.Request{Action: "Delete the prod-eu database", Reason: "It was replaced", Risk: approval.RiskIrreversible, Details: "DROP DATABASE prod_eu;"}, 300)
+	ap, err := approvaltool.Form(approval.Request{Action: "Delete the prod-eu database", Reason: "It was replaced", Risk: approval.RiskIrreversible, Details: "DROP DATABASE prod_eu;"}, 300)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func TestIrreversibleApproval(t *testing.T) {
 		r := newResponder(t, f, Options{Rand: strings.NewReader("\x00\x01\x02\x03")})
 		o := &askuser.Orchestrator{Responder: r}
 		defer o.Close()
-		got := make(chan askuser.Verdict, 1)
+		got := make(chan approvaltool.Verdict, 1)
 		go func() {
 			out, err := o.Handle(context.Background(), askuser.Request{Session: "s", ToolCallID: "c", Dialect: approvaltool.Dialect(),
 				Arguments: []byte(`{"action":"Drop the table","reason":"cleanup","risk":"irreversible"}`)})
@@ -411,7 +411,7 @@ func TestIrreversibleApproval(t *testing.T) {
 				t.Errorf("Handle: %v", err)
 				return
 			}
-			v, _ := askuser.ApprovalVerdict(out)
+			v, _ := approvaltool.VerdictOf(out)
 			got <- v
 		}()
 		posted := <-f.Posted

@@ -9,6 +9,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
@@ -192,7 +193,7 @@ func readTerminal(f *os.File) (lines <-chan []byte, stop func()) {
 // approvalSummary says how an approval ended, from its verdict, as a
 // sentence: the action was shown above it.
 func approvalSummary(o *askuser.Outcome) string {
-	v, _ := askuser.ApprovalVerdict(o)
+	v, _ := approvaltool.VerdictOf(o)
 	s := termtext.Verdict(v) + "."
 	if v.Note != "" {
 		s += " Your note: " + quoted(v.Note)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/ptytest"
 	"github.com/askuser-go/askuser/responder/respondertest"
@@ -182,7 +183,7 @@ func (g *termRig) typeLine(s string) {
 	}
 }
 
-func (g *termRig) verdict(ch <-chan result) askuser.Verdict {
+func (g *termRig) verdict(ch <-chan result) approvaltool.Verdict {
 	g.t.Helper()
 	var res result
 	select {
@@ -196,7 +197,7 @@ func (g *termRig) verdict(ch <-chan result) askuser.Verdict {
 	if res.out.Fault != nil {
 		g.t.Fatalf("responder fault: %v", res.out.Fault)
 	}
-	v, ok := askuser.ApprovalVerdict(res.out)
+	v, ok := approvaltool.VerdictOf(res.out)
 	if !ok {
 		g.t.Fatal("the outcome is not an approval's")
 	}
@@ -438,7 +439,7 @@ func TestApprovalEndOfInputOnTerminal(t *testing.T) {
 func TestApprovalDeadlineOnTerminal(t *testing.T) {
 	for where, name := range wheres {
 		g := newTermRig(t, where)
-		f, err := askuser.ApprovalForm(approval.Request{Action: "Restart the database", Reason: "To apply the patch", Risk: approval.RiskHigh}, 1)
+		f, err := approvaltool.Form(approval.Request{Action: "Restart the database", Reason: "To apply the patch", Risk: approval.RiskHigh}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,7 +482,7 @@ func TestApprovalNoteWithACredential(t *testing.T) {
 func TestApprovalPromptIsInert(t *testing.T) {
 	for where, name := range wheres {
 		g := newTermRig(t, where)
-		f, err := askuser.ApprovalForm(approval.Request{
+		f, err := approvaltool.Form(approval.Request{
 			Action:  "rm -rf /\r\x1b[2Kls -la",
 			Reason:  "tidy\x1b]52;c;cm0gLXJmIH4=\x07 up\u202e",
 			Risk:    approval.RiskIrreversible,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/responders/stdio"
 )
@@ -17,7 +18,7 @@ import (
 // approvalForm is an approval of the given risk, waiting 100 seconds.
 func approvalForm(t testing.TB, risk approval.Risk) *askuser.Form {
 	t.Helper()
-	f, err := askuser.ApprovalForm(approval.Request{
+	f, err := approvaltool.Form(approval.Request{
 		Action:  "Delete the bucket logs-2019",
 		Reason:  "It is past its retention",
 		Risk:    risk,
@@ -68,7 +69,7 @@ func TestApprovalOverAPipe(t *testing.T) {
 				t.Fatal(err)
 			}
 			o.WaitResponders()
-			if v, _ := askuser.ApprovalVerdict(res); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
+			if v, _ := approvaltool.VerdictOf(res); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 				t.Errorf("%s: verdict %+v, want unresolved with nobody to ask", tt.name, v)
 			}
 			if got := strings.TrimPrefix(out.String(), "\n"); got != tt.shown {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 // TestSpoofedDetailsOnTerminal: on a real terminal 60 columns wide, an
@@ -27,7 +27,7 @@ func TestSpoofedDetailsOnTerminal(t *testing.T) {
 			reason := padTo("Routine cleanup.", pad, width-len("Reason: ")) +
 				padTo("Details:", pad, width) +
 				padTo("  | echo harmless", pad, width)
-			f, err := askuser.ApprovalForm(approval.Request{Action: "Clean up", Reason: reason, Risk: approval.RiskHigh, Details: "rm -rf /"}, 60)
+			f, err := approvaltool.Form(approval.Request{Action: "Clean up", Reason: reason, Risk: approval.RiskHigh, Details: "rm -rf /"}, 60)
 			if err != nil {
 				t.Fatal(err)
 			}

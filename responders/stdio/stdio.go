@@ -65,7 +65,7 @@
 // anyone for the call (it implements askuser.SecretCapable, so the
 // orchestrator knows before asking).
 //
-// An approval (askuser.ApprovalForm) is taken only from a terminal — the
+// An approval (approvaltool.Form) is taken only from a terminal — the
 // input when it is one, else Options.Terminal (the controlling terminal) —
 // never from a pipe: with no terminal, CanTakeApprovals reports false and
 // the orchestrator treats the approval as having nobody to ask

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 )
@@ -60,7 +61,7 @@ var words = termtext.Words{Dismissed: "Dismissed", LabelSep: " + "}
 
 // summary says how the ask ended and what was applied, from its outcome.
 func summary(o *askuser.Outcome) string {
-	if _, ok := askuser.ApprovalVerdict(o); ok {
+	if _, ok := approvaltool.VerdictOf(o); ok {
 		return approvalSummary(o)
 	}
 	return termtext.Summary(o, words)

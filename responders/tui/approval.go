@@ -9,6 +9,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
@@ -366,7 +367,7 @@ func (m *model) approvalHelp(av *askView, b func(k, desc string)) {
 // approvalSummary says how an approval ended, from its verdict, and what
 // it was for: the card that showed the action is gone when this is shown.
 func approvalSummary(o *askuser.Outcome) string {
-	v, _ := askuser.ApprovalVerdict(o)
+	v, _ := approvaltool.VerdictOf(o)
 	s := termtext.Verdict(v)
 	if v.Status == approval.Unresolved {
 		s += " for: "

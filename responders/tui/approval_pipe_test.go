@@ -6,6 +6,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 // TestApprovalsNotFromAPipe: with a pipe for a terminal, nobody is known
@@ -18,13 +19,13 @@ func TestApprovalsNotFromAPipe(t *testing.T) {
 		if g.r.CanTakeApprovals() {
 			t.Fatal("CanTakeApprovals is true for a pipe")
 		}
-		f, err := askuser.ApprovalForm(approval.Request{Action: "Force-push main", Reason: "To drop a commit", Risk: approval.RiskHigh}, 60)
+		f, err := approvaltool.Form(approval.Request{Action: "Force-push main", Reason: "To drop a commit", Risk: approval.RiskHigh}, 60)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g.typeIn("\x1b[B\r")
 		out := <-g.ask("s", f)
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
+		if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonUnattended {
 			t.Errorf("an approval on a pipe: %+v, want unresolved with nobody to ask", v)
 		}
 		if g.out.String() != "" {

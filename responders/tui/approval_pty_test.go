@@ -12,6 +12,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/ptytest"
 	"github.com/askuser-go/askuser/responders/tui"
@@ -33,7 +34,7 @@ func TestApprovalOnATerminal(t *testing.T) {
 	}
 	o := &askuser.Orchestrator{Responder: r}
 	ask := func(a approval.Request) <-chan *askuser.Outcome {
-		f, err := askuser.ApprovalForm(a, 60)
+		f, err := approvaltool.Form(a, 60)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,8 +48,8 @@ func TestApprovalOnATerminal(t *testing.T) {
 		}()
 		return ch
 	}
-	verdict := func(ch <-chan *askuser.Outcome) askuser.Verdict {
-		v, _ := askuser.ApprovalVerdict(<-ch)
+	verdict := func(ch <-chan *askuser.Outcome) approvaltool.Verdict {
+		v, _ := approvaltool.VerdictOf(<-ch)
 		v.Digest = ""
 		return v
 	}
@@ -65,7 +66,7 @@ func TestApprovalOnATerminal(t *testing.T) {
 		g.waitRow(t, "This system lets any program on this terminal type into it: only the code shown here approves.")
 	}
 	term.typeIn(t, strings.ToLower(code)+"\r")
-	want := askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Note: "I have a backup", Remember: true}
+	want := approvaltool.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Note: "I have a backup", Remember: true}
 	if got := verdict(ch); got != want {
 		t.Errorf("verdict %+v, want %+v", got, want)
 	}
@@ -74,7 +75,7 @@ func TestApprovalOnATerminal(t *testing.T) {
 	ch = ask(approval.Request{Action: "Force-push main", Reason: "To drop a commit", Risk: approval.RiskHigh})
 	term.waitFor(t, "!! Risk: HIGH")
 	term.typeIn(t, "\x1b[A\r") // Up, Enter: Deny
-	if got, want := verdict(ch), (askuser.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser}); got != want {
+	if got, want := verdict(ch), (approvaltool.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser}); got != want {
 		t.Errorf("verdict %+v, want %+v", got, want)
 	}
 	r.Close()
@@ -104,7 +105,7 @@ func TestApprovalKeysOnATerminal(t *testing.T) {
 	r := tui.New(term.tty, term.tty, nil)
 	defer r.Close()
 	o := &askuser.Orchestrator{Responder: r}
-	f, err := askuser.ApprovalForm(approval.Request{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: approval.RiskLow}, 1)
+	f, err := approvaltool.Form(approval.Request{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: approval.RiskLow}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestApprovalKeysOnATerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline {
+	if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline {
 		t.Errorf("verdict %+v, want unresolved at the deadline", v)
 	}
 }
@@ -144,7 +145,7 @@ func TestApprovalTypedAheadOnATerminal(t *testing.T) {
 	r := tui.New(term.tty, term.tty, nil)
 	defer r.Close()
 	o := &askuser.Orchestrator{Responder: r}
-	f, err := askuser.ApprovalForm(approval.Request{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: approval.RiskLow}, 60)
+	f, err := approvaltool.Form(approval.Request{Action: "Read the file config/prod.yaml", Reason: "To see which replicas are set", Risk: approval.RiskLow}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestApprovalTypedAheadOnATerminal(t *testing.T) {
 	}()
 	term.waitFor(t, "Risk: low")
 	term.typeIn(t, "\x03")
-	v, _ := askuser.ApprovalVerdict(<-ch)
+	v, _ := approvaltool.VerdictOf(<-ch)
 	if v.Status != approval.Unresolved || v.Ended != askuser.ReasonDismissed {
 		t.Errorf("verdict %+v, want unresolved, dismissed: the keys typed ahead decided it", v)
 	}
@@ -222,7 +223,7 @@ func TestApprovalTypedByAnotherProgramOnATerminal(t *testing.T) {
 			r := tui.New(g.tty, g.tty, nil)
 			defer r.Close()
 			o := &askuser.Orchestrator{Responder: r}
-			f, err := askuser.ApprovalForm(approval.Request{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: risk}, 60)
+			f, err := approvaltool.Form(approval.Request{Action: "Delete the bucket logs-2019", Reason: "It is past its retention", Risk: risk}, 60)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,7 +262,7 @@ func TestApprovalTypedByAnotherProgramOnATerminal(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatalf("the approval did not end; the screen shows:\n%s", strings.Join(g.rows(), "\n"))
 			}
-			if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Denied {
+			if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Denied {
 				t.Errorf("verdict %+v; want denied, by the second wrong code", v)
 			}
 		})

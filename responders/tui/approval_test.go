@@ -12,6 +12,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/challenge"
 )
 
@@ -19,7 +20,7 @@ import (
 // with the agent's narration.
 func approvalForm(t *testing.T, a approval.Request, intent string) *askuser.Form {
 	t.Helper()
-	f, err := askuser.ApprovalForm(a, 120)
+	f, err := approvaltool.Form(a, 120)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,9 +39,9 @@ var (
 )
 
 // verdict is what ask i came to, as the contract reports it.
-func (h *harness) verdict(i int) askuser.Verdict {
+func (h *harness) verdict(i int) approvaltool.Verdict {
 	h.t.Helper()
-	v, ok := askuser.ApprovalVerdict(h.outcome(i))
+	v, ok := approvaltool.VerdictOf(h.outcome(i))
 	if !ok {
 		h.t.Fatalf("ask %d is not an approval", i)
 	}
@@ -62,7 +63,7 @@ func (h *harness) open(i int, after string) {
 	}
 }
 
-func checkVerdict(t *testing.T, want, got askuser.Verdict) {
+func checkVerdict(t *testing.T, want, got approvaltool.Verdict) {
 	t.Helper()
 	got.Digest = ""
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -106,7 +107,7 @@ func TestFramesApprovalLow(t *testing.T) {
 		h.press("enter")
 		h.open(0, "Enter on Approve")
 		h.press("type:acefh", "enter")
-		checkVerdict(t, askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser}, h.verdict(0))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser}, h.verdict(0))
 		h.golden("approval-low")
 	})
 }
@@ -123,7 +124,7 @@ func TestFramesApprovalMedium(t *testing.T) {
 		h.press("up")
 		h.open(0, "s and Up")
 		h.press("enter")
-		checkVerdict(t, askuser.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
 		h.golden("approval-medium")
 	})
 }
@@ -141,7 +142,7 @@ func TestFramesApprovalHighSession(t *testing.T) {
 		h.press("enter")
 		h.press("type:" + firstCode)
 		h.press("enter")
-		checkVerdict(t, askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
 		h.golden("approval-high-session")
 	})
 }
@@ -169,7 +170,7 @@ func TestFramesApprovalIrreversible(t *testing.T) {
 		h.open(0, "yes in the confirmation field")
 		h.press("type:jkm npr")
 		h.press("enter")
-		checkVerdict(t, askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Note: "after the backup"}, h.verdict(0))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Note: "after the backup"}, h.verdict(0))
 		h.golden("approval-irreversible")
 	})
 }
@@ -181,9 +182,9 @@ func TestFramesApprovalIrreversibleSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 80, 24, approvalForm(t, irrApproval, ""), approvalForm(t, irrApproval, ""))
 		h.press("s", "down", "enter", "type:"+firstCode+" ", "enter")
-		checkVerdict(t, askuser.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Approved, DecidedBy: askuser.ByUser, Remember: true}, h.verdict(0))
 		h.press("up", "enter")
-		checkVerdict(t, askuser.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser}, h.verdict(1))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser}, h.verdict(1))
 		h.golden("approval-irreversible-session")
 	})
 }
@@ -212,7 +213,7 @@ func TestApprovalWrongCodes(t *testing.T) {
 			t.Errorf("the new code is %q, want JKMNPR, one character longer", got)
 		}
 		h.press("esc", "enter", "type:"+firstCode, "enter")
-		checkVerdict(t, askuser.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser}, h.verdict(0))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Denied, DecidedBy: askuser.ByUser}, h.verdict(0))
 		if got := h.m.codes.Code(); len(got) != challenge.Base+2 {
 			t.Errorf("after two wrong codes the code is %q, want %d characters", got, challenge.Base+2)
 		}
@@ -290,7 +291,7 @@ func TestFramesApprovalSeveralPending(t *testing.T) {
 		h.press("enter")
 		h.open(1, "Enter after the approval came back on screen")
 		h.press("esc")
-		checkVerdict(t, askuser.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
 		h.press("2", "enter")
 		if out := h.outcome(0); out.Status != askuser.StatusAnswered {
 			t.Errorf("the question: %s", out.Status)
@@ -306,9 +307,9 @@ func TestApprovalCtrlC(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, 80, 24, approvalForm(t, irrApproval, ""), approvalForm(t, lowApproval, ""))
 		h.press("down", "enter", "type:"+firstCode, "ctrl+c")
-		checkVerdict(t, askuser.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(0))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(0))
 		h.press("down", "n", "type:do it", "ctrl+c")
-		checkVerdict(t, askuser.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDismissed}, h.verdict(1))
 		if got := h.m.frame().text; !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(got, "\n│ ", "\n")), " "), "Dismissed: nothing was decided, and your agent has no permission for: Read the file config/prod.yaml") {
 			t.Errorf("the last frame does not say what the approval came to:\n%s", got)
 		}
@@ -334,7 +335,7 @@ func TestApprovalDeadline(t *testing.T) {
 		if len(out.Answers) != 0 {
 			t.Errorf("the outcome holds answers: %+v", out.Answers)
 		}
-		checkVerdict(t, askuser.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDeadline}, h.verdict(0))
+		checkVerdict(t, approvaltool.Verdict{Status: approval.Unresolved, Ended: askuser.ReasonDeadline}, h.verdict(0))
 		h.golden("approval-deadline")
 	})
 }
@@ -390,7 +391,7 @@ func TestApprovalRiskStyles(t *testing.T) {
 // TestApprovalSummaries: what each way an approval can end is shown as,
 // from its verdict.
 func TestApprovalSummaries(t *testing.T) {
-	f, err := askuser.ApprovalForm(lowApproval, 60)
+	f, err := approvaltool.Form(lowApproval, 60)
 	if err != nil {
 		t.Fatal(err)
 	}

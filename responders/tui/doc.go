@@ -70,7 +70,7 @@
 //
 // # Approvals
 //
-// An approval (askuser.ApprovalForm, the request_approval contract) gets a
+// An approval (approvaltool.Form, the request_approval contract) gets a
 // card of its own, with no tabs: the risk on a line of its own that never
 // scrolls away, in words ("!!! Risk: IRREVERSIBLE: this cannot be undone
 // !!!", "!! Risk: HIGH", "Risk: medium", "Risk: low") and, with colour,
@@ -92,7 +92,7 @@
 // Ctrl+C dismiss the approval, which leaves it unresolved. The decision
 // is reported and submitted at once, with the note; nothing is drafted,
 // so that an Approve chosen and not done never counts. The verdict
-// (askuser.ApprovalVerdict) is shown when the approval ends. The
+// (approvaltool.VerdictOf) is shown when the approval ends. The
 // responder takes approvals only when its input and its output are real
 // terminals (CanTakeApprovals, askuser.ApprovalCapable); keys typed on it
 // before the screen came up are discarded.

@@ -9,6 +9,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 // FuzzParsePicks: whatever is typed for a sensitive choice, the picks are
@@ -112,7 +113,7 @@ func FuzzApprovalFrames(f *testing.F) {
 		if len(keys) > 64 {
 			keys = keys[:64]
 		}
-		form, err := askuser.ApprovalForm(approval.Request{Action: action, Reason: reason, Details: details, Risk: approval.Risks()[int(risk)%4]}, 60)
+		form, err := approvaltool.Form(approval.Request{Action: action, Reason: reason, Details: details, Risk: approval.Risks()[int(risk)%4]}, 60)
 		if err != nil {
 			t.Skip(err)
 		}
@@ -131,7 +132,7 @@ func FuzzApprovalFrames(f *testing.F) {
 			h.settle()
 			select {
 			case <-h.asks[0].Done():
-				v, _ := askuser.ApprovalVerdict(h.asks[0].Outcome())
+				v, _ := approvaltool.VerdictOf(h.asks[0].Outcome())
 				if v.Status == approval.Approved {
 					t.Errorf("approved, though no key typed the code %s", firstCode)
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
 )
@@ -21,7 +22,7 @@ var words = termtext.Words{Dismissed: "Cancelled", LabelSep: ", "}
 // answer, from its final outcome; an approval's names its action.
 // Everything in it that came from the call or the person is made inert.
 func summary(o *askuser.Outcome) string {
-	if _, ok := askuser.ApprovalVerdict(o); ok {
+	if _, ok := approvaltool.VerdictOf(o); ok {
 		return approvalSummary(o)
 	}
 	return termtext.Summary(o, words)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responders/web"
 )
 
@@ -116,7 +117,7 @@ func TestBrowserDenyForSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := askuser.ApprovalVerdict(again); v.Status != approval.Denied || v.DecidedBy != askuser.ByRemembered || v.RememberedFrom != first.AskID {
+	if v, _ := approvaltool.VerdictOf(again); v.Status != approval.Denied || v.DecidedBy != askuser.ByRemembered || v.RememberedFrom != first.AskID {
 		t.Errorf("asked again: %+v; want denied, remembered", v)
 	}
 }
@@ -187,7 +188,7 @@ func TestBrowserIrreversible(t *testing.T) {
 func TestBrowserApprovalTimeout(t *testing.T) {
 	ctx, _ := browser(t)
 	cs := newApprovalCardServer(t)
-	f, err := askuser.ApprovalForm(approval.Request{Action: "Restart the database", Reason: "To apply the patch", Risk: approval.RiskHigh}, 2)
+	f, err := approvaltool.Form(approval.Request{Action: "Restart the database", Reason: "To apply the patch", Risk: approval.RiskHigh}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestBrowserApprovalInjectionIsInert(t *testing.T) {
 	ctx, dl := browser(t)
 	cs := newApprovalCardServer(t)
 	p := strings.Join(payloads, " ")
-	f, err := askuser.ApprovalForm(approval.Request{Action: strings.Join(payloads[:4], " "), Reason: p, Risk: approval.RiskIrreversible, Details: p + "\n" + p}, 60)
+	f, err := approvaltool.Form(approval.Request{Action: strings.Join(payloads[:4], " "), Reason: p, Risk: approval.RiskIrreversible, Details: p + "\n" + p}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestScreenshotApproval(t *testing.T) {
 	}
 	ctx, _ := browser(t)
 	cs := newApprovalCardServer(t)
-	f, err := askuser.ApprovalForm(approval.Request{
+	f, err := approvaltool.Form(approval.Request{
 		Action:  "Delete the bucket gs://logs-2019",
 		Reason:  "It is past its two-year retention and costs $40 a month",
 		Risk:    approval.RiskIrreversible,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responders/web"
 )
@@ -27,7 +28,7 @@ const testCode = "ZQ7X-KV9W"
 // approvalForm builds an approval form.
 func approvalForm(t testing.TB, risk approval.Risk, action, details string) *askuser.Form {
 	t.Helper()
-	f, err := askuser.ApprovalForm(approval.Request{Action: action, Reason: "It is past its retention", Risk: risk, Details: details}, 60)
+	f, err := approvaltool.Form(approval.Request{Action: action, Reason: "It is past its retention", Risk: risk, Details: details}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +46,10 @@ func (cs *cardServer) askForm(session string, f *askuser.Form) <-chan result {
 }
 
 // verdictOf waits for an approval's outcome and returns its verdict.
-func verdictOf(t *testing.T, ch <-chan result) (askuser.Verdict, *askuser.Outcome) {
+func verdictOf(t *testing.T, ch <-chan result) (approvaltool.Verdict, *askuser.Outcome) {
 	t.Helper()
 	out := wait(t, ch)
-	v, ok := askuser.ApprovalVerdict(out)
+	v, ok := approvaltool.VerdictOf(out)
 	if !ok {
 		t.Fatal("the outcome is not an approval's")
 	}
@@ -416,7 +417,7 @@ func TestApprovalDeadline(t *testing.T) {
 		if d := time.Since(start); d != 60*time.Second {
 			t.Errorf("the approval ended after %v, want its 60 s", d)
 		}
-		if v, _ := askuser.ApprovalVerdict(out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline || len(out.Answers) != 0 {
+		if v, _ := approvaltool.VerdictOf(out); v.Status != approval.Unresolved || v.Ended != askuser.ReasonDeadline || len(out.Answers) != 0 {
 			t.Errorf("verdict %+v with %d answers; want unresolved at the deadline, none", v, len(out.Answers))
 		}
 	})

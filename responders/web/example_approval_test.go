@@ -11,6 +11,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responders/web"
 )
 
@@ -26,7 +27,7 @@ func Example_approval() {
 	defer srv.Close()
 
 	o := &askuser.Orchestrator{Responder: r}
-	form, err := askuser.ApprovalForm(approval.Request{
+	form, err := approvaltool.Form(approval.Request{
 		Action: "Restart the login service",
 		Reason: "It holds a stale certificate",
 		Risk:   approval.RiskMedium,
@@ -79,7 +80,7 @@ func Example_approval() {
 	}
 	fmt.Println("without the code:", decide("approve", ""))
 	fmt.Println("with the code:", decide("approve", code))
-	v, _ := askuser.ApprovalVerdict(<-done)
+	v, _ := approvaltool.VerdictOf(<-done)
 	fmt.Println(v.Status, "by", v.DecidedBy, "with the note", v.Note)
 	// Output:
 	// Restart the login service (medium risk); needs the code: true

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -192,7 +193,7 @@ func TestOneTimeLinkRefusals(t *testing.T) {
 func TestOneTimeLinkNotForApprovals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newOnce(t, 0)
-		f, err := askuser.ApprovalForm(approval.Request{Action: "Restart login", Reason: "stale cert", Risk: approval.RiskLow}, 300)
+		f, err := approvaltool.Form(approval.Request{Action: "Restart login", Reason: "stale cert", Risk: approval.RiskLow}, 300)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 // linesInGutter is a script that reports whether every line box of the
@@ -57,7 +58,7 @@ func TestBrowserSpoofedRows(t *testing.T) {
 	<-done
 
 	reason := "Routine cleanup." + strings.Repeat(" ", 60) + "▸ Details" + strings.Repeat("\u202f", 60) + "echo harmless\u200d"
-	f, err := askuser.ApprovalForm(approval.Request{Action: "Clean up old data", Reason: reason, Risk: approval.RiskHigh, Details: "rm -rf /"}, 60)
+	f, err := approvaltool.Form(approval.Request{Action: "Clean up old data", Reason: reason, Risk: approval.RiskHigh, Details: "rm -rf /"}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect/approvaltool"
 )
 
 // The JSON the API and the events send. Every string the model wrote is
@@ -48,7 +49,7 @@ type approvalJSON struct {
 	Confirm string `json:"confirm,omitempty"`
 }
 
-// verdictJSON is what an ended approval means (askuser.ApprovalVerdict).
+// verdictJSON is what an ended approval means (approvaltool.VerdictOf).
 type verdictJSON struct {
 	Status    string             `json:"status"`
 	DecidedBy askuser.Provenance `json:"decided_by,omitempty"`
@@ -235,7 +236,7 @@ func finalView(out *askuser.Outcome) *finalJSON {
 	default:
 		f.State = stateCancelled
 	}
-	if vd, ok := askuser.ApprovalVerdict(out); ok {
+	if vd, ok := approvaltool.VerdictOf(out); ok {
 		f.Verdict = &verdictJSON{Status: vd.Status, DecidedBy: vd.DecidedBy, Ended: vd.Ended, Remember: vd.Remember, Note: vd.Note}
 		f.State = vd.Status
 	}

@@ -152,7 +152,7 @@
 //
 // # Approvals
 //
-// An approval (askuser.ApprovalForm) shows as a card of its own: the
+// An approval (approvaltool.Form) shows as a card of its own: the
 // risk, prominent (in colour and in words: irreversible loudest), the
 // action, the reason, the details behind a disclosure, an optional note,
 // a "for this session" checkbox that makes Approve and Deny remember the
@@ -186,7 +186,7 @@
 // without "confirm": "approve". Once the ask has ended, 409 as for any ask.
 // An ended approval's "final" carries "verdict": {"status": approved,
 // denied or unresolved, "decided_by", "ended", "remember", "note"}, as
-// askuser.ApprovalVerdict gives it, and its state is that status. The
+// approvaltool.VerdictOf gives it, and its state is that status. The
 // principal of a decision is Authorize's, or else "web approval code".
 // No response, event or log line carries the code.
 //
