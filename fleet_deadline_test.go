@@ -15,29 +15,11 @@ import (
 // electingStore is a store whose timers never come (a timers stream with
 // no leader) and whose writes fail, as a NATS stream electing a leader
 // refuses them, until writesBack.
-type electingStore struct {
-	*store.Memory
-	mu         sync.Mutex
-	writesBack time.Time // writes fail until then
-	refused    int
-}
+type electingStore struct{ writesDownStore }
 
 func (s *electingStore) Due(ctx context.Context, _ func(context.Context, string) error) error {
 	<-ctx.Done()
 	return ctx.Err()
-}
-
-func (s *electingStore) Update(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
-	s.mu.Lock()
-	down := time.Now().Before(s.writesBack)
-	if down {
-		s.refused++
-	}
-	s.mu.Unlock()
-	if down {
-		return 0, errors.New("nats: no response from stream")
-	}
-	return s.Memory.Update(ctx, key, data, rev)
 }
 
 // TestSharedDeadlineEndedWhereTheCallerWaits: the store's timers never
@@ -47,7 +29,7 @@ func (s *electingStore) Update(ctx context.Context, key string, data []byte, rev
 // tenth of a second of that: journaled once, timed out at its deadline.
 func TestSharedDeadlineEndedWhereTheCallerWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		st := &electingStore{Memory: store.NewMemory(0)}
+		st := &electingStore{writesDownStore{Memory: store.NewMemory(0)}}
 		j := &approvalJournal{}
 		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
 		defer func() { o.Close(); o.WaitResponders() }()
@@ -116,7 +98,7 @@ func TestSharedAnswerJustBeforeDeadlineKept(t *testing.T) {
 type writesDownStore struct {
 	*store.Memory
 	mu         sync.Mutex
-	writesBack time.Time
+	writesBack time.Time // writes fail until then
 	refused    int
 }
 
