@@ -240,6 +240,15 @@ func TestJournal(t *testing.T) {
 	if err := j.Append(ctx, stored(&journal.Record{Session: "s"})); err == nil {
 		t.Error("Append of a record without an ask id succeeded")
 	}
+	for _, data := range []string{"", "not json", `["a"]`, `{"v":2,`} {
+		err := j.Append(ctx, store.Record{AskID: "bad", Session: "s1", Data: []byte(data)})
+		if err == nil || !strings.Contains(err.Error(), "the record of ask bad is not a JSON object") {
+			t.Errorf("Append of Data %q: %v; want it refused as not a JSON object", data, err)
+		}
+	}
+	if rs, err := j.Records(ctx, "s1"); err != nil || strings.Contains(ids(rs), "bad") {
+		t.Errorf("Records after refused appends: %s, %v; want none of them", ids(rs), err)
+	}
 }
 
 // TestJournalUnreadable: a message that is not a record fails a listing
