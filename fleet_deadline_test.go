@@ -36,14 +36,13 @@ func TestSharedDeadlineEndedWhereTheCallerWaits(t *testing.T) {
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		const call = `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`
 		start := time.Now()
 		st.mu.Lock()
 		st.writesBack = start.Add(32 * time.Second)
 		st.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		out, err := o.Handle(ctx, askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(call)})
+		out, err := o.Handle(ctx, askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(envCall)})
 		if err != nil {
 			t.Fatalf("Handle: %v; want the deadline's outcome", err)
 		}
@@ -72,7 +71,7 @@ func TestSharedDeadlineEndedWhereTheCallerWaits(t *testing.T) {
 func TestSharedAnswerJustBeforeDeadlineKept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFleet(t, 2)
-		res := f.handle(context.Background(), 0, "s1", "call-1", `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`)
+		res := f.handle(context.Background(), 0, "s1", "call-1", envCall)
 		b := f.asked(t, 1)
 		if err := b.Report(askuser.Answer{QuestionID: "env", Selected: []string{"b"}}); err != nil {
 			t.Fatal(err)
@@ -130,8 +129,7 @@ func TestSharedDeadlineByTimerThroughLongElection(t *testing.T) {
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		const call = `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`
-		if _, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(call)}); err != nil {
+		if _, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(envCall)}); err != nil {
 			t.Fatal(err)
 		}
 		st.mu.Lock()

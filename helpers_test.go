@@ -74,3 +74,7 @@ func storedFound(r *journal.Record, ok bool, err error) (store.Record, bool, err
 	sr, err := r.Stored()
 	return sr, err == nil, err
 }
+
+// envCall is an ask_user call of one choice, "env" (a or b), with a
+// 30-second deadline.
+const envCall = `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`

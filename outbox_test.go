@@ -363,8 +363,7 @@ func TestSharedDeadlineJournalDownAtTimer(t *testing.T) {
 		if err := o.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		const call = `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`
-		if _, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(call)}); err != nil {
+		if _, err := o.Begin(context.Background(), askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(envCall)}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(31 * time.Second)

@@ -294,7 +294,7 @@ func TestSharedFirstEndingWins(t *testing.T) {
 func TestSharedDeadlineWinsTie(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFleet(t, 2)
-		res := f.handle(context.Background(), 0, "s1", "", `{"questions":[{"id":"env","header":"Env","question":"Which?","options":[{"label":"a","description":"x"},{"label":"b","description":"y"}]}],"timeout_seconds":30}`)
+		res := f.handle(context.Background(), 0, "s1", "", envCall)
 		b := f.asked(t, 1)
 		if err := b.Report(askuser.Answer{QuestionID: "env", Selected: []string{"b"}}); err != nil {
 			t.Fatal(err)
