@@ -244,13 +244,22 @@ func (ts *Tasks) serve(ctx context.Context, frame []byte, who taskCaller) (reply
 		return rpcFailure(m.ID, codeInternalError, "askuser's tasks are shutting down; try again later", nil), true
 	}
 	defer ts.running.Done()
+	return ts.answer(ctx, m, who), true
+}
+
+// answer replies to a task request that has been counted in (enter), so
+// that Close, which waits for it, cannot turn it away half served.
+func (ts *Tasks) answer(ctx context.Context, m *rpcMessage, who taskCaller) []byte {
+	if m.ID == nil {
+		return nil // a notification asks for nothing
+	}
 	p, err := parseTaskParams(m.Method, m.Params)
 	if err != nil {
-		return rpcFailure(m.ID, codeInvalidParams, err.Error(), nil), true
+		return rpcFailure(m.ID, codeInvalidParams, err.Error(), nil)
 	}
 	if !declaresTasks(p.Meta) {
 		return rpcFailure(m.ID, codeMissingCapability, "Missing required client capability: "+m.Method+" is for clients that declare the "+TasksExtension+" extension in their request's capabilities",
-			map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}), true
+			map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}})
 	}
 	var res any
 	var rerr *rpcError
@@ -263,9 +272,9 @@ func (ts *Tasks) serve(ctx context.Context, frame []byte, who taskCaller) (reply
 		res, rerr = ts.cancelTask(ctx, p, who)
 	}
 	if rerr != nil {
-		return rpcFailure(m.ID, rerr.Code, rerr.Message, nil), true
+		return rpcFailure(m.ID, rerr.Code, rerr.Message, nil)
 	}
-	return rpcResult(m.ID, res), true
+	return rpcResult(m.ID, res)
 }
 
 // A taskCall is a tools/call that becomes a task.

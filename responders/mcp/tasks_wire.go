@@ -282,14 +282,13 @@ func (f *taskFilter) take(line []byte) bool {
 	if f.ts.init() != nil || !f.ts.enter() {
 		return false // the SDK answers: method not found, or the call as it is
 	}
-	frame = bytes.Clone(frame)
 	go func() {
 		defer f.ts.running.Done()
 		var reply []byte
 		if tc != nil {
 			reply = rpcResult(m.ID, f.ts.start(f.ts.ctx, tc))
 		} else {
-			reply, _ = f.ts.serve(f.ts.ctx, frame, taskCaller{})
+			reply = f.ts.answer(f.ts.ctx, m, taskCaller{})
 		}
 		if reply != nil {
 			_, _ = f.out.Write(append(reply, '\n'))
