@@ -47,10 +47,16 @@ func Normalize(f *Form, lim dialect.Limits) (*Form, error) {
 	if out.TimeoutSeconds == 0 {
 		out.TimeoutSeconds = lim.MaxTimeoutSeconds
 	}
+	if out.Unattended == "defaults" {
+		out.Unattended = UnattendedDefaults
+	}
 	for i := range out.Questions {
 		q := &out.Questions[i]
 		if q.Kind == "" {
 			q.Kind = KindChoice
+		}
+		if q.OnDeadline == "default" {
+			q.OnDeadline = DeadlineDefault
 		}
 		switch q.Kind {
 		case KindText:
@@ -95,6 +101,11 @@ func checkForm(f *Form, lim dialect.Limits, idsMayBeEmpty bool) error {
 	if t := f.TimeoutSeconds; t < 1 || t > lim.MaxTimeoutSeconds {
 		return formError(fmt.Sprintf("TimeoutSeconds is %d; allowed: 0 (the ceiling) or 1 to %d", t, lim.MaxTimeoutSeconds))
 	}
+	switch f.Unattended {
+	case UnattendedDefaults, UnattendedNothing:
+	default:
+		return formError(fmt.Sprintf("Unattended is %q; allowed: UnattendedDefaults (empty, or \"defaults\"), UnattendedNothing (\"nothing\")", f.Unattended))
+	}
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		bad := func(format string, args ...any) error {
@@ -137,6 +148,11 @@ func checkForm(f *Form, lim dialect.Limits, idsMayBeEmpty bool) error {
 			}
 		default:
 			return bad("kind %q is not a kind; allowed: choice, text, secret, approval", q.Kind)
+		}
+		switch q.OnDeadline {
+		case DeadlineDefault, DeadlineDraft, DeadlineNothing:
+		default:
+			return bad("OnDeadline is %q; allowed: DeadlineDefault (empty, or \"default\"), DeadlineDraft (\"draft\"), DeadlineNothing (\"nothing\")", q.OnDeadline)
 		}
 		if q.SecretName != "" && (utf8.RuneCountInString(q.SecretName) > 255 || strings.TrimSpace(q.SecretName) == "") {
 			return bad("SecretName must be between 1 and 255 non-whitespace characters")

@@ -1,7 +1,6 @@
 package askuser
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/askuser-go/askuser/approval"
@@ -29,36 +28,38 @@ const (
 )
 
 // DeadlineRule says what the deadline does to a question the person has not
-// answered.
-type DeadlineRule int
+// answered. The zero value is DeadlineDefault; Normalize also takes
+// "default" for it.
+type DeadlineRule string
 
 const (
 	// DeadlineDefault applies the question's declared defaults (see
 	// Question.DeclaredDefaults); text and secret questions have none.
-	DeadlineDefault DeadlineRule = iota
+	DeadlineDefault DeadlineRule = ""
 	// DeadlineDraft keeps what the person had checked but not submitted (a
 	// draft the responder reported with Ask.Draft), else applies the
 	// declared defaults.
-	DeadlineDraft
+	DeadlineDraft DeadlineRule = "draft"
 	// DeadlineNothing applies nothing: the question stays unanswered, and
 	// the other questions' rules still apply (where every unanswered
 	// question is served by its rule, the call times out rather than
 	// being declined).
-	DeadlineNothing
+	DeadlineNothing DeadlineRule = "nothing"
 )
 
-// UnattendedRule says what a call yields when nobody can be asked.
-type UnattendedRule int
+// UnattendedRule says what a call yields when nobody can be asked. The
+// zero value is UnattendedDefaults; Normalize also takes "defaults" for it.
+type UnattendedRule string
 
 const (
 	// UnattendedDefaults applies the declared defaults at once when every
 	// unanswered question has them; otherwise the call is declined. This is
 	// the ask_user contract's rule.
-	UnattendedDefaults UnattendedRule = iota
+	UnattendedDefaults UnattendedRule = ""
 	// UnattendedNothing invents nothing: the outcome carries no answer the
 	// person did not give, and the contract's encoder says that nobody was
 	// there (a listing of the questions, or an error).
-	UnattendedNothing
+	UnattendedNothing UnattendedRule = "nothing"
 )
 
 // A Form is what the person is asked: one to four questions, with the
@@ -258,62 +259,4 @@ type Answer struct {
 	// Secret is the answer to a secret or sensitive question. It is sealed
 	// when the answer is accepted, and wiped.
 	Secret secret.Value
-}
-
-var deadlineRuleNames = [...]string{DeadlineDefault: "default", DeadlineDraft: "draft", DeadlineNothing: "nothing"}
-
-// String names the rule: "default", "draft" or "nothing".
-func (r DeadlineRule) String() string {
-	if r >= 0 && int(r) < len(deadlineRuleNames) {
-		return deadlineRuleNames[r]
-	}
-	return fmt.Sprintf("DeadlineRule(%d)", int(r))
-}
-
-// MarshalText encodes the rule by name.
-func (r DeadlineRule) MarshalText() ([]byte, error) {
-	if r < 0 || int(r) >= len(deadlineRuleNames) {
-		return nil, fmt.Errorf("askuser: unknown DeadlineRule %d", int(r))
-	}
-	return []byte(deadlineRuleNames[r]), nil
-}
-
-// UnmarshalText decodes a rule by name.
-func (r *DeadlineRule) UnmarshalText(b []byte) error {
-	for i, n := range deadlineRuleNames {
-		if n == string(b) {
-			*r = DeadlineRule(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("askuser: %q is not a deadline rule; allowed: default, draft, nothing", b)
-}
-
-var unattendedRuleNames = [...]string{UnattendedDefaults: "defaults", UnattendedNothing: "nothing"}
-
-// String names the rule: "defaults" or "nothing".
-func (r UnattendedRule) String() string {
-	if r >= 0 && int(r) < len(unattendedRuleNames) {
-		return unattendedRuleNames[r]
-	}
-	return fmt.Sprintf("UnattendedRule(%d)", int(r))
-}
-
-// MarshalText encodes the rule by name.
-func (r UnattendedRule) MarshalText() ([]byte, error) {
-	if r < 0 || int(r) >= len(unattendedRuleNames) {
-		return nil, fmt.Errorf("askuser: unknown UnattendedRule %d", int(r))
-	}
-	return []byte(unattendedRuleNames[r]), nil
-}
-
-// UnmarshalText decodes a rule by name.
-func (r *UnattendedRule) UnmarshalText(b []byte) error {
-	for i, n := range unattendedRuleNames {
-		if n == string(b) {
-			*r = UnattendedRule(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("askuser: %q is not an unattended rule; allowed: defaults, nothing", b)
 }
