@@ -718,7 +718,7 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 	given := func() {
 		for i, h := range a.accepted {
 			if h.set {
-				o.Answers = append(o.Answers, a.final(i, h, ByUser, SourcePerson))
+				o.Answers = append(o.Answers, a.final(i, h, ByUser, false))
 			}
 		}
 	}
@@ -748,12 +748,12 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 			given()
 		}
 	case ReasonPolicy, ReasonRemembered:
-		by, src := ByPolicy, SourcePolicy
+		by := ByPolicy
 		if e.reason == ReasonRemembered {
-			by, src = ByRemembered, SourceRemembered
+			by = ByRemembered
 		}
 		o.Status, o.AnsweredBy = StatusAnswered, by
-		o.Answers = []FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{e.decision}, By: by, Source: src}}
+		o.Answers = []FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{e.decision}, By: by}}
 	case ReasonUnattended:
 		fills, ok := a.fills(false)
 		if ok && a.form.Unattended == UnattendedDefaults {
@@ -805,14 +805,14 @@ func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 		switch rule {
 		case DeadlineDraft:
 			if a.drafts != nil && (*a.drafts)[i].set {
-				f := a.final(i, (*a.drafts)[i], ByTimeout, SourceDraft)
+				f := a.final(i, (*a.drafts)[i], ByTimeout, true)
 				fills[i] = f
 				continue
 			}
 			fallthrough
 		case DeadlineDefault:
 			if d := q.DeclaredDefaults(); d != nil {
-				fills[i] = FinalAnswer{QuestionID: q.ID, Selected: d, Source: SourceDefault}
+				fills[i] = FinalAnswer{QuestionID: q.ID, Selected: d}
 				continue
 			}
 		case DeadlineNothing:
@@ -827,7 +827,7 @@ func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 func (a *Ask) merge(o *Outcome, fills map[int]FinalAnswer, by Provenance) {
 	for i := range a.form.Questions {
 		if a.accepted != nil && a.accepted[i].set {
-			o.Answers = append(o.Answers, a.final(i, a.accepted[i], ByUser, SourcePerson))
+			o.Answers = append(o.Answers, a.final(i, a.accepted[i], ByUser, false))
 		} else if f, ok := fills[i]; ok {
 			f.By = by
 			o.Answers = append(o.Answers, f)
@@ -835,7 +835,7 @@ func (a *Ask) merge(o *Outcome, fills map[int]FinalAnswer, by Provenance) {
 	}
 }
 
-func (a *Ask) final(i int, h held, by Provenance, src Source) FinalAnswer {
+func (a *Ask) final(i int, h held, by Provenance, draft bool) FinalAnswer {
 	return FinalAnswer{
 		QuestionID:  a.form.Questions[i].ID,
 		Selected:    h.ans.Selected,
@@ -845,7 +845,7 @@ func (a *Ask) final(i int, h held, by Provenance, src Source) FinalAnswer {
 		SecretRef:   h.ref,
 		SecretItems: h.items,
 		By:          by,
-		Source:      src,
+		Draft:       draft,
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 // recordVersion is the format version of the journal records written
 // here (journal.RecordVersion).
-const recordVersion = 2
+const recordVersion = 3
 
 // A record is one finalized ask, as the journal keeps it: the JSON of
 // journal.Record, which keeps its members in step with this one (its
@@ -39,7 +39,7 @@ type record struct {
 	Status         Status            `json:"status"`
 	AnsweredBy     Provenance        `json:"answered_by"`
 	Reason         Reason            `json:"reason"`
-	// Answers carry each answer's provenance (By, Source).
+	// Answers carry each answer's provenance (By, Draft).
 	Answers     []FinalAnswer `json:"answers"`
 	CancelledOn string        `json:"cancelled_on,omitempty"`
 	AskedAt     time.Time     `json:"asked_at"`
@@ -118,6 +118,20 @@ func decodeStored(sr store.Record) (*record, error) {
 	rec := new(record)
 	if err := json.Unmarshal(sr.Data, rec); err != nil {
 		return nil, fmt.Errorf("decoding the journal record of ask %s: %w", sr.AskID, err)
+	}
+	if rec.Version < 3 {
+		// Before version 3 every answer named its "source"; a draft the
+		// deadline kept was "draft".
+		var old struct {
+			Answers []struct {
+				Source string `json:"source"`
+			} `json:"answers"`
+		}
+		if err := json.Unmarshal(sr.Data, &old); err == nil {
+			for i := range min(len(old.Answers), len(rec.Answers)) {
+				rec.Answers[i].Draft = old.Answers[i].Source == "draft"
+			}
+		}
 	}
 	return rec, nil
 }

@@ -48,10 +48,10 @@ func TestJournalRecordOmitsEmptyFields(t *testing.T) {
 			name: "secret",
 			call: secretCall,
 			ans:  askuser.Answer{QuestionID: "question_1", Secret: secret.FromString("a-sealed-value")},
-			want: `{"v":2,"ask_id":"ASK","session":"s1","tool_call_id":"call-1","contract":"ask_user","responder":"askuser.ResponderFunc",` +
+			want: `{"v":3,"ask_id":"ASK","session":"s1","tool_call_id":"call-1","contract":"ask_user","responder":"askuser.ResponderFunc",` +
 				`"questions":[{"id":"question_1","kind":"secret","header":"Token","question":"Paste a GitHub token","secret_name":"GITHUB_TOKEN","purpose":"to open the pull request","multi_select":false,"allow_other":false}],` +
 				`"status":"answered","answered_by":"user","reason":"submitted",` +
-				`"answers":[{"question_id":"question_1","secret_ref":"session:GITHUB_TOKEN","answered_by":"user","source":"person"}],` +
+				`"answers":[{"question_id":"question_1","secret_ref":"session:GITHUB_TOKEN","answered_by":"user"}],` +
 				`"asked_at":"2000-01-01T00:00:00Z","expires_at":"2000-01-01T00:05:00Z","finalized_at":"2000-01-01T00:00:00Z",` +
 				`"result":{"status":"answered","answered_by":"user","answers":[{"id":"question_1","selected":[],"other_text":null,"secret_ref":"session:GITHUB_TOKEN"}]}}`,
 		},
@@ -59,10 +59,10 @@ func TestJournalRecordOmitsEmptyFields(t *testing.T) {
 			name: "choice",
 			call: `{"questions":[{"id":"env","header":"Env","question":"Which environment?","options":[{"label":"staging","description":"Safe"},{"label":"production","description":"Real"}]}]}`,
 			ans:  askuser.Answer{QuestionID: "env", Selected: []string{"production"}},
-			want: `{"v":2,"ask_id":"ASK","session":"s1","tool_call_id":"call-1","contract":"ask_user","responder":"askuser.ResponderFunc",` +
+			want: `{"v":3,"ask_id":"ASK","session":"s1","tool_call_id":"call-1","contract":"ask_user","responder":"askuser.ResponderFunc",` +
 				`"questions":[{"id":"env","kind":"choice","header":"Env","question":"Which environment?","options":[{"value":"staging","label":"staging","description":"Safe","default":false},{"value":"production","label":"production","description":"Real","default":false}],"multi_select":false,"allow_other":true}],` +
 				`"status":"answered","answered_by":"user","reason":"submitted",` +
-				`"answers":[{"question_id":"env","selected":["production"],"answered_by":"user","source":"person"}],` +
+				`"answers":[{"question_id":"env","selected":["production"],"answered_by":"user"}],` +
 				`"asked_at":"2000-01-01T00:00:00Z","expires_at":"2000-01-01T00:05:00Z","finalized_at":"2000-01-01T00:00:00Z",` +
 				`"result":{"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["production"],"other_text":null}]}}`,
 		},
@@ -70,11 +70,11 @@ func TestJournalRecordOmitsEmptyFields(t *testing.T) {
 			name: "human intent",
 			call: `{"human_intent":"Deploying the login fix","questions":[{"kind":"text","header":"Why","question":"Why now?"}]}`,
 			ans:  askuser.Answer{QuestionID: "question_1", Other: "hotfix"},
-			want: `{"v":2,"ask_id":"ASK","session":"s1","tool_call_id":"call-1","contract":"ask_user","responder":"askuser.ResponderFunc",` +
+			want: `{"v":3,"ask_id":"ASK","session":"s1","tool_call_id":"call-1","contract":"ask_user","responder":"askuser.ResponderFunc",` +
 				`"human_intent":"Deploying the login fix",` +
 				`"questions":[{"id":"question_1","kind":"text","header":"Why","question":"Why now?","multi_select":false,"allow_other":true}],` +
 				`"status":"answered","answered_by":"user","reason":"submitted",` +
-				`"answers":[{"question_id":"question_1","other":"hotfix","answered_by":"user","source":"person"}],` +
+				`"answers":[{"question_id":"question_1","other":"hotfix","answered_by":"user"}],` +
 				`"asked_at":"2000-01-01T00:00:00Z","expires_at":"2000-01-01T00:05:00Z","finalized_at":"2000-01-01T00:00:00Z",` +
 				`"result":{"status":"answered","answered_by":"user","answers":[{"id":"question_1","selected":[],"other_text":"hotfix"}]}}`,
 		},

@@ -144,7 +144,7 @@ func TestModelHooks(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := <-d.saw
-		want := []askuser.FinalAnswer{{QuestionID: "q", SecretRef: "session:q", SecretItems: 2, By: askuser.ByUser, Source: askuser.SourcePerson}}
+		want := []askuser.FinalAnswer{{QuestionID: "q", SecretRef: "session:q", SecretItems: 2, By: askuser.ByUser}}
 		if diff := cmp.Diff(want, out.Answers); diff != "" {
 			t.Errorf("answers (-want +got):\n%s", diff)
 		}

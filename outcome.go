@@ -55,24 +55,6 @@ const (
 	ReasonRemembered Reason = "remembered"      // a remembered decision decided an approval
 )
 
-// Source says where a final answer came from.
-type Source string
-
-// The sources of a final answer.
-const (
-	// SourcePerson: the person gave the answer.
-	SourcePerson Source = "person"
-	// SourceDefault: the declared defaults were applied.
-	SourceDefault Source = "default"
-	// SourceDraft: what the person had checked but not submitted was kept
-	// at the deadline.
-	SourceDraft Source = "draft"
-	// SourcePolicy: the ApprovalPolicy decided.
-	SourcePolicy Source = "policy"
-	// SourceRemembered: a person's remembered decision was applied.
-	SourceRemembered Source = "remembered"
-)
-
 // An Outcome is a finalized ask: how it ended, who decided, and the answers.
 // The orchestrator builds it; responders read it through Ask.Outcome.
 type Outcome struct {
@@ -178,6 +160,9 @@ type FinalAnswer struct {
 	SecretItems int `json:"secret_items,omitempty"`
 	// By is who decided this answer.
 	By Provenance `json:"answered_by"`
-	// Source is where the answer came from.
-	Source Source `json:"source"`
+	// Draft is set on an answer the deadline kept from what the person had
+	// checked but not submitted (a question whose rule is DeadlineDraft);
+	// By is then ByTimeout. An answer by the timeout or unattended without
+	// Draft holds the question's declared defaults.
+	Draft bool `json:"draft,omitempty"`
 }

@@ -533,21 +533,21 @@ func TestClearDraft(t *testing.T) {
 		{"a draft undone", []scripted.Step{
 			{Draft: pick("regions", "ap")},
 			{Delay: time.Second, ClearDraft: "regions"},
-		}, []string{"env=staging timeout/default", "regions=eu timeout/default"}},
+		}, []string{"env=staging timeout", "regions=eu timeout"}},
 		{"a draft undone, then made again", []scripted.Step{
 			{Draft: pick("regions", "ap")},
 			{ClearDraft: "regions"},
 			{Draft: pick("regions", "us")},
-		}, []string{"env=staging timeout/default", "regions=us timeout/draft"}},
+		}, []string{"env=staging timeout", "regions=us timeout+draft"}},
 		{"an answer stands", []scripted.Step{
 			{Answer: pick("env", "production")},
 			{ClearDraft: "env"},
 			{Draft: pick("regions", "ap")},
 			{ClearDraft: "env"},
-		}, []string{"env=production user/person", "regions=ap timeout/draft"}},
+		}, []string{"env=production user", "regions=ap timeout+draft"}},
 		{"no draft to clear", []scripted.Step{
 			{ClearDraft: "regions"},
-		}, []string{"env=staging timeout/default", "regions=eu timeout/default"}},
+		}, []string{"env=staging timeout", "regions=eu timeout"}},
 	}
 	for _, mode := range storeModes {
 		for _, tt := range tests {
@@ -562,7 +562,7 @@ func TestClearDraft(t *testing.T) {
 					}
 					var got []string
 					for _, a := range out.Answers {
-						got = append(got, a.QuestionID+"="+strings.Join(a.Selected, ",")+" "+string(a.By)+"/"+string(a.Source))
+						got = append(got, a.QuestionID+"="+strings.Join(a.Selected, ",")+" "+string(a.By)+map[bool]string{true: "+draft"}[a.Draft])
 					}
 					if diff := cmp.Diff(tt.want, got); diff != "" {
 						t.Errorf("at the deadline (-want +got):\n%s", diff)

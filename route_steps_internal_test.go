@@ -183,3 +183,18 @@ func TestStepsToldOfOlderRecords(t *testing.T) {
 		t.Errorf("steps_told 1 reads as %d", got)
 	}
 }
+
+// TestDecodeStoredOlderVersion: a journal record written before version 3
+// keeps its drafts when a replay reads it: "source": "draft" is Draft.
+func TestDecodeStoredOlderVersion(t *testing.T) {
+	data := `{"v":2,"ask_id":"a","session":"s","answers":[` +
+		`{"question_id":"env","selected":["prod"],"answered_by":"user","source":"person"},` +
+		`{"question_id":"regions","selected":["us"],"answered_by":"timeout","source":"draft"}]}`
+	rec, err := decodeStored(store.Record{AskID: "a", Data: []byte(data)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Answers) != 2 || rec.Answers[0].Draft || !rec.Answers[1].Draft {
+		t.Errorf("answers = %+v; want env not a draft, regions a draft", rec.Answers)
+	}
+}

@@ -94,7 +94,7 @@ func TestRouteStepsInMemory(t *testing.T) {
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
-		if r.out.Status != askuser.StatusTimedOut || len(r.out.Answers) != 2 || r.out.Answers[1].Source != askuser.SourceDefault {
+		if r.out.Status != askuser.StatusTimedOut || len(r.out.Answers) != 2 || r.out.Answers[1].By != askuser.ByTimeout || r.out.Answers[1].Draft {
 			t.Errorf("the deadline ended it as %s with %+v; want timed_out with the defaults", r.out.Status, r.out.Answers)
 		}
 		o.WaitResponders()
@@ -184,7 +184,7 @@ func TestRouteStepsOnceAcrossReplicas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Status != askuser.StatusTimedOut || len(out.Answers) != 2 || out.Answers[0].Source != askuser.SourcePerson || out.Answers[1].Source != askuser.SourceDefault {
+		if out.Status != askuser.StatusTimedOut || len(out.Answers) != 2 || out.Answers[0].By != askuser.ByUser || out.Answers[1].By != askuser.ByTimeout || out.Answers[1].Draft {
 			t.Errorf("the deadline ended it as %s with %+v; want timed_out with the answer and the defaults", out.Status, out.Answers)
 		}
 		synctest.Wait()

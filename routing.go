@@ -186,7 +186,7 @@ func (rt *routing) quorumOutcome(o *Outcome, votes []route.Vote, expires time.Ti
 	case v.Remember:
 		sel = approval.DenySession
 	}
-	o.Answers = []FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{sel}, Note: decidingNote(v), By: ByUser, Source: SourcePerson}}
+	o.Answers = []FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{sel}, Note: decidingNote(v), By: ByUser}}
 	o.Principal = strings.Join(v.DecidedBy, ", ")
 }
 

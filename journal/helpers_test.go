@@ -39,7 +39,7 @@ func record(id string) *journal.Record {
 		Status:      askuser.StatusAnswered,
 		AnsweredBy:  askuser.ByUser,
 		Reason:      askuser.ReasonSubmitted,
-		Answers:     []askuser.FinalAnswer{{QuestionID: "env", Selected: []string{"staging"}, By: askuser.ByUser, Source: askuser.SourcePerson}},
+		Answers:     []askuser.FinalAnswer{{QuestionID: "env", Selected: []string{"staging"}, By: askuser.ByUser}},
 		AskedAt:     t0,
 		ExpiresAt:   t0.Add(300 * time.Second),
 		FinalizedAt: t0.Add(7 * time.Second),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
 )
 
@@ -59,7 +60,7 @@ func TestRead(t *testing.T) {
 		{"two records on one line", a + b + "\n",
 			[]string{"line 1: not a journal record: invalid character '{' after top-level value"}},
 		{"no version", `{"call_id":"x"}` + "\n", []string{`line 1: not a journal record: it has no format version ("v")`}},
-		{"a newer version", `{"v":3,"ask_id":"x"}` + "\n", []string{"line 1: record format version 3 is not one this reader knows (1 to 2)"}},
+		{"a newer version", `{"v":4,"ask_id":"x"}` + "\n", []string{"line 1: record format version 4 is not one this reader knows (1 to 3)"}},
 		{"not an object", "[1,2]\n" + a + "\n",
 			[]string{"line 1: not a journal record: json: cannot unmarshal array into Go value of type journal.Record", "rec a"}},
 		{"a field of the wrong type", `{"v":2,"ask_id":7}` + "\n",
@@ -71,6 +72,41 @@ func TestRead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, summary(tt.in)); diff != "" {
 				t.Errorf("Read (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecodeOlderVersions: a record of an older format is read as the
+// current one: version 1's call_id and decisions, and versions 1 and 2's
+// per-answer "source", of which "draft" is now Draft.
+func TestDecodeOlderVersions(t *testing.T) {
+	answers := `"answers":[{"question_id":"env","selected":["prod"],"answered_by":"user","source":"person"},` +
+		`{"question_id":"regions","selected":["us"],"answered_by":"timeout","source":"draft"},` +
+		`{"question_id":"size","selected":["s"],"answered_by":"timeout","source":"default"}]`
+	want := []askuser.FinalAnswer{
+		{QuestionID: "env", Selected: []string{"prod"}, By: askuser.ByUser},
+		{QuestionID: "regions", Selected: []string{"us"}, By: askuser.ByTimeout, Draft: true},
+		{QuestionID: "size", Selected: []string{"s"}, By: askuser.ByTimeout},
+	}
+	for _, tt := range []struct{ name, in string }{
+		{"version 1", `{"v":1,"call_id":"a","session":"s","decisions":[1],` + answers + `}`},
+		{"version 2", `{"v":2,"ask_id":"a","session":"s","contract_record":[1],` + answers + `}`},
+		{"version 3", `{"v":3,"ask_id":"a","session":"s","contract_record":[1],"answers":[` +
+			`{"question_id":"env","selected":["prod"],"answered_by":"user"},` +
+			`{"question_id":"regions","selected":["us"],"answered_by":"timeout","draft":true},` +
+			`{"question_id":"size","selected":["s"],"answered_by":"timeout"}]}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, err := journal.Decode([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Version != journal.RecordVersion || rec.AskID != "a" || string(rec.ContractRecord) != "[1]" {
+				t.Errorf("Decode = version %d, ask %q, contract record %s; want version %d, ask \"a\", [1]", rec.Version, rec.AskID, rec.ContractRecord, journal.RecordVersion)
+			}
+			if diff := cmp.Diff(want, rec.Answers); diff != "" {
+				t.Errorf("answers (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -12,11 +12,13 @@ import (
 	"github.com/askuser-go/askuser/store"
 )
 
-// RecordVersion is the format version of journal records. Version 2 names
+// RecordVersion is the format version of journal records. Version 3 marks
+// an answer the deadline kept from a draft with "draft": true (versions 1
+// and 2 gave every answer a "source", "draft" among them). Version 2 names
 // the ask "ask_id" (version 1 wrote "call_id") and keeps a contract's own
-// data in "contract_record" (version 1: "decisions"); this package reads
-// both, a version 1 record as version 2.
-const RecordVersion = 2
+// data in "contract_record" (version 1: "decisions"). This package reads
+// all three, an older record as the current version.
+const RecordVersion = 3
 
 // A Record is one finalized ask, as the journal keeps it: the JSON object
 // an orchestrator hands a store.Journal (store.Record.Data), decoded. It
@@ -41,7 +43,7 @@ type Record struct {
 	Status         askuser.Status     `json:"status"`
 	AnsweredBy     askuser.Provenance `json:"answered_by"`
 	Reason         askuser.Reason     `json:"reason"`
-	// Answers carry each answer's provenance (By, Source).
+	// Answers carry each answer's provenance (By, Draft).
 	Answers     []askuser.FinalAnswer `json:"answers"`
 	CancelledOn string                `json:"cancelled_on,omitempty"`
 	AskedAt     time.Time             `json:"asked_at"`
@@ -90,8 +92,8 @@ type RecordQuorum struct {
 }
 
 // Decode decodes one record: a JSON object of a format version this
-// package reads (1 to RecordVersion; a version 1 record is returned as
-// version 2), as a journal's line or a store.Record's Data holds it. The
+// package reads (1 to RecordVersion; an older record is returned as the
+// current version), as a journal's line or a store.Record's Data holds it. The
 // error says what is wrong.
 func Decode(data []byte) (*Record, error) {
 	rec := new(Record)
@@ -103,17 +105,29 @@ func Decode(data []byte) (*Record, error) {
 		return nil, errors.New(`not a journal record: it has no format version ("v")`)
 	case rec.Version < 0 || rec.Version > RecordVersion:
 		return nil, fmt.Errorf("record format version %d is not one this reader knows (1 to %d)", rec.Version, RecordVersion)
-	case rec.Version == 1:
-		// The first format named the ask call_id and a contract's own
-		// records decisions.
-		var v1 struct {
+	}
+	if rec.Version < 3 {
+		// Before version 3 every answer named its "source"; a draft the
+		// deadline kept was "draft".
+		var old struct {
 			CallID    string          `json:"call_id"`
 			Decisions json.RawMessage `json:"decisions"`
+			Answers   []struct {
+				Source string `json:"source"`
+			} `json:"answers"`
 		}
-		if err := json.Unmarshal(data, &v1); err != nil {
+		if err := json.Unmarshal(data, &old); err != nil {
 			return nil, fmt.Errorf("not a journal record: %w", err)
 		}
-		rec.Version, rec.AskID, rec.ContractRecord = RecordVersion, v1.CallID, v1.Decisions
+		if rec.Version == 1 {
+			// The first format named the ask call_id and a contract's
+			// own records decisions.
+			rec.AskID, rec.ContractRecord = old.CallID, old.Decisions
+		}
+		for i := range min(len(old.Answers), len(rec.Answers)) {
+			rec.Answers[i].Draft = old.Answers[i].Source == "draft"
+		}
+		rec.Version = RecordVersion
 	}
 	return rec, nil
 }

@@ -87,7 +87,7 @@ func TestFleetRouteStepsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != askuser.StatusTimedOut || len(out.Answers) != 2 || out.Answers[0].Source != askuser.SourcePerson || out.Answers[1].Source != askuser.SourceDefault {
+	if out.Status != askuser.StatusTimedOut || len(out.Answers) != 2 || out.Answers[0].By != askuser.ByUser || out.Answers[1].By != askuser.ByTimeout || out.Answers[1].Draft {
 		t.Errorf("the deadline ended it as %s with %+v; want timed_out with the answer and the defaults", out.Status, out.Answers)
 	}
 	sum := func(ts []*stepTally) int { return ts[0].n() + ts[1].n() + ts[2].n() }

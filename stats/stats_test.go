@@ -43,7 +43,7 @@ func rec(id, contract, responder, principal string, start, wait time.Duration, s
 }
 
 func user(q string, sel ...string) askuser.FinalAnswer {
-	return askuser.FinalAnswer{QuestionID: q, Selected: sel, By: askuser.ByUser, Source: askuser.SourcePerson}
+	return askuser.FinalAnswer{QuestionID: q, Selected: sel, By: askuser.ByUser}
 }
 
 // knownJournal writes a journal of known figures with the journal
@@ -65,7 +65,7 @@ func knownJournal(t *testing.T) string {
 		t.Fatal(err)
 	}
 	def := func(by askuser.Provenance) askuser.FinalAnswer {
-		return askuser.FinalAnswer{QuestionID: "env", Selected: []string{"production"}, By: by, Source: askuser.SourceDefault}
+		return askuser.FinalAnswer{QuestionID: "env", Selected: []string{"production"}, By: by}
 	}
 	recs := []*journal.Record{
 		rec("a0", "ask_user", "web", "ana", -24*time.Hour, 5*time.Second, askuser.StatusAnswered, askuser.ByUser, env, user("env", "staging")),

@@ -49,7 +49,7 @@ func journalFixture(t *testing.T) string {
 
 func TestJournalCommand(t *testing.T) {
 	path := journalFixture(t)
-	c2 := `{"v":2,"ask_id":"c2","session":"s2","contract":"pi-ask","responder":"auto","questions":null,"status":"declined","answered_by":"unattended","reason":"unattended","answers":null,"asked_at":"0001-01-01T00:00:00Z","expires_at":"0001-01-01T00:00:00Z","finalized_at":"2026-01-02T15:05:05Z"}` + "\n"
+	c2 := `{"v":3,"ask_id":"c2","session":"s2","contract":"pi-ask","responder":"auto","questions":null,"status":"declined","answered_by":"unattended","reason":"unattended","answers":null,"asked_at":"0001-01-01T00:00:00Z","expires_at":"0001-01-01T00:00:00Z","finalized_at":"2026-01-02T15:05:05Z"}` + "\n"
 	notes := "askuser journal: " + path + ":2: not a journal record: invalid character 'o' in literal null (expecting 'u')\n" +
 		"askuser journal: " + path + ":4: skipped an incomplete record left by a crash\n"
 	missing := filepath.Join(t.TempDir(), "none")

@@ -16,8 +16,8 @@ func ExampleSummary() {
 		{ID: "size", Header: "Size\x1b[2J", Options: []askuser.Option{{Value: "small", Label: "small", Default: true}}},
 	}}
 	o := &askuser.Outcome{Form: f, Reason: askuser.ReasonDeadline, Status: askuser.StatusTimedOut, Answers: []askuser.FinalAnswer{
-		{QuestionID: "env", Selected: []string{"production"}, Source: askuser.SourcePerson},
-		{QuestionID: "size", Selected: []string{"small"}, Source: askuser.SourceDefault},
+		{QuestionID: "env", Selected: []string{"production"}, By: askuser.ByUser},
+		{QuestionID: "size", Selected: []string{"small"}, By: askuser.ByTimeout},
 	}}
 	fmt.Println(termtext.Summary(o, termtext.Words{}))
 	o.Reason, o.Status, o.Answers = askuser.ReasonDismissed, askuser.StatusCancelled, nil

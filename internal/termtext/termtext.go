@@ -145,17 +145,17 @@ func answerList(o *askuser.Outcome, who bool, sep string) string {
 		}
 		item := inert.Line(q.Header) + " → " + strings.Join(vals, " + ")
 		if who {
-			switch f.Source {
-			case askuser.SourcePerson:
+			switch {
+			case f.By == askuser.ByUser:
 				item += " (your answer)"
-			case askuser.SourceDefault:
+			case f.Draft:
+				item += " (your unconfirmed pick)"
+			case f.By == askuser.ByTimeout || f.By == askuser.ByUnattended:
 				if o.Reason == askuser.ReasonDeadline {
 					item += " (recommended, applied at the deadline)"
 				} else {
 					item += " (recommended)"
 				}
-			case askuser.SourceDraft:
-				item += " (your unconfirmed pick)"
 			}
 		}
 		items = append(items, item)

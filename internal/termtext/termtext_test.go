@@ -27,7 +27,7 @@ func form() *askuser.Form {
 }
 
 func person(id string, sel ...string) askuser.FinalAnswer {
-	return askuser.FinalAnswer{QuestionID: id, Selected: sel, By: askuser.ByUser, Source: askuser.SourcePerson}
+	return askuser.FinalAnswer{QuestionID: id, Selected: sel, By: askuser.ByUser}
 }
 
 // TestSummary: each way an ask of questions can end, as the line-based
@@ -37,12 +37,12 @@ func TestSummary(t *testing.T) {
 	card := termtext.Words{Dismissed: "Cancelled", LabelSep: ", "}
 	env := person("env", "production")
 	regions := person("regions", "ap", "eu") // picked out of option order
-	def := askuser.FinalAnswer{QuestionID: "regions", Selected: []string{"eu", "us"}, Source: askuser.SourceDefault}
-	draft := askuser.FinalAnswer{QuestionID: "regions", Selected: []string{"us"}, Source: askuser.SourceDraft}
-	sealed := askuser.FinalAnswer{QuestionID: "token", SecretRef: "session:DEPLOY_TOKEN", Source: askuser.SourcePerson}
-	other := askuser.FinalAnswer{QuestionID: "env", Other: "  canary  ", Source: askuser.SourcePerson}
-	noteOnly := askuser.FinalAnswer{QuestionID: "env", Note: "ask me later", Source: askuser.SourcePerson}
-	both := askuser.FinalAnswer{QuestionID: "regions", Selected: []string{"us", "mars"}, Other: "the moon", Source: askuser.SourcePerson}
+	def := askuser.FinalAnswer{QuestionID: "regions", Selected: []string{"eu", "us"}, By: askuser.ByTimeout}
+	draft := askuser.FinalAnswer{QuestionID: "regions", Selected: []string{"us"}, By: askuser.ByTimeout, Draft: true}
+	sealed := askuser.FinalAnswer{QuestionID: "token", SecretRef: "session:DEPLOY_TOKEN", By: askuser.ByUser}
+	other := askuser.FinalAnswer{QuestionID: "env", Other: "  canary  ", By: askuser.ByUser}
+	noteOnly := askuser.FinalAnswer{QuestionID: "env", Note: "ask me later", By: askuser.ByUser}
+	both := askuser.FinalAnswer{QuestionID: "regions", Selected: []string{"us", "mars"}, Other: "the moon", By: askuser.ByUser}
 	gone := askuser.FinalAnswer{QuestionID: "not-asked", Selected: []string{"x"}}
 
 	tests := []struct {
@@ -237,8 +237,8 @@ func TestNothingComesOutRaw(t *testing.T) {
 		{ID: "q2", Header: "S" + evil, Kind: askuser.KindSecret},
 	}}
 	answers := []askuser.FinalAnswer{
-		{QuestionID: "q1", Selected: []string{"v" + evil, "unknown" + evil}, Other: "typed" + evil, Source: askuser.SourcePerson},
-		{QuestionID: "q2", SecretRef: "session:T" + evil, Source: askuser.SourceDefault},
+		{QuestionID: "q1", Selected: []string{"v" + evil, "unknown" + evil}, Other: "typed" + evil, By: askuser.ByUser},
+		{QuestionID: "q2", SecretRef: "session:T" + evil, By: askuser.ByTimeout},
 	}
 	reasons := []askuser.Reason{askuser.ReasonSubmitted, askuser.ReasonDeadline, askuser.ReasonDismissed, askuser.ReasonDeclined,
 		askuser.ReasonSuperseded, askuser.ReasonUnattended, askuser.ReasonCaller, askuser.ReasonFault, askuser.Reason("r" + evil)}
@@ -274,7 +274,7 @@ func FuzzSummary(f *testing.F) {
 	f.Fuzz(func(t *testing.T, header, label, value, other, ref, reason string) {
 		form := &askuser.Form{Questions: []askuser.Question{{ID: "q", Header: header, Options: []askuser.Option{{Value: value, Label: label}}}}}
 		o := &askuser.Outcome{Form: form, Reason: askuser.Reason(reason), Status: askuser.StatusCancelled,
-			Answers: []askuser.FinalAnswer{{QuestionID: "q", Selected: []string{value, other}, Other: other, SecretRef: ref, Source: askuser.SourcePerson}}}
+			Answers: []askuser.FinalAnswer{{QuestionID: "q", Selected: []string{value, other}, Other: other, SecretRef: ref, By: askuser.ByUser}}}
 		checkInert(t, "a summary", termtext.Summary(o, termtext.Words{}))
 		checkInert(t, "a summary on the card", termtext.Summary(o, termtext.Words{Dismissed: "Cancelled", LabelSep: ", "}))
 		checkInert(t, "a risk", termtext.Risk(approval.Risk(reason)))

@@ -274,9 +274,9 @@ func TestFramesCountdown(t *testing.T) {
 		out := h.outcome(0)
 		var got []string
 		for _, a := range out.Answers {
-			got = append(got, a.QuestionID+" "+string(a.By)+" "+string(a.Source))
+			got = append(got, a.QuestionID+" "+string(a.By)+map[bool]string{true: "+draft"}[a.Draft])
 		}
-		if diff := cmp.Diff([]string{"env user person", "regions timeout draft"}, got); diff != "" {
+		if diff := cmp.Diff([]string{"env user", "regions timeout+draft"}, got); diff != "" {
 			t.Errorf("at the deadline (-want +got):\n%s", diff)
 		}
 		h.golden("countdown")

@@ -139,9 +139,9 @@ func TestRespondDeadlineKeepsWhatWasDone(t *testing.T) {
 		out := <-ch
 		var got []string
 		for _, a := range out.Answers {
-			got = append(got, a.QuestionID+"="+strings.Join(a.Selected, ",")+" "+string(a.By)+"/"+string(a.Source))
+			got = append(got, a.QuestionID+"="+strings.Join(a.Selected, ",")+" "+string(a.By)+map[bool]string{true: "+draft"}[a.Draft])
 		}
-		want := []string{"env=staging user/person", "regions=ap timeout/draft"}
+		want := []string{"env=staging user", "regions=ap timeout+draft"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("at the deadline (-want +got):\n%s", diff)
 		}
@@ -171,9 +171,9 @@ func TestRespondDeadlineForgetsUncheckedPick(t *testing.T) {
 		out := <-ch
 		var got []string
 		for _, a := range out.Answers {
-			got = append(got, a.QuestionID+"="+strings.Join(a.Selected, ",")+" "+string(a.By)+"/"+string(a.Source))
+			got = append(got, a.QuestionID+"="+strings.Join(a.Selected, ",")+" "+string(a.By)+map[bool]string{true: "+draft"}[a.Draft])
 		}
-		want := []string{"regions=eu timeout/default"}
+		want := []string{"regions=eu timeout"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("at the deadline (-want +got):\n%s", diff)
 		}

@@ -313,7 +313,7 @@ func TestAPIAnswersCountAtTheDeadline(t *testing.T) {
 		if out.Status != askuser.StatusDeclined || out.AnsweredBy != askuser.ByTimeout {
 			t.Errorf("outcome %s / %s, want declined / timeout", out.Status, out.AnsweredBy)
 		}
-		want := []askuser.FinalAnswer{{QuestionID: "env", Selected: []string{"production"}, Note: "checked with ops", By: askuser.ByUser, Source: askuser.SourcePerson}}
+		want := []askuser.FinalAnswer{{QuestionID: "env", Selected: []string{"production"}, Note: "checked with ops", By: askuser.ByUser}}
 		if diff := cmp.Diff(want, out.Answers); diff != "" {
 			t.Errorf("answers (-want +got):\n%s", diff)
 		}
