@@ -7,34 +7,10 @@ import (
 	"github.com/askuser-go/askuser/store"
 )
 
-// An Observer watches asks for telemetry: it is told when an ask begins,
-// when its outcome is final, and each time its journal record is tried.
-// The otelask package turns these events into OpenTelemetry spans and
-// metrics; the root package depends on no telemetry library.
-//
-// Observe is called on the goroutine that begins, finalizes or journals
-// the ask, before the caller of Handle is given the outcome: it must return
-// quickly, must not block, and must not call the orchestrator. What it is
-// given holds no secret value (a sealed answer is a reference), but it
-// does hold the person's answers and the model's questions: an Observer
-// that exports what it sees leaves their text out. A panic in Observe is
-// logged and goes no further. An Observer ignores a Kind it does not know:
-// later versions may report more of an ask's life (an escalation step, a
-// vote).
-type Observer interface {
-	Observe(ctx context.Context, ev Event)
-}
-
-// ObserverFunc adapts a function to an Observer.
-type ObserverFunc func(ctx context.Context, ev Event)
-
-// Observe calls f(ctx, ev).
-func (f ObserverFunc) Observe(ctx context.Context, ev Event) { f(ctx, ev) }
-
 // EventKind says what an Event reports.
 type EventKind uint8
 
-// The kinds of events an Observer is told of.
+// The kinds of events the Orchestrator's Observer is told of.
 const (
 	// EventBegan: an ask was registered in this process — not a replay
 	// of a finalized tool call, not a call joining one that is pending.
@@ -53,7 +29,7 @@ const (
 	EventJournaled
 )
 
-// An Event is one step of an ask's life, as an Observer is told of it. Its
+// An Event is one step of an ask's life, as the Orchestrator's Observer is told of it. Its
 // pointers are the orchestrator's and must not be modified.
 type Event struct {
 	Kind EventKind
@@ -79,7 +55,7 @@ func (o *Orchestrator) observe(ctx context.Context, ev Event) {
 			o.logger().Error("askuser: the Observer panicked; the ask goes on", "event", ev.Kind, "ask", ev.AskID, "err", &PanicError{Value: p, Stack: debug.Stack()})
 		}
 	}()
-	o.Observer.Observe(ctx, ev)
+	o.Observer(ctx, ev)
 }
 
 // observeBegan reports a's beginning.

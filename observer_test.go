@@ -68,7 +68,7 @@ func TestObserverInMemory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		obs := &observed{}
 		r := newEvents()
-		o := &askuser.Orchestrator{Responder: r, Journal: &downJournal{fails: 1}, Observer: obs, Logger: newDiscardLogger()}
+		o := &askuser.Orchestrator{Responder: r, Journal: &downJournal{fails: 1}, Observer: obs.Observe, Logger: newDiscardLogger()}
 		defer o.Close()
 		ctx := context.WithValue(context.Background(), traceKey{}, "t1")
 		res := make(chan *askuser.Outcome, 1)
@@ -99,7 +99,7 @@ func TestObserverInMemory(t *testing.T) {
 // reported as began and ended, without a journal.
 func TestObserverUnattended(t *testing.T) {
 	obs := &observed{}
-	o := &askuser.Orchestrator{Observer: obs}
+	o := &askuser.Orchestrator{Observer: obs.Observe}
 	if _, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Arguments: []byte(choiceCall)}); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestObserverSharedStore(t *testing.T) {
 		var obs []*observed
 		for range 2 {
 			r, ob := newEvents(), &observed{}
-			o := &askuser.Orchestrator{Responder: r, Asks: st, Observer: ob, Logger: newDiscardLogger()}
+			o := &askuser.Orchestrator{Responder: r, Asks: st, Observer: ob.Observe, Logger: newDiscardLogger()}
 			defer func() { o.Close(); o.WaitResponders() }()
 			if err := o.Ready(context.Background()); err != nil {
 				t.Fatal(err)
@@ -152,7 +152,7 @@ func TestObserverSharedStore(t *testing.T) {
 func TestObserverPanics(t *testing.T) {
 	var logs bytes.Buffer
 	o := &askuser.Orchestrator{
-		Observer: askuser.ObserverFunc(func(context.Context, askuser.Event) { panic("observer bug") }),
+		Observer: func(context.Context, askuser.Event) { panic("observer bug") },
 		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
 	}
 	out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Arguments: []byte(choiceCall)})

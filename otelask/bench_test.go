@@ -76,9 +76,9 @@ func newBenchRig(b *testing.B) *benchRig {
 	}
 	g := &benchRig{
 		off:       &askuser.Orchestrator{Responder: submitDefaults},
-		on:        &askuser.Orchestrator{Responder: submitDefaults, Observer: obs},
-		metrics:   &askuser.Orchestrator{Responder: submitDefaults, Observer: obsMetrics},
-		queued:    &askuser.Orchestrator{Responder: submitDefaults, Observer: obsQ},
+		on:        &askuser.Orchestrator{Responder: submitDefaults, Observer: obs.Observe},
+		metrics:   &askuser.Orchestrator{Responder: submitDefaults, Observer: obsMetrics.Observe},
+		queued:    &askuser.Orchestrator{Responder: submitDefaults, Observer: obsQ.Observe},
 		queuedObs: obsQ,
 	}
 	b.Cleanup(func() {

@@ -28,8 +28,8 @@ func TestManyCombinations(t *testing.T) {
 	f := &askuser.Form{Contract: "ask_user", AskedAt: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)}
 	const asks = 1100
 	for i := range asks {
-		g.o.Observer.Observe(context.Background(), askuser.Event{Kind: askuser.EventBegan, Form: f})
-		g.o.Observer.Observe(context.Background(), ended(f, fmt.Sprint("responder-", i)))
+		g.o.Observer(context.Background(), askuser.Event{Kind: askuser.EventBegan, Form: f})
+		g.o.Observer(context.Background(), ended(f, fmt.Sprint("responder-", i)))
 	}
 	m := g.metrics(t)
 	sets, counted := 0, 0
@@ -72,8 +72,8 @@ func TestConcurrentCounts(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := range each {
-				g.o.Observer.Observe(context.Background(), askuser.Event{Kind: askuser.EventBegan, Form: f})
-				g.o.Observer.Observe(context.Background(), ended(f, fmt.Sprint("r", (w+i)%responders)))
+				g.o.Observer(context.Background(), askuser.Event{Kind: askuser.EventBegan, Form: f})
+				g.o.Observer(context.Background(), ended(f, fmt.Sprint("r", (w+i)%responders)))
 			}
 		})
 	}

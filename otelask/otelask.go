@@ -7,7 +7,7 @@
 // the SDK and the exporters).
 //
 //	obs, err := otelask.New(otelask.Options{TracerProvider: tp, MeterProvider: mp})
-//	o := &askuser.Orchestrator{Responder: r, Observer: obs}
+//	o := &askuser.Orchestrator{Responder: r, Observer: obs.Observe}
 //
 // # Spans
 //
@@ -411,7 +411,7 @@ func newAppr(k apprKey) *count {
 	return newCount(DecisionKey.String(k.decision), AnsweredByKey.String(string(k.by)))
 }
 
-var _ askuser.Observer = (*Observer)(nil)
+var _ func(context.Context, askuser.Event) = (*Observer)(nil).Observe
 
 // New returns an Observer on the providers opts names. It fails only when
 // the meter provider refuses an instrument, or when opts.Queue is below 0.

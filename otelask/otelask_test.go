@@ -111,7 +111,7 @@ func newQueuedRig(t *testing.T, r askuser.Responder, queue int, procs ...sdktrac
 		t.Fatal(err)
 	}
 	g.obs = obs
-	g.o = &askuser.Orchestrator{Responder: r, Observer: obs, Logger: slog.New(slog.DiscardHandler)}
+	g.o = &askuser.Orchestrator{Responder: r, Observer: obs.Observe, Logger: slog.New(slog.DiscardHandler)}
 	t.Cleanup(func() { g.o.Close(); g.o.WaitResponders(); obs.Close() })
 	return g
 }
@@ -521,7 +521,7 @@ func testNoAnswerTextOrSecret(t *testing.T, queue int) {
 func TestUnknownKind(t *testing.T) {
 	g := newRig(t, nil)
 	obs := g.o.Observer
-	obs.Observe(context.Background(), askuser.Event{Kind: 200, Outcome: &askuser.Outcome{}})
+	obs(context.Background(), askuser.Event{Kind: 200, Outcome: &askuser.Outcome{}})
 	if n := len(g.spans.Ended()); n != 0 {
 		t.Errorf("%d spans for an unknown kind, want none", n)
 	}

@@ -19,7 +19,7 @@ import (
 
 // finish tells obs of an ask_user ask that began and ended (in two
 // seconds), taken by responder.
-func finish(obs askuser.Observer, f *askuser.Form, responder string) {
+func finish(obs *otelask.Observer, f *askuser.Form, responder string) {
 	obs.Observe(context.Background(), askuser.Event{Kind: askuser.EventBegan, Form: f})
 	obs.Observe(context.Background(), ended(f, responder))
 }

@@ -18,12 +18,12 @@ import (
 func TestTraceparent(t *testing.T) {
 	seen := make(chan string, 8)
 	rp := newReplica(t, nil, func(c *Config) {
-		c.Orchestrator.Observer = askuser.ObserverFunc(func(ctx context.Context, ev askuser.Event) {
+		c.Orchestrator.Observer = func(ctx context.Context, ev askuser.Event) {
 			if ev.Kind == askuser.EventBegan {
 				sc := trace.SpanContextFromContext(ctx)
 				seen <- ev.ToolCallID + " " + sc.TraceID().String() + " " + sc.SpanID().String()
 			}
-		})
+		}
 	})
 	a := newAgentClient(t, testToken)
 	tests := []struct{ name, header, want string }{
