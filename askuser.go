@@ -54,11 +54,17 @@ import (
 // queued ask's deadline keeps running.
 //
 // A responder may implement optional interfaces, found on it or on what it
-// wraps (see Wrapper): Presence (is anybody there), SecretCapable (can it
+// wraps: Presence (is anybody there), SecretCapable (can it
 // collect a credential), ApprovalCapable (can it take an approval) and
 // Named (its name in the journal). A responder driven by events (HTTP
 // requests, messages) rather than by a goroutine per ask implements
 // EventDriven, and is told about asks instead of being called per ask.
+//
+// A responder that wraps another has the method Unwrap() Responder. The
+// orchestrator looks for every optional interface on the responder first
+// and then down the chain of Unwrap, as http.ResponseController does, so
+// that wrapping hides no capability; a wrapper that implements an
+// optional interface itself answers for the whole chain.
 type Responder interface {
 	Respond(ctx context.Context, a *Ask) error
 }
@@ -125,16 +131,6 @@ type Named interface {
 	ResponderName() string
 }
 
-// Wrapper is implemented by a responder that wraps another. The
-// orchestrator looks for every optional interface (Presence, SecretCapable,
-// ApprovalCapable, Named, EventDriven) on the responder first and then
-// down the chain of Unwrap, as http.ResponseController does, so that
-// wrapping hides no capability. A wrapper that implements an optional
-// interface itself answers for the whole chain.
-type Wrapper interface {
-	Unwrap() Responder
-}
-
 // findOptional finds an optional interface on r or on what it wraps.
 func findOptional[T any](r Responder) (T, bool) {
 	for range 64 { // a wrapper chain longer than this is a cycle
@@ -144,7 +140,7 @@ func findOptional[T any](r Responder) (T, bool) {
 		if t, ok := r.(T); ok {
 			return t, true
 		}
-		w, ok := r.(Wrapper)
+		w, ok := r.(interface{ Unwrap() Responder })
 		if !ok {
 			break
 		}

@@ -101,7 +101,7 @@ unattended when none can.
 
 A responder may implement optional interfaces, which the orchestrator finds
 by type assertion on the responder and then down the chain of
-[Wrapper.Unwrap], so that wrapping hides no capability:
+an Unwrap() Responder method, so that wrapping hides no capability:
 
   - [Presence]: whether anybody is there for a session; when nobody is, the
     unattended rules apply at once and Respond is not called.

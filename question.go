@@ -123,9 +123,6 @@ func (c *Form) Question(id string) *Question {
 	return nil
 }
 
-// Timeout returns the call's wait as a duration.
-func (c *Form) Timeout() time.Duration { return time.Duration(c.TimeoutSeconds) * time.Second }
-
 // A Question is one thing the person is asked.
 type Question struct {
 	// ID names the question in answers; unique within its call.

@@ -130,7 +130,7 @@ func (c *Card) Respond(ctx context.Context, a *askuser.Ask) error {
 func (*Card) CanTakeApprovals() bool { return false }
 
 // Unwrap returns the web card, where the orchestrator finds what else the
-// card can do (see askuser.Wrapper).
+// card can do (see askuser.Responder).
 func (c *Card) Unwrap() askuser.Responder { return c.web }
 
 // ServeHTTP serves the card page and its JSON API (see responders/web),
@@ -152,7 +152,6 @@ func (c *Card) Close() error { return c.web.Close() }
 var (
 	_ askuser.EventDriven     = (*Card)(nil)
 	_ askuser.ApprovalCapable = (*Card)(nil)
-	_ askuser.Wrapper         = (*Card)(nil)
 )
 
 // fleetKeys are the keys derived from the ring's current key.

@@ -199,7 +199,7 @@ func optional[T any](r askuser.Responder) (T, bool) {
 		if t, ok := r.(T); ok {
 			return t, true
 		}
-		w, ok := r.(askuser.Wrapper)
+		w, ok := r.(interface{ Unwrap() askuser.Responder })
 		if !ok {
 			break
 		}
