@@ -369,7 +369,7 @@ func (a *Ask) runAfterEnd(fs []func()) {
 func (a *Ask) callAfterEnd(f func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			a.o.logger().Error("askuser: a function registered with AfterEnd panicked", "ask", a.id, "responder", a.responder, "err", &PanicError{Value: p, Stack: debug.Stack()})
+			a.o.logger().Error("askuser: a function registered with AfterEnd panicked", "ask", a.id, "responder", a.responder, "err", &panicError{value: p}, "stack", string(debug.Stack()))
 		}
 	}()
 	f()

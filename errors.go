@@ -44,20 +44,21 @@ func (e *UnansweredError) Error() string {
 	return "askuser: cannot submit yet: question " + strings.Join(q, ", ") + " still needs an answer"
 }
 
-// A PanicError is the fault recorded when a responder panics.
-type PanicError struct {
-	// Value is what the responder panicked with.
-	Value any
-	// Stack is the goroutine's stack at the panic.
-	Stack []byte
+// A panicError is the fault recorded when a responder panics: the
+// fault's text gives the value, and the log line that reports the fault
+// gives the stack. errors.Is and errors.As reach the value when it is an
+// error.
+type panicError struct {
+	value any
+	stack []byte
 }
 
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("askuser: the responder panicked: %v", e.Value)
+func (e *panicError) Error() string {
+	return fmt.Sprintf("askuser: the responder panicked: %v", e.value)
 }
 
 // Unwrap returns the panic value when it is an error.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
+func (e *panicError) Unwrap() error {
+	err, _ := e.value.(error)
 	return err
 }

@@ -224,8 +224,7 @@ func TestEventDrivenPanic(t *testing.T) {
 		if out.Reason != askuser.ReasonFault || out.Status != askuser.StatusCancelled {
 			t.Errorf("reason %s, status %s; want a fault, cancelled", out.Reason, out.Status)
 		}
-		var pe *askuser.PanicError
-		if !errors.As(out.Fault, &pe) || pe.Value != "in Asked" {
+		if v, _, ok := askuser.PanicValue(out.Fault); !ok || v != "in Asked" {
 			t.Errorf("fault %v, want the panic in Asked", out.Fault)
 		}
 		if strings.Contains(string(out.Result), "in Asked") {

@@ -2,6 +2,7 @@ package askuser
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 
 	"github.com/askuser-go/askuser/route"
@@ -27,3 +28,13 @@ var SecretsOf = (*Orchestrator).secrets
 // and of its quorum, for the test that keeps them in step with package
 // journal's.
 var RecordTypes = [2]reflect.Type{reflect.TypeFor[record](), reflect.TypeFor[recordQuorum]()}
+
+// PanicValue gives the external tests what a responder's
+// panic left in Outcome.Fault (ok is false when the fault is no panic).
+func PanicValue(err error) (value any, stack []byte, ok bool) {
+	var pe *panicError
+	if !errors.As(err, &pe) {
+		return nil, nil, false
+	}
+	return pe.value, pe.stack, true
+}

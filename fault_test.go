@@ -1,8 +1,12 @@
 package askuser_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -239,14 +243,19 @@ func TestResponderReturnsWithoutEnding(t *testing.T) {
 func TestPanicIsContained(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cause := errors.New("nil map")
-		o := &askuser.Orchestrator{Logger: discard(), Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error { panic(cause) })}
+		var log bytes.Buffer
+		o := &askuser.Orchestrator{Logger: slog.New(slog.NewJSONHandler(&log, nil)), Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error { panic(cause) })}
 		out, err := handle(t, o, choiceCall)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var pe *askuser.PanicError
-		if !errors.As(out.Fault, &pe) || !errors.Is(out.Fault, cause) || len(pe.Stack) == 0 {
-			t.Errorf("Fault = %v, want a PanicError wrapping the cause, with a stack", out.Fault)
+		// The fault's log line carries the stack, down to this function.
+		var line struct{ Err, Stack string }
+		if err := json.Unmarshal(log.Bytes(), &line); err != nil || !strings.Contains(line.Err, "nil map") || !strings.Contains(line.Stack, "TestPanicIsContained") {
+			t.Errorf("fault log line %s (%v); want the panic and a stack through TestPanicIsContained", log.Bytes(), err)
+		}
+		if _, stack, ok := askuser.PanicValue(out.Fault); !ok || !errors.Is(out.Fault, cause) || len(stack) == 0 {
+			t.Errorf("Fault = %v, want a panic fault wrapping the cause, with a stack", out.Fault)
 		}
 		if out.Status != askuser.StatusCancelled || out.AnsweredBy != askuser.ByUnattended {
 			t.Errorf("%s/%s, want cancelled/unattended", out.Status, out.AnsweredBy)
@@ -343,8 +352,8 @@ func TestCheckPanicIsContained(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var pe *askuser.PanicError
-				if out.Reason != askuser.ReasonFault || !errors.As(out.Fault, &pe) || pe.Value != "presence check broke" || len(pe.Stack) == 0 {
+				v, stack, ok := askuser.PanicValue(out.Fault)
+				if out.Reason != askuser.ReasonFault || !ok || v != "presence check broke" || len(stack) == 0 {
 					t.Fatalf("%s, Fault = %v; want a fault holding the Presence check's panic, with a stack", out.Reason, out.Fault)
 				}
 				again, err := o.Handle(t.Context(), req)

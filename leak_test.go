@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -97,11 +96,11 @@ func TestSecretLeaks(t *testing.T) {
 		"the panic fault":   out2.Fault.Error(),
 		"the error fault":   out3.Fault.Error(),
 		"the recovered value": func() string {
-			var pe *askuser.PanicError
-			if !errors.As(out2.Fault, &pe) {
-				t.Fatal("no PanicError")
+			v, _, ok := askuser.PanicValue(out2.Fault)
+			if !ok {
+				t.Fatal("the fault is no panic")
 			}
-			return fmt.Sprint(pe.Value)
+			return fmt.Sprint(v)
 		}(),
 	}
 	for _, v := range []any{answer, &answer, steps, r, out, out2, *out, secret.FromString(canary)} {

@@ -52,7 +52,7 @@ func (o *Orchestrator) observe(ctx context.Context, ev Event) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			o.logger().Error("askuser: the Observer panicked; the ask goes on", "event", ev.Kind, "ask", ev.AskID, "err", &PanicError{Value: p, Stack: debug.Stack()})
+			o.logger().Error("askuser: the Observer panicked; the ask goes on", "event", ev.Kind, "ask", ev.AskID, "err", &panicError{value: p}, "stack", string(debug.Stack()))
 		}
 	}()
 	o.Observer(ctx, ev)

@@ -529,7 +529,7 @@ func (o *Orchestrator) checkPanicked(b *begun, a *Ask, p any) {
 			b.panicked = p
 		}
 	}()
-	a.tryEnd(&ending{reason: ReasonFault, fault: &PanicError{Value: p, Stack: debug.Stack()}})
+	a.tryEnd(&ending{reason: ReasonFault, fault: &panicError{value: p, stack: debug.Stack()}})
 	b.out, b.err = o.finish(b.ctx, a)
 }
 
@@ -732,7 +732,7 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 	defer a.o.running.Done()
 	defer func() {
 		if p := recover(); p != nil {
-			err = &PanicError{Value: p, Stack: debug.Stack()}
+			err = &panicError{value: p, stack: debug.Stack()}
 		}
 		if ctx.Err() != nil {
 			// The ask's context ended (deadline, caller, or the ask itself
@@ -751,7 +751,7 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 		}
 		if err == nil {
 			err = ErrNoEnding
-		} else if !errors.As(err, new(*PanicError)) {
+		} else if !errors.As(err, new(*panicError)) {
 			err = fmt.Errorf("askuser: responder %s failed: %w", a.responder, err)
 		}
 		a.tryEnd(&ending{reason: ReasonFault, fault: err})
@@ -769,7 +769,7 @@ func (a *Ask) notify(ev EventDriven) {
 		if p == nil {
 			return
 		}
-		err := &PanicError{Value: p, Stack: debug.Stack()}
+		err := &panicError{value: p, stack: debug.Stack()}
 		if !a.tryEnd(&ending{reason: ReasonFault, fault: err}) {
 			a.o.logger().Warn("askuser: the responder failed after the ask ended; the outcome stands", "ask", a.id, "responder", a.responder, "err", err)
 		}
@@ -806,8 +806,11 @@ func (o *Orchestrator) settle(a *Ask) *Outcome {
 	}
 	out.ContractRecord = rec
 	if out.Fault != nil {
-		o.logger().Warn("askuser: responder fault; the ask ends as cancelled",
-			"ask", a.id, "session", a.session, "tool_call", a.toolCallID, "responder", a.responder, "err", out.Fault)
+		args := []any{"ask", a.id, "session", a.session, "tool_call", a.toolCallID, "responder", a.responder, "err", out.Fault}
+		if pe := (*panicError)(nil); errors.As(out.Fault, &pe) {
+			args = append(args, "stack", string(pe.stack))
+		}
+		o.logger().Warn("askuser: responder fault; the ask ends as cancelled", args...)
 	}
 	return out
 }
