@@ -12,7 +12,7 @@ import (
 // follows the ask's session: a responder that posts each ask once to a
 // channel of its own (a Slack message, a mail), or a fan-out of one with
 // a web card. On a fleet it is then told of an ask once where the ask
-// began (Ask.BeganHere reports true there), and again on each replica
+// began (responder.BeganHere reports true there), and again on each replica
 // that follows the ask's session (where BeganHere reports false), so that
 // it posts once and lets a card show the ask everywhere. Without a shared
 // store every ask is told about where it began, as it is to any
@@ -24,13 +24,13 @@ type Announcer interface {
 	AnnouncesAsks() bool
 }
 
-// BeganHere reports whether this handle is the one of the process that
+// beganHere reports whether this handle is the one of the process that
 // began the ask: always, without a shared store (Orchestrator.Asks); on a
 // fleet, on the replica where the caller asked only. A responder that
 // posts each ask once (a Slack message, a mail) posts it from the handle
 // for which BeganHere reports true, and finds it elsewhere with
 // Sessions.Find.
-func (a *Ask) BeganHere() bool { return a.fa == nil || a.fa.began && a.fa.ask == a }
+func (a *Ask) beganHere() bool { return a.fa == nil || a.fa.began && a.fa.ask == a }
 
 // announces reports whether r is an Announcer that announces.
 func announces(r Responder) bool {

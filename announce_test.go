@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -26,7 +27,7 @@ type told struct {
 
 func newAnnouncer() *announcer {
 	an := &announcer{events: newEvents(), told: make(chan told, 16)}
-	an.onAsked = func(a *askuser.Ask) { an.told <- told{a, a.BeganHere()} }
+	an.onAsked = func(a *askuser.Ask) { an.told <- told{a, responder.BeganHere(a)} }
 	return an
 }
 
@@ -137,7 +138,7 @@ func TestFindOnAnotherReplica(t *testing.T) {
 		if err != nil || a == nil || final != nil {
 			t.Fatalf("Find on B: %v, %v, %v; want a handle", a, final, err)
 		}
-		if a.BeganHere() {
+		if responder.BeganHere(a) {
 			t.Error("B's handle says B began the ask")
 		}
 		endedOnB := make(chan struct{})

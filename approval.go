@@ -106,7 +106,7 @@ func checkApprovalForm(f *Form) error {
 	q := &f.Questions[0]
 	want := approvalOptions()
 	if q.ID != approval.QuestionID || q.MultiSelect || q.AllowOther || !q.NoDefault || q.OnDeadline != DeadlineNothing ||
-		q.Optional || q.Sealed() || len(q.Options) != len(want) || f.Unattended != UnattendedNothing ||
+		q.Optional || q.sealed() || len(q.Options) != len(want) || f.Unattended != UnattendedNothing ||
 		f.Approval.Digest != approval.Digest(f.Approval.Action, f.Approval.Details) {
 		return formError("the approval question is not as approvaltool.Form makes it; build the form with approvaltool.Form")
 	}

@@ -73,14 +73,14 @@ func (a *Ask) channelHandle(channel string, told *route.Told) *Ask {
 		responder: channel, base: a.base, rt: a.rt, fa: a.fa, core: a, told: told}
 }
 
-// Told reports, for the handle a route's later step gave one of its
+// toldStep reports, for the handle a route's later step gave one of its
 // channels (Orchestrator.Channels), which step and channel that is; false
 // for any other handle. A step is told on one replica of a fleet — the
 // one whose timer began it, which need not be the one that began the ask
 // (BeganHere reports false there) — so a responder that posts each ask
 // once posts a step's handle once per step and channel instead, wherever
 // it is told, to the step's target ("slack:#ops" names #ops).
-func (a *Ask) Told() (route.Told, bool) {
+func (a *Ask) toldStep() (route.Told, bool) {
 	if a.told == nil {
 		return route.Told{}, false
 	}
@@ -89,14 +89,14 @@ func (a *Ask) Told() (route.Told, bool) {
 	return t, true
 }
 
-// Through returns a handle on the ask for the channel a step of its route
+// through returns a handle on the ask for the channel a step of its route
 // names, as the route names it ("slack:#ops"): what is reported through
 // it comes by that channel — the result's answered_via, a vote's via — as
 // through the handle the step gave the channel (Told reports the first
 // step that names it). A responder that finds an ask (Sessions.Find) for
 // a message or a link a step's handle made answers through it. For a
 // channel no step of the ask's route names, Through returns a itself.
-func (a *Ask) Through(channel string) *Ask {
+func (a *Ask) through(channel string) *Ask {
 	c := a
 	if a.core != nil {
 		c = a.core
@@ -113,9 +113,9 @@ func (a *Ask) Through(channel string) *Ask {
 	return a
 }
 
-// Route returns the route the ask takes, snapshotted when it began (its
+// routeOf returns the route the ask takes, snapshotted when it began (its
 // groups expanded), and whether it takes one.
-func (a *Ask) Route() (route.Route, bool) {
+func (a *Ask) routeOf() (route.Route, bool) {
 	if a.rt == nil || a.rt.Route == nil {
 		return route.Route{}, false
 	}
@@ -248,7 +248,7 @@ type ending struct {
 	decision       string
 	rememberedFrom string
 	// via is the route step's channel a person's ending came by, when it
-	// came through a channel's handle (see Ask.Through).
+	// came through a channel's handle (see responder.Through).
 	via string
 }
 
@@ -413,7 +413,7 @@ func (a *Ask) Accepted() []Answer {
 	return out
 }
 
-// Report reports one answer. It is checked (see Form.CheckAnswer) and kept,
+// Report reports one answer. It is checked (see responder.CheckAnswer) and kept,
 // replacing any earlier answer to the same question; a refused answer
 // returns an *AnswerError and leaves what was accepted before untouched. A
 // sealed answer's secret value is sealed into the secret store and wiped;
@@ -463,7 +463,7 @@ func (a *Ask) report(ans Answer, draft bool) error {
 		return a.core.report(ans, draft)
 	}
 	defer ans.Secret.Wipe()
-	if err := a.form.CheckAnswer(ans); err != nil {
+	if err := a.form.checkAnswer(ans); err != nil {
 		// An ask that has ended says so first.
 		if cerr := a.open(); cerr != nil {
 			return cerr
@@ -482,7 +482,7 @@ func (a *Ask) report(ans Answer, draft bool) error {
 		}
 	}
 	n := len(a.form.Questions)
-	if !q.Sealed() || draft {
+	if !q.sealed() || draft {
 		return a.change(func(st *askState) error {
 			st.keep(idx, n, h, draft)
 			return nil
@@ -501,7 +501,7 @@ func (a *Ask) report(ans Answer, draft bool) error {
 	// is the latest.
 	a.sealing <- struct{}{}
 	defer func() { <-a.sealing }()
-	name := q.SealName()
+	name := q.sealName()
 	id, err := a.o.stager.Stage(a.base, a.session, name, ans.Secret)
 	if err != nil {
 		a.o.logger().Error("askuser: sealing an answer failed", "ask", a.id, "question", q.ID, "err", err)
@@ -533,7 +533,7 @@ func (a *Ask) report(ans Answer, draft bool) error {
 
 // discard removes a value this ask staged and will not hand out.
 func (a *Ask) discard(q *Question, id string) {
-	if err := a.o.stager.Discard(a.base, a.session, q.SealName(), id); err != nil {
+	if err := a.o.stager.Discard(a.base, a.session, q.sealName(), id); err != nil {
 		a.o.logger().Error("askuser: discarding a sealed answer that is not handed out failed", "ask", a.id, "question", q.ID, "err", err)
 	}
 }
@@ -621,11 +621,11 @@ func (a *Ask) quorumRouting() *routing {
 	return a.rt
 }
 
-// Votes returns the votes a routed approval has taken so far, in order,
+// verdict returns the votes a routed approval has taken so far, in order,
 // each as the quorum counts it (see route.Decide): what a responder shows
 // the others ("1 of 2 approved: alice via slack"). It returns nil for an
 // ask no quorum decides.
-func (a *Ask) Votes() *route.Verdict {
+func (a *Ask) verdict() *route.Verdict {
 	rt := a.quorumRouting()
 	if rt == nil {
 		return nil
@@ -811,7 +811,7 @@ func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 			}
 			fallthrough
 		case DeadlineDefault:
-			if d := q.DeclaredDefaults(); d != nil {
+			if d := q.declaredDefaults(); d != nil {
 				fills[i] = FinalAnswer{QuestionID: q.ID, Selected: d}
 				continue
 			}
@@ -867,7 +867,7 @@ func (a *Ask) settleSecrets(o *Outcome) {
 			a.discard(q, h.stage)
 			continue
 		}
-		if err := a.o.stager.Commit(a.base, a.session, q.SealName(), h.stage); err != nil {
+		if err := a.o.stager.Commit(a.base, a.session, q.sealName(), h.stage); err != nil {
 			a.o.logger().Error("askuser: storing a sealed answer failed; its reference does not resolve to it", "ask", a.id, "question", q.ID, "ref", h.ref, "err", err)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // What Respond may assume:
 //   - The form (Ask.Form) is validated and normalized: ids are unique and
 //     non-empty, every default is written out, declared defaults are known
-//     (Question.DeclaredDefaults), and the deadlines are stamped. It must not
+//     (responder.DeclaredDefaults), and the deadlines are stamped. It must not
 //     be modified.
 //   - ctx ends at the form's ExpiresAt, when the caller stops, or when the
 //     ask has ended for another reason (superseded, or the responder itself
@@ -24,7 +24,7 @@ import (
 // What Respond must do:
 //   - Report each answer through Ask.Report as the person gives it (or all
 //     at once at the end). Every answer is checked on arrival (see
-//     Form.CheckAnswer); a refused answer returns an *AnswerError whose
+//     responder.CheckAnswer); a refused answer returns an *AnswerError whose
 //     Reason a person can read, so the responder can ask again. Nothing of a
 //     refused answer is kept. An accepted answer may be replaced until the
 //     ask ends.

@@ -14,7 +14,7 @@ import (
 var submitAtOnce = ResponderFunc(func(ctx context.Context, a *Ask) error {
 	for i := range a.Form().Questions {
 		q := &a.Form().Questions[i]
-		ans := Answer{QuestionID: q.ID, Selected: q.DeclaredDefaults()}
+		ans := Answer{QuestionID: q.ID, Selected: q.declaredDefaults()}
 		if ans.Selected == nil {
 			ans.Other = "an answer"
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/askuser-go/askuser/secret"
 )
 
-// CheckAnswer checks one answer against the form it answers, as the
+// checkAnswer checks one answer against the form it answers, as the
 // orchestrator does when a responder reports it (Ask.Report, Ask.Draft). A
 // responder may call it first to re-prompt before reporting. It returns nil
 // or an *AnswerError whose Reason a person can read (docs/ask_user.md lists
@@ -23,14 +23,14 @@ import (
 //     question a note alone will do);
 //   - a secret or sensitive question's answer carries only its secret value
 //     (for a sensitive multi-select, a JSON array of strings: see
-//     Question.ChoiceSecret), which is not blank (empty after trimming white
+//     responder.ChoiceSecret), which is not blank (empty after trimming white
 //     space) and holds no NUL byte, and no other answer carries one;
 //   - where the question has OtherExclusive, picked options and free text
 //     do not come together;
 //   - notes on options (OptionNotes) are on selected options only;
 //   - free text and notes that look like a credential are refused, naming
 //     the look-alike, never echoing it (sealed answers are exempt).
-func (c *Form) CheckAnswer(a Answer) error {
+func (c *Form) checkAnswer(a Answer) error {
 	q := c.Question(a.QuestionID)
 	if q == nil {
 		return c.unknownQuestion(a.QuestionID)
@@ -38,7 +38,7 @@ func (c *Form) CheckAnswer(a Answer) error {
 	refuse := func(reason string) error { return &AnswerError{QuestionID: q.ID, Reason: reason} }
 	other := strings.TrimSpace(a.Other)
 
-	if q.Sealed() {
+	if q.sealed() {
 		if len(a.Selected) > 0 || other != "" || strings.TrimSpace(a.Note) != "" || len(a.OptionNotes) > 0 {
 			return refuse("this question takes only the secret value itself; nothing else is accepted with it")
 		}
@@ -70,7 +70,7 @@ func (c *Form) CheckAnswer(a Answer) error {
 	if !q.MultiSelect && len(a.Selected) > 1 {
 		return refuse("this question takes one option, not " + strconv.Itoa(len(a.Selected)) + "; pick one")
 	}
-	if other != "" && !q.FreeText() {
+	if other != "" && !q.freeText() {
 		return refuse("this question takes only its options; free text is not accepted here")
 	}
 	if other != "" && q.OtherExclusive && len(a.Selected) > 0 {
@@ -132,7 +132,7 @@ func (q *Question) accepts() string {
 	switch {
 	case q.Kind == KindText:
 		return "type an answer"
-	case q.FreeText():
+	case q.freeText():
 		return "pick an option or type your own answer"
 	}
 	return "pick an option"
@@ -160,14 +160,14 @@ func (c *Form) idList() string {
 	return strings.Join(ids, ", ")
 }
 
-// ChoiceSecret returns the secret value a responder hands over for a choice
+// choiceSecret returns the secret value a responder hands over for a choice
 // answer to a sensitive question: for a single-select, the picked option's
 // label, or else the free text as typed; for a multi-select, the JSON array
 // of the picked options' labels in pick order, with the free text (as
 // typed) last. values name options as Answer.Selected does; a value no
 // option has is kept as it is, to be refused by the checks. Blank free text
 // counts as absent.
-func (q *Question) ChoiceSecret(values []string, other string) secret.Value {
+func (q *Question) choiceSecret(values []string, other string) secret.Value {
 	items := make([]string, 0, len(values)+1)
 	for _, v := range values {
 		if o := q.Option(v); o != nil {

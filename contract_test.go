@@ -15,6 +15,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
@@ -44,7 +45,7 @@ type namedSubmitter struct{}
 
 func (namedSubmitter) Respond(_ context.Context, a *askuser.Ask) error {
 	for _, q := range a.Form().Questions {
-		if err := a.Report(askuser.Answer{QuestionID: q.ID, Selected: q.DeclaredDefaults()}); err != nil {
+		if err := a.Report(askuser.Answer{QuestionID: q.ID, Selected: responder.DeclaredDefaults(&q)}); err != nil {
 			return err
 		}
 	}

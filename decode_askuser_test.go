@@ -148,7 +148,7 @@ func TestDecodeAskUserNormalize(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("decodeAskUser(%s) (-want +got):\n%s", tc.call, diff)
 			}
-			if got := got.Questions[0].DeclaredDefaults(); got != nil && got[0] == "" {
+			if got := got.Questions[0].declaredDefaults(); got != nil && got[0] == "" {
 				t.Errorf("declared defaults %q: an empty value", got)
 			}
 		})

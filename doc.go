@@ -86,7 +86,7 @@ A [Responder] has one method. Respond gets a context that ends at the
 form's deadline and an [*Ask]: the normalized form ([Ask.Form]), its
 correlation data, and the handle to report through. It reports each answer
 with [Ask.Report] as the person gives it — every answer is checked on
-arrival (see [Form.CheckAnswer]), and a refused one returns an
+arrival (see responder.CheckAnswer), and a refused one returns an
 *[AnswerError] whose Reason a person can read, so the responder can ask
 again — and then ends the ask once: [Ask.Submit], [Ask.Decline],
 [Ask.Cancel] or [Ask.Unreachable]. Once ctx is done it returns promptly;
@@ -163,14 +163,14 @@ model API.
 
 # Secrets
 
-A question is sealed ([Question.Sealed]) when it is a secret question
+A question is sealed (responder.Sealed) when it is a secret question
 ([KindSecret]) or marked Sensitive. A responder hands its answer over as a
 secret.Value in [Answer.Secret]; a secret.Value never prints, marshals or
 logs its content. When the orchestrator accepts the answer, it seals the
 value at once, wipes the bytes and keeps the sealed value aside (staged);
 only when the ask's final result hands out the reference "session:NAME"
 ([FinalAnswer.SecretRef]) does the value become the record under the
-session and [Question.SealName], replacing any earlier one in one step. A
+session and responder.SealName, replacing any earlier one in one step. A
 value the final result does not carry (the person declined the call, the
 caller went away, a later report replaced it) is discarded, and the record
 an earlier result points to stays as it was.

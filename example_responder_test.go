@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // chatResponder is a responder a platform team might write: it shows each
@@ -73,7 +74,7 @@ func ExampleResponderFunc() {
 	r := askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
 		for _, q := range a.Form().Questions {
 			fmt.Println(q.Header + ": " + q.Text)
-			recommended := q.DeclaredDefaults()
+			recommended := responder.DeclaredDefaults(&q)
 			for _, opt := range q.Options {
 				mark := " "
 				if slices.Contains(recommended, opt.Value) {
@@ -115,20 +116,4 @@ func ExampleResponderFunc() {
 	//     integration
 	//     load
 	// {"status":"answered","answered_by":"user","answers":[{"id":"env","selected":["production"],"other_text":null},{"id":"checks","selected":["unit","load"],"other_text":null}]}
-}
-
-// A responder can check an answer before it reports it, and re-prompt with
-// the reason.
-func ExampleForm_CheckAnswer() {
-	form := &askuser.Form{Questions: []askuser.Question{{
-		ID: "env", Kind: askuser.KindChoice, Header: "Env", Text: "Which?",
-		Options: []askuser.Option{{Value: "staging", Label: "staging"}, {Value: "production", Label: "production"}},
-	}}}
-	err := form.CheckAnswer(askuser.Answer{QuestionID: "env", Selected: []string{"staging", "production"}})
-	var refused *askuser.AnswerError
-	if errors.As(err, &refused) {
-		fmt.Println(refused.Reason)
-	}
-	// Output:
-	// this question takes one option, not 2; pick one
 }

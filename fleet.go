@@ -296,7 +296,7 @@ type fleetAsk struct {
 	finalizing bool
 	expiring   bool     // a caller's deadline here is ending it (see expire)
 	local      *Outcome // the outcome this process finalized, with its Go-only field Fault
-	began      bool     // this process began the ask (see Ask.BeganHere)
+	began      bool     // this process began the ask (see responder.BeganHere)
 }
 
 func newFleet(o *Orchestrator, st store.Pending) *fleet {
@@ -637,7 +637,7 @@ func sharedAsk(o *Orchestrator, fa *fleetAsk, rec *pendingRecord, form *Form, d 
 		endCh: make(chan struct{}),
 	}
 	for i := range form.Questions {
-		if form.Questions[i].Sealed() {
+		if form.Questions[i].sealed() {
 			a.sealing = make(chan struct{}, 1)
 			break
 		}

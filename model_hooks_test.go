@@ -12,6 +12,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/store"
@@ -85,7 +86,7 @@ func TestChoiceSecret(t *testing.T) {
 	}
 	for _, tt := range tests {
 		q.MultiSelect = tt.multi
-		v := q.ChoiceSecret(tt.values, tt.other)
+		v := responder.ChoiceSecret(&q, tt.values, tt.other)
 		if got := string(v.Reveal()); got != tt.want {
 			t.Errorf("ChoiceSecret(%v, %q) multi=%v = %s, want %s", tt.values, tt.other, tt.multi, got, tt.want)
 		}
@@ -95,7 +96,7 @@ func TestChoiceSecret(t *testing.T) {
 func TestCheckAnswerSensitiveMultiSelect(t *testing.T) {
 	c := &askuser.Form{Questions: []askuser.Question{sensitiveMulti()}}
 	for in, ok := range map[string]bool{`["Alpha"]`: true, `["x","y"]`: true, `[]`: false, `Alpha`: false, `[1]`: false, `{"a":1}`: false} {
-		err := c.CheckAnswer(askuser.Answer{QuestionID: "q", Secret: secret.FromString(in)})
+		err := responder.CheckAnswer(c, askuser.Answer{QuestionID: "q", Secret: secret.FromString(in)})
 		if (err == nil) != ok {
 			t.Errorf("CheckAnswer(secret %s) = %v, want ok=%v", in, err, ok)
 		}
@@ -109,11 +110,11 @@ func TestCheckAnswerOtherExclusiveMultiSelect(t *testing.T) {
 	q := askuser.Question{ID: "q", Kind: askuser.KindChoice, MultiSelect: true, AllowOther: true, OtherExclusive: true,
 		Options: []askuser.Option{{Value: "a", Label: "a"}, {Value: "b", Label: "b"}}}
 	c := &askuser.Form{Questions: []askuser.Question{q}}
-	if err := c.CheckAnswer(askuser.Answer{QuestionID: "q", Selected: []string{"a"}, Other: "x"}); err == nil {
+	if err := responder.CheckAnswer(c, askuser.Answer{QuestionID: "q", Selected: []string{"a"}, Other: "x"}); err == nil {
 		t.Error("an OtherExclusive multi-select accepted options and free text together")
 	}
 	c.Questions[0].OtherExclusive = false
-	if err := c.CheckAnswer(askuser.Answer{QuestionID: "q", Selected: []string{"a"}, Other: "x"}); err != nil {
+	if err := responder.CheckAnswer(c, askuser.Answer{QuestionID: "q", Selected: []string{"a"}, Other: "x"}); err != nil {
 		t.Errorf("a multi-select without OtherExclusive refused options and free text: %v", err)
 	}
 }
@@ -138,7 +139,7 @@ func TestModelHooks(t *testing.T) {
 		d := &fixedDialect{call: askuser.Form{Questions: []askuser.Question{sensitiveMulti()}}, saw: make(chan *askuser.Outcome, 1)}
 		q := sensitiveMulti()
 		o := &askuser.Orchestrator{Responder: scripted.New(
-			scripted.Step{Answer: &askuser.Answer{QuestionID: "q", Secret: q.ChoiceSecret([]string{"a", "b"}, "")}},
+			scripted.Step{Answer: &askuser.Answer{QuestionID: "q", Secret: responder.ChoiceSecret(&q, []string{"a", "b"}, "")}},
 			scripted.Step{End: scripted.EndSubmit})}
 		if _, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Dialect: d}); err != nil {
 			t.Fatal(err)

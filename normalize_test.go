@@ -12,6 +12,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
 
@@ -102,7 +103,7 @@ func TestAskGoCall(t *testing.T) {
 		o := &askuser.Orchestrator{Responder: askuser.ResponderFunc(func(ctx context.Context, a *askuser.Ask) error {
 			seen = a.Form()
 			for _, id := range []string{"question_2", "question_3", "question_4", "question_5"} {
-				if err := a.Report(askuser.Answer{QuestionID: id, Selected: a.Form().Question(id).DeclaredDefaults()}); err != nil {
+				if err := a.Report(askuser.Answer{QuestionID: id, Selected: responder.DeclaredDefaults(a.Form().Question(id))}); err != nil {
 					return err
 				}
 			}

@@ -568,7 +568,7 @@ func (o *Orchestrator) register(ctx context.Context, session, toolCallID string,
 		endCh:      make(chan struct{}),
 	}
 	for i := range call.Questions {
-		if call.Questions[i].Sealed() {
+		if call.Questions[i].sealed() {
 			a.sealing = make(chan struct{}, 1)
 			break
 		}
@@ -661,7 +661,7 @@ func (o *Orchestrator) reachable(ctx context.Context, r Responder, a *Ask) bool 
 		}
 	}
 	for i := range a.form.Questions {
-		if a.form.Questions[i].Sealed() {
+		if a.form.Questions[i].sealed() {
 			if s, ok := findOptional[SecretCapable](r); ok && !s.CanCollectSecrets() {
 				return false
 			}

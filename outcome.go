@@ -155,7 +155,7 @@ type FinalAnswer struct {
 	SecretRef string `json:"secret_ref,omitempty"`
 	// SecretItems is, for a sealed answer to a sensitive multi-select
 	// question, how many items the sealed JSON array holds (see
-	// Question.ChoiceSecret), so that a contract can redact one per item;
+	// responder.ChoiceSecret), so that a contract can redact one per item;
 	// zero otherwise.
 	SecretItems int `json:"secret_items,omitempty"`
 	// By is who decided this answer.

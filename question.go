@@ -34,7 +34,7 @@ type DeadlineRule string
 
 const (
 	// DeadlineDefault applies the question's declared defaults (see
-	// Question.DeclaredDefaults); text and secret questions have none.
+	// responder.DeclaredDefaults); text and secret questions have none.
 	DeadlineDefault DeadlineRule = ""
 	// DeadlineDraft keeps what the person had checked but not submitted (a
 	// draft the responder reported with Ask.Draft), else applies the
@@ -172,20 +172,20 @@ type Question struct {
 	Optional bool `json:"optional,omitempty"`
 }
 
-// Sealed reports whether the question's answer is a secret value that the
+// sealed reports whether the question's answer is a secret value that the
 // orchestrator seals: a secret question or a sensitive one.
-func (q *Question) Sealed() bool { return q.Kind == KindSecret || q.Sensitive }
+func (q *Question) sealed() bool { return q.Kind == KindSecret || q.Sensitive }
 
-// SealName is the name the question's sealed answer is stored under.
-func (q *Question) SealName() string {
+// sealName is the name the question's sealed answer is stored under.
+func (q *Question) sealName() string {
 	if q.SecretName != "" {
 		return q.SecretName
 	}
 	return q.ID
 }
 
-// FreeText reports whether the question accepts free text.
-func (q *Question) FreeText() bool {
+// freeText reports whether the question accepts free text.
+func (q *Question) freeText() bool {
 	switch q.Kind {
 	case KindText:
 		return true
@@ -195,10 +195,10 @@ func (q *Question) FreeText() bool {
 	return q.AllowOther
 }
 
-// DeclaredDefaults returns the values of the question's declared defaults:
+// declaredDefaults returns the values of the question's declared defaults:
 // the options marked Default, in option order, or else the first option. Text
 // and secret questions, and questions marked NoDefault, have none.
-func (q *Question) DeclaredDefaults() []string {
+func (q *Question) declaredDefaults() []string {
 	if q.Kind != KindChoice || q.NoDefault || len(q.Options) == 0 {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/journal"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -99,7 +100,7 @@ func TestRoutesChooseAndSnapshot(t *testing.T) {
 		mu.Unlock()
 		cast(t, h1, vote{"alice", approval.ApproveOnce})
 		synctest.Wait() // the store's feed brings the vote to the other replica
-		if v := h0.Votes(); v == nil || v.Approvals != 1 || v.Summary() != "1 of 2 approved: alice via card" {
+		if v := responder.Votes(h0); v == nil || v.Approvals != 1 || v.Summary() != "1 of 2 approved: alice via card" {
 			t.Errorf("the other replica's handle shows %+v", v)
 		}
 		cast(t, h0, vote{"bob", approval.ApproveOnce})

@@ -12,6 +12,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -322,7 +323,7 @@ func TestQuestionAnsweredViaTheStepsChannel(t *testing.T) {
 					res <- result{out, err}
 				}()
 				h := <-card.asks
-				if _, ok := h.Told(); ok {
+				if _, ok := responder.Told(h); ok {
 					t.Error("the first responder's handle says a step told it")
 				}
 				time.Sleep(61 * time.Second)
@@ -331,22 +332,22 @@ func TestQuestionAnsweredViaTheStepsChannel(t *testing.T) {
 				if len(told) != 1 {
 					t.Fatalf("#ops was told %d times; want once", len(told))
 				}
-				st1, ok := told[0].Told()
+				st1, ok := responder.Told(told[0])
 				if !ok || st1.Channel != "slack:#ops" || st1.Begin.Step != 1 || st1.Begin.Pass != 0 {
 					t.Fatalf("the step's handle says %+v, %v; want slack:#ops, step 1 of pass 0", st1, ok)
 				}
-				if tt, ok := h.Through("slack:#ops").Told(); !ok || tt.Begin.Step != 1 {
+				if tt, ok := responder.Told(responder.Through(h, "slack:#ops")); !ok || tt.Begin.Step != 1 {
 					t.Errorf("Through(slack:#ops) says %+v, %v; want step 1", tt, ok)
 				}
-				if r, ok := h.Route(); !ok || r.Name != "oncall" || len(r.Steps) != 3 {
+				if r, ok := responder.Route(h); !ok || r.Name != "oncall" || len(r.Steps) != 3 {
 					t.Errorf("Route() = %+v, %v; want the oncall route's 3 steps", r, ok)
 				} else {
 					r.Steps[1].Responders[0] = "changed"
-					if again, _ := h.Route(); again.Steps[1].Responders[0] != "slack:#ops" {
+					if again, _ := responder.Route(h); again.Steps[1].Responders[0] != "slack:#ops" {
 						t.Error("changing what Route returned changed the ask's route")
 					}
 				}
-				if h.Through("webhook:none") != h {
+				if responder.Through(h, "webhook:none") != h {
 					t.Error("Through a channel the route does not name gave another handle")
 				}
 				a := told[0]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -78,11 +79,11 @@ func TestBlankOrNULSecretRefusedByCheckAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"  ", "a\x00b"} {
-		if err := form.CheckAnswer(askuser.Answer{QuestionID: "note", Secret: secret.FromString(v)}); err == nil {
+		if err := responder.CheckAnswer(form, askuser.Answer{QuestionID: "note", Secret: secret.FromString(v)}); err == nil {
 			t.Errorf("CheckAnswer accepted the sensitive value %q", v)
 		}
 	}
-	if err := form.CheckAnswer(askuser.Answer{QuestionID: "note", Secret: secret.FromString(" a note with spaces around ")}); err != nil {
+	if err := responder.CheckAnswer(form, askuser.Answer{QuestionID: "note", Secret: secret.FromString(" a note with spaces around ")}); err != nil {
 		t.Errorf("CheckAnswer refused a good value: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/natsstore/natsserver"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -131,7 +132,7 @@ func BenchmarkFleetAnswerToOutcome(b *testing.B) {
 // instant answers every ask at once.
 var instant = askuser.ResponderFunc(func(_ context.Context, a *askuser.Ask) error {
 	for _, q := range a.Form().Questions {
-		if err := a.Report(askuser.Answer{QuestionID: q.ID, Selected: q.DeclaredDefaults()}); err != nil {
+		if err := a.Report(askuser.Answer{QuestionID: q.ID, Selected: responder.DeclaredDefaults(&q)}); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/otelask"
+	respond "github.com/askuser-go/askuser/responder"
 )
 
 // submitDefaults answers every question with its declared defaults (or a
@@ -21,7 +22,7 @@ import (
 var submitDefaults = askuser.ResponderFunc(func(_ context.Context, a *askuser.Ask) error {
 	for i := range a.Form().Questions {
 		q := &a.Form().Questions[i]
-		ans := askuser.Answer{QuestionID: q.ID, Selected: q.DeclaredDefaults()}
+		ans := askuser.Answer{QuestionID: q.ID, Selected: respond.DeclaredDefaults(q)}
 		if ans.Selected == nil {
 			ans.Other = "an answer"
 		}

@@ -322,7 +322,7 @@ type Begin struct {
 }
 
 // A Told says which step of an ask's route gave a responder its handle on
-// the ask (askuser.Ask.Told).
+// the ask (responder.Told).
 type Told struct {
 	// Channel is the step's channel as the route names it ("slack:#ops",
 	// "email", "email:lead@example.com").

@@ -192,6 +192,7 @@ import (
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/buildinfo"
 	"github.com/askuser-go/askuser/internal/deadline"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responders/web"
 )
 
@@ -570,7 +571,7 @@ func seals(d askuser.Dialect, data []byte, lim dialect.Limits) bool {
 		return false
 	}
 	for i := range form.Questions {
-		if form.Questions[i].Sealed() {
+		if responder.Sealed(&form.Questions[i]) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/route"
 )
 
@@ -60,7 +61,7 @@ var (
 // Asked shows the ask on the card, and on the first step's channels or,
 // for an ask without a route, on Slack and email.
 func (f *routedFirst) Asked(a *askuser.Ask) {
-	r, ok := a.Route()
+	r, ok := responder.Route(a)
 	if !ok {
 		f.all.Asked(a)
 		return
@@ -68,7 +69,7 @@ func (f *routedFirst) Asked(a *askuser.Ask) {
 	if ev, ok := optional[askuser.EventDriven](f.all.first); ok {
 		ev.Asked(a)
 	}
-	if !a.BeganHere() || len(r.Steps) == 0 {
+	if !responder.BeganHere(a) || len(r.Steps) == 0 {
 		return // the first step's channels are told once, where the ask began
 	}
 	for _, name := range r.Steps[0].Responders {
@@ -82,7 +83,7 @@ func (f *routedFirst) Asked(a *askuser.Ask) {
 			}
 		}
 		if ev, ok := optional[askuser.EventDriven](c); ok {
-			ev.Asked(a.Through(name))
+			ev.Asked(responder.Through(a, name))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/pi"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
 )
@@ -46,7 +47,7 @@ func TestNoEncoderShowsASensitiveAnswer(t *testing.T) {
 			call = string(b)
 			q := &askuser.Question{MultiSelect: kind == "multi-select"}
 			if kind == "select" || kind == "multi-select" {
-				v = q.ChoiceSecret(nil, value) // the person typed their own answer
+				v = responder.ChoiceSecret(q, nil, value) // the person typed their own answer
 			} else {
 				v = secret.FromString(value)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/pi"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/secret"
 )
@@ -92,7 +93,7 @@ func TestOutcomes(t *testing.T) {
 		{name: "rich/text-timed-out", call: richText, steps: []scripted.Step{}},
 		{name: "rich/editor", call: richEditor, steps: []scripted.Step{other(editorID, "line 1\nline 2\n"), end(scripted.EndSubmit)}},
 		{name: "rich/secret", call: richSecret, steps: []scripted.Step{{Answer: &askuser.Answer{QuestionID: secretID, Secret: secret.FromString("hunter2")}}, end(scripted.EndSubmit)}},
-		{name: "rich/secret-multi", call: richSecretMulti, steps: []scripted.Step{{Answer: &askuser.Answer{QuestionID: keysID, Secret: keys.ChoiceSecret([]string{"k3", "k1"}, "")}}, end(scripted.EndSubmit)}},
+		{name: "rich/secret-multi", call: richSecretMulti, steps: []scripted.Step{{Answer: &askuser.Answer{QuestionID: keysID, Secret: responder.ChoiceSecret(keys, []string{"k3", "k1"}, "")}}, end(scripted.EndSubmit)}},
 		{name: "rich/secret-cancelled", call: richSecret, steps: []scripted.Step{{Answer: &askuser.Answer{QuestionID: secretID, Secret: secret.FromString("hunter2")}}, end(scripted.EndCancel)}},
 		{name: "rich/superseded", call: richText, steps: []scripted.Step{end(scripted.EndSupersede)}},
 		{name: "rich/unavailable", call: richSelect, nobody: true},

@@ -10,6 +10,7 @@ import (
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/piask"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // q builds a question's JSON with one valid option unless opts is given.
@@ -115,8 +116,8 @@ func TestDecodeNormalizes(t *testing.T) {
 		if q.Kind != askuser.KindChoice || !q.Optional || !q.NoDefault || q.OnDeadline != askuser.DeadlineNothing || q.OtherLabel != "Type your own" {
 			t.Errorf("question %d = %+v", i, q)
 		}
-		if q.DeclaredDefaults() != nil {
-			t.Errorf("question %d declares defaults %v; nothing may be chosen for the person", i, q.DeclaredDefaults())
+		if responder.DeclaredDefaults(&q) != nil {
+			t.Errorf("question %d declares defaults %v; nothing may be chosen for the person", i, responder.DeclaredDefaults(&q))
 		}
 	}
 	if q := c.Questions[0]; q.Header != "Q1" || q.ID != "db" || !q.AllowOther || q.MultiSelect || !q.OtherExclusive || q.Options[0] != (askuser.Option{Value: "pg", Label: "PostgreSQL", Description: "Relational"}) {

@@ -8,6 +8,7 @@ import (
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/internal/dialecttest"
 	"github.com/askuser-go/askuser/dialect/piask"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responder/scripted"
 )
 
@@ -96,7 +97,7 @@ func TestRefusedAnswers(t *testing.T) {
 		{QuestionID: "features", Selected: []string{"auth"}, OptionNotes: map[string]string{"billing": "x"}},
 		{QuestionID: "db"},
 	} {
-		if err := c.CheckAnswer(a); err == nil {
+		if err := responder.CheckAnswer(c, a); err == nil {
 			t.Errorf("CheckAnswer(%+v) accepted", a)
 		}
 	}
@@ -104,7 +105,7 @@ func TestRefusedAnswers(t *testing.T) {
 		{QuestionID: "features", Selected: []string{"auth"}, Other: "audit"},
 		{QuestionID: "db", Note: "a note alone"},
 	} {
-		if err := c.CheckAnswer(a); err != nil {
+		if err := responder.CheckAnswer(c, a); err != nil {
 			t.Errorf("CheckAnswer(%+v) = %v", a, err)
 		}
 	}

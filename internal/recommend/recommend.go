@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // Took reports whether q recommends an option — a choice question with
@@ -16,10 +17,10 @@ import (
 // is its answer, whether ans picked exactly the recommended options and
 // wrote no free text. A nil ans took nothing.
 func Took(f *askuser.Form, q *askuser.Question, ans *askuser.FinalAnswer) (recommends, took bool) {
-	if f != nil && f.Approval != nil || q.Sealed() {
+	if f != nil && f.Approval != nil || responder.Sealed(q) {
 		return false, false
 	}
-	def := q.DeclaredDefaults()
+	def := responder.DeclaredDefaults(q)
 	if def == nil {
 		return false, false
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // Words are what a responder words its own way, to match what its person
@@ -272,7 +273,7 @@ func Picks(q *askuser.Question, typed string) (picks []int, other, ok bool) {
 		switch {
 		case n >= 1 && n <= len(q.Options):
 			picks = append(picks, n-1)
-		case n == len(q.Options)+1 && q.FreeText():
+		case n == len(q.Options)+1 && responder.FreeText(q):
 			other = true
 		default:
 			return nil, false, false

@@ -7,6 +7,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -184,9 +185,9 @@ func secretAnswers(f *askuser.Form) []askuser.Answer {
 		q := &f.Questions[i]
 		a := askuser.Answer{QuestionID: q.ID}
 		switch {
-		case !q.Sealed() && q.Kind == askuser.KindText:
+		case !responder.Sealed(q) && q.Kind == askuser.KindText:
 			a.Other = "respondertest-user"
-		case !q.Sealed():
+		case !responder.Sealed(q):
 			a.Selected = []string{q.Options[0].Value}
 		case q.Kind == askuser.KindSecret || q.Kind == askuser.KindText:
 			a.Secret = secret.FromString(canaries[i%len(canaries)] + "-value")

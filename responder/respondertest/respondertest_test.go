@@ -20,6 +20,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responder/scripted"
 	"github.com/askuser-go/askuser/responders/auto"
@@ -37,9 +38,9 @@ func answerAll(a *askuser.Ask) error {
 		switch {
 		case q.Kind == askuser.KindSecret:
 			ans.Secret = secret.FromString("correct-horse-battery-staple")
-		case q.Sealed() && q.Kind == askuser.KindChoice:
-			ans.Secret = q.ChoiceSecret([]string{q.Options[0].Value}, "")
-		case q.Sealed():
+		case responder.Sealed(&q) && q.Kind == askuser.KindChoice:
+			ans.Secret = responder.ChoiceSecret(&q, []string{q.Options[0].Value}, "")
+		case responder.Sealed(&q):
 			ans.Secret = secret.FromString("hunter2-but-longer")
 		case q.Kind == askuser.KindText:
 			ans.Other = "main"
@@ -218,10 +219,10 @@ func TestBadResponders(t *testing.T) {
 		}), []string{"form-unchanged"}},
 		{"puts a secret in its error", fn(func(ctx context.Context, a *askuser.Ask) error {
 			q := a.Form().Questions[len(a.Form().Questions)-1]
-			if !q.Sealed() || q.Kind != askuser.KindChoice {
+			if !responder.Sealed(&q) || q.Kind != askuser.KindChoice {
 				return a.Decline()
 			}
-			v := q.ChoiceSecret([]string{q.Options[0].Value}, "")
+			v := responder.ChoiceSecret(&q, []string{q.Options[0].Value}, "")
 			picked := string(v.Reveal())
 			if err := a.Report(askuser.Answer{QuestionID: q.ID, Secret: v}); err != nil {
 				return err

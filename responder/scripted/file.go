@@ -34,7 +34,7 @@ import (
 // (the first option with that label), values by value; both keep the order
 // given, which is the order the person picked in. secret is handed over as
 // a secret value, and so is any answer to a sensitive question (its text as
-// typed, or its picks as Question.ChoiceSecret makes them). note is a note
+// typed, or its picks as responder.ChoiceSecret makes them). note is a note
 // on the answer, option_notes notes on selected options by label.
 // end is one of submit, decline, cancel, supersede and unreachable.
 // cancel_on names the question the person was on for an end of cancel

@@ -27,6 +27,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -50,7 +51,7 @@ type Step struct {
 	// Answer, when set, is reported with Ask.Answer. A secret value in it is
 	// copied for each ask, so the script can be replayed. An answer to a
 	// secret or sensitive question given as a selection or as text is
-	// handed over as a secret value (see Question.ChoiceSecret).
+	// handed over as a secret value (see responder.ChoiceSecret).
 	Answer *askuser.Answer
 	// Labels name more options of Answer by label rather than by value: each
 	// becomes the value of the first option with that label (or stays as
@@ -259,15 +260,15 @@ func fresh(a askuser.Answer) askuser.Answer {
 
 // sealed hands an answer to a secret or sensitive question over as a
 // secret value, as a responder must: the text as typed, or a choice as
-// Question.ChoiceSecret makes it. An answer that already carries a secret
+// responder.ChoiceSecret makes it. An answer that already carries a secret
 // value, or that says nothing, is left as it is.
 func sealed(c *askuser.Form, ans askuser.Answer) askuser.Answer {
 	q := c.Question(ans.QuestionID)
-	if q == nil || !q.Sealed() || !ans.Secret.Empty() || (len(ans.Selected) == 0 && ans.Other == "") {
+	if q == nil || !responder.Sealed(q) || !ans.Secret.Empty() || (len(ans.Selected) == 0 && ans.Other == "") {
 		return ans
 	}
 	if q.Kind == askuser.KindChoice {
-		ans.Secret = q.ChoiceSecret(ans.Selected, ans.Other)
+		ans.Secret = responder.ChoiceSecret(q, ans.Selected, ans.Other)
 	} else {
 		ans.Secret = secret.FromString(ans.Other)
 	}

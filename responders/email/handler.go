@@ -11,6 +11,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -193,7 +194,7 @@ func (r *Responder) find(ctx context.Context, l link) (*askuser.Ask, func(), err
 		return nil, func() {}, err
 	}
 	if l.Via != "" {
-		a = a.Through(l.Via) // a step's mail answers through its channel
+		a = responder.Through(a, l.Via) // a step's mail answers through its channel
 	}
 	return a, release, nil
 }

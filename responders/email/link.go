@@ -21,7 +21,7 @@ type link struct {
 	Expires  int64  `json:"e"` // unix seconds
 	Nonce    string `json:"n"`
 	// Via is a route step's channel, as the route names it, for a step's
-	// mail: the link answers through it (askuser.Ask.Through). To is that
+	// mail: the link answers through it (responder.Through). To is that
 	// mail's mailbox, which the link answers as; empty: Options.To.
 	Via string `json:"v,omitempty"`
 	To  string `json:"t,omitempty"`

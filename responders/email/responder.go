@@ -31,6 +31,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -118,7 +119,7 @@ type Responder struct {
 }
 
 // A mailing is one mail of an ask: the ask's own, to Options.To, or one a
-// route's step told this responder of (askuser.Ask.Told), to the step's
+// route's step told this responder of (responder.Told), to the step's
 // mailbox, whose links answer through the step's channel.
 type mailing struct {
 	to  string // the mailbox it goes to, and that its links answer as
@@ -277,8 +278,8 @@ func (r *Responder) FollowSessions(s *askuser.Sessions) { r.sessions.CompareAndS
 func (r *Responder) AnnouncesAsks() bool { return true }
 
 // Asked mails the ask, on the replica that began it only
-// (askuser.Ask.BeganHere). The handle a route's later step gives its
-// channel (askuser.Ask.Told) is mailed wherever it is told — the step is
+// (responder.BeganHere). The handle a route's later step gives its
+// channel (responder.Told) is mailed wherever it is told — the step is
 // told on one replica, which need not be the one that began the ask —
 // once per step and channel across the fleet (a note of the step's mail
 // is created first, and only the replica that creates it mails), to the
@@ -288,8 +289,8 @@ func (r *Responder) AnnouncesAsks() bool { return true }
 // nothing: the ask is still on the channels told before. It does not
 // block.
 func (r *Responder) Asked(a *askuser.Ask) {
-	t, step := a.Told()
-	if !step && !a.BeganHere() {
+	t, step := responder.Told(a)
+	if !step && !responder.BeganHere(a) {
 		return
 	}
 	mailings := []mailing{{to: r.addr(r.opts.To)}}
@@ -405,7 +406,7 @@ func choices(f *askuser.Form) []askuser.Option {
 	switch {
 	case f.Approval != nil:
 		return q.Options
-	case q.Kind != askuser.KindChoice || q.MultiSelect || q.Sealed() || len(q.Options) > MaxLinkOptions:
+	case q.Kind != askuser.KindChoice || q.MultiSelect || responder.Sealed(q) || len(q.Options) > MaxLinkOptions:
 		return nil
 	}
 	return q.Options
@@ -552,7 +553,7 @@ func (r *Responder) compose(a *askuser.Ask, m mailing) ([]byte, error) {
 // sensitive).
 func hasSealed(f *askuser.Form) bool {
 	for i := range f.Questions {
-		if f.Questions[i].Sealed() {
+		if responder.Sealed(&f.Questions[i]) {
 			return true
 		}
 	}

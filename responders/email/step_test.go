@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -65,7 +66,7 @@ func TestStepMailedOnceAcrossReplicas(t *testing.T) {
 		if err != nil || h == nil {
 			t.Fatalf("Find on replica %d: %v", i, err)
 		}
-		r.Asked(h.Through("email"))
+		r.Asked(responder.Through(h, "email"))
 		if i == 1 {
 			r.Asked(h) // not a step's handle, nor where the ask began: not mailed
 		}
@@ -84,7 +85,7 @@ func TestStepMailedOnceAcrossReplicas(t *testing.T) {
 	if err != nil || h == nil {
 		t.Fatalf("Find: %v", err)
 	}
-	rs[0].Asked(h.Through("email:boss@example.com"))
+	rs[0].Asked(responder.Through(h, "email:boss@example.com"))
 	release()
 	if raw := m.next(t); !strings.Contains(string(raw), "\r\nTo: boss@example.com\r\n") {
 		t.Fatalf("the email:boss@example.com step's mail:\n%s\nwant it to boss@example.com", raw)

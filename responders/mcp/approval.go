@@ -12,6 +12,7 @@ import (
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // CanTakeApprovals reports true: the Responder takes approvals
@@ -202,7 +203,7 @@ func (m *approvalForm) read(content map[string]any) (askuser.Answer, string) {
 		decision = approval.DenySession
 	}
 	ans := askuser.Answer{QuestionID: approval.QuestionID, Selected: []string{decision}, Note: note}
-	if err := m.f.CheckAnswer(ans); err != nil {
+	if err := responder.CheckAnswer(m.f, ans); err != nil {
 		// Only the note can be refused: it looks like a credential.
 		var ae *askuser.AnswerError
 		if errors.As(err, &ae) {

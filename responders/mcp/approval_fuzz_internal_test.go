@@ -8,12 +8,13 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/secret"
 )
 
 // FuzzApprovalRead feeds the reading of a client's reply to an approval's
 // form, content of any shape: it never panics; it returns either what is
-// wrong, and no decision, or one decision Form.CheckAnswer accepts; it
+// wrong, and no decision, or one decision responder.CheckAnswer accepts; it
 // approves only on a boolean yes (and, for an action that cannot be
 // undone, "approve" typed to confirm it); and what it says is wrong never
 // repeats a credential the content holds.
@@ -63,7 +64,7 @@ func FuzzApprovalRead(f *testing.F) {
 			}
 			return
 		}
-		if err := af.CheckAnswer(ans); err != nil || len(ans.Selected) != 1 {
+		if err := responder.CheckAnswer(af, ans); err != nil || len(ans.Selected) != 1 {
 			t.Fatalf("decision %+v passed read but CheckAnswer refuses it: %v", ans, err)
 		}
 		switch ans.Selected[0] {

@@ -114,7 +114,7 @@
 // The client's reply is untrusted. Accept with content that does not match
 // what was asked — a value not offered, a wrong type, a field not asked
 // for, a required question left empty, free text that looks like a
-// credential (see askuser.Form.CheckAnswer) — is no answer: nothing of it
+// credential (see responder.CheckAnswer) — is no answer: nothing of it
 // is reported, and the person is asked again with what was wrong, at most
 // twice; after the third such reply the ask waits for its deadline, which
 // applies the defaults. Accept with matching content reports the answers

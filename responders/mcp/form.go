@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // The protocol revisions the mapping tells apart.
@@ -108,8 +109,8 @@ func newForm(f *askuser.Form, version string) *form {
 		default:
 			continue // a sealed question never comes here
 		}
-		defaults := q.DeclaredDefaults()
-		alone := must && !q.FreeText() // the property alone answers it
+		defaults := responder.DeclaredDefaults(q)
+		alone := must && !responder.FreeText(q) // the property alone answers it
 		switch {
 		case len(q.Options) == 0:
 			// free text only: the other property is the question
@@ -171,7 +172,7 @@ func newForm(f *askuser.Form, version string) *form {
 				add(prop{name: q.ID + "_" + strconv.Itoa(k+1), q: i, role: roleFlag, opt: k}, s.bytes())
 			}
 		}
-		if q.FreeText() {
+		if responder.FreeText(q) {
 			s := obj{}
 			label := q.OtherLabel
 			if label == "" {
@@ -281,7 +282,7 @@ func message(f *askuser.Form, problem string, now time.Time) string {
 func fallsBack(f *askuser.Form) bool {
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		if q.OnDeadline != askuser.DeadlineNothing && q.DeclaredDefaults() == nil {
+		if q.OnDeadline != askuser.DeadlineNothing && responder.DeclaredDefaults(q) == nil {
 			return false
 		}
 	}
@@ -304,7 +305,7 @@ func span(d time.Duration) string {
 // one, in question order. The reply is the client's and untrusted: a field
 // the form did not ask for, a value of the wrong type, an option not
 // offered, a question that must be answered left empty, or anything
-// Form.CheckAnswer refuses makes it no answer at all, and read returns
+// responder.CheckAnswer refuses makes it no answer at all, and read returns
 // what is wrong, written for the person (never echoing what they typed).
 func (m *form) read(content map[string]any) ([]askuser.Answer, string) {
 	var problems []string
@@ -380,7 +381,7 @@ func (m *form) read(content map[string]any) ([]askuser.Answer, string) {
 			}
 			continue
 		}
-		if err := m.f.CheckAnswer(a); err != nil {
+		if err := responder.CheckAnswer(m.f, a); err != nil {
 			var ae *askuser.AnswerError
 			if errors.As(err, &ae) {
 				bad(q, ae.Reason)

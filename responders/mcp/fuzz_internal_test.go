@@ -14,6 +14,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -29,7 +30,7 @@ const fuzzForm = `{"questions":[
 
 // FuzzRead feeds the reading of a client's reply content of any shape: it
 // never panics; it returns either what is wrong, and no answer, or answers
-// that Form.CheckAnswer accepts, one per question that must be answered
+// that responder.CheckAnswer accepts, one per question that must be answered
 // at least; and what it says is wrong never repeats a credential the
 // content holds.
 func FuzzRead(f *testing.F) {
@@ -72,7 +73,7 @@ func FuzzRead(f *testing.F) {
 		}
 		answered := map[string]bool{}
 		for _, a := range answers {
-			if err := full.CheckAnswer(a); err != nil {
+			if err := responder.CheckAnswer(full, a); err != nil {
 				t.Errorf("answer %+v passed read but CheckAnswer refuses it: %v", a, err)
 			}
 			answered[a.QuestionID] = true

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // maxForms is how many forms one ask shows at most: the first, and two
@@ -326,7 +327,7 @@ func linkMessage(f *askuser.Form, code string, now time.Time) string {
 	}
 	q := &f.Questions[0]
 	for i := range f.Questions {
-		if f.Questions[i].Sealed() {
+		if responder.Sealed(&f.Questions[i]) {
 			q = &f.Questions[i]
 			break
 		}
@@ -349,7 +350,7 @@ func linkMessage(f *askuser.Form, code string, now time.Time) string {
 // sealed reports whether the form has a question whose answer is sealed.
 func sealed(f *askuser.Form) bool {
 	for i := range f.Questions {
-		if f.Questions[i].Sealed() {
+		if responder.Sealed(&f.Questions[i]) {
 			return true
 		}
 	}

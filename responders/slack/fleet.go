@@ -13,6 +13,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/route"
 	"github.com/askuser-go/askuser/store"
 )
@@ -41,7 +42,7 @@ type msgNote struct {
 	// than the ask); empty: the key is the ask's id.
 	Ask string `json:"ask,omitempty"`
 	// Via is a step's message's channel, as the route names it: a click
-	// on it answers through that channel (askuser.Ask.Through).
+	// on it answers through that channel (responder.Through).
 	Via string `json:"via,omitempty"`
 }
 
@@ -265,7 +266,7 @@ func (r *Responder) adopt(a *askuser.Ask, msgID string, n msgNote) *entry {
 // was found on the fleet: a step's message answers through its channel.
 func foundEntry(a *askuser.Ask, msgID string, n msgNote) *entry {
 	if n.Via != "" {
-		a = a.Through(n.Via)
+		a = responder.Through(a, n.Via)
 	}
 	e := &entry{a: a, id: msgID, via: n.Via, posted: make(chan struct{}), channel: n.Channel, ts: n.TS, challenge: n.Challenge}
 	close(e.posted)

@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // answerModal is the modal that answers every question of a form that the
@@ -23,7 +24,7 @@ func answerModal(askID string, f *askuser.Form, accepted []askuser.Answer) slack
 		q := &f.Questions[i]
 		id := strconv.Itoa(i)
 		label := text(q.Header+": "+q.Text, 2000)
-		if q.Sealed() {
+		if responder.Sealed(q) {
 			blocks = append(blocks, slack.NewSectionBlock(text(q.Header+": "+q.Text, maxPlain), nil, nil),
 				slack.NewContextBlock("", ours("This question asks for a credential, and "+cardNote+": answer it on the web card.")))
 			continue
@@ -46,7 +47,7 @@ func answerModal(askID string, f *askuser.Form, accepted []askuser.Answer) slack
 			b.Optional = q.Optional
 			blocks = append(blocks, b)
 		case askuser.KindChoice:
-			picked := q.DeclaredDefaults()
+			picked := responder.DeclaredDefaults(q)
 			if prev != nil {
 				picked = prev.Selected
 			}

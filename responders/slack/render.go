@@ -12,6 +12,7 @@ import (
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // The action ids of the message's buttons and the callback ids of its
@@ -107,7 +108,7 @@ func render(askID string, f *askuser.Form, o renderOptions) ([]slack.Block, stri
 		}
 		blocks = append(blocks, slack.NewSectionBlock(text(body, maxPlain), nil, nil, slack.SectionBlockOptionBlockID("q"+strconv.Itoa(i))))
 		switch {
-		case q.Sealed():
+		case responder.Sealed(q):
 			if o.secretLink {
 				b := slack.NewButtonBlockElement(actionCard, askID, text("Answer on the web card", maxLabel))
 				blocks = append(blocks, slack.NewActionBlock("card"+strconv.Itoa(i), b),
@@ -189,7 +190,7 @@ func deadlineLine(f *askuser.Form) string {
 	applies := false
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		if q.OnDeadline == askuser.DeadlineDefault && len(q.DeclaredDefaults()) > 0 {
+		if q.OnDeadline == askuser.DeadlineDefault && len(responder.DeclaredDefaults(q)) > 0 {
 			applies = true
 		}
 	}

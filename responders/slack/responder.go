@@ -19,6 +19,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/internal/inert"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/store"
 )
 
@@ -274,9 +275,9 @@ func (r *Responder) principal(team, user string) string {
 }
 
 // Asked posts the ask to the channel, on the replica that began it only
-// (askuser.Ask.BeganHere): elsewhere it does nothing, and a click there
+// (responder.BeganHere): elsewhere it does nothing, and a click there
 // finds the ask through the message's note. The handle a route's later
-// step gives its channel (askuser.Ask.Told) is posted wherever it is
+// step gives its channel (responder.Told) is posted wherever it is
 // told — the step is told on one replica, which need not be the one that
 // began the ask — once per step and channel across the fleet (the note of
 // the message is created first, and only the replica that creates it
@@ -285,12 +286,12 @@ func (r *Responder) principal(team, user string) string {
 // message is posted by a short-lived goroutine.
 func (r *Responder) Asked(a *askuser.Ask) {
 	id, channel, via := a.ID(), r.opts.Channel, ""
-	if t, ok := a.Told(); ok {
+	if t, ok := responder.Told(a); ok {
 		id, via = stepMsgID(a.ID(), t), t.Channel
 		if target := stepTarget(t.Channel); target != "" {
 			channel = target
 		}
-	} else if !a.BeganHere() {
+	} else if !responder.BeganHere(a) {
 		return
 	}
 	if !tokenID(a.ID()) {

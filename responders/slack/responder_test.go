@@ -26,6 +26,7 @@ import (
 	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/askusertool"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responder/respondertest"
 	"github.com/askuser-go/askuser/responders/slack/slacktest"
 	"github.com/askuser-go/askuser/responders/web"
@@ -486,7 +487,7 @@ type clicker struct {
 func (c clicker) Fill(a *askuser.Ask, answers []askuser.Answer) error {
 	sealed := false
 	for _, q := range a.Form().Questions {
-		sealed = sealed || q.Sealed()
+		sealed = sealed || responder.Sealed(&q)
 	}
 	if !sealed {
 		return errors.New("the clicker answers on the card only a form with a secret, which is what the message's card button is for")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/route"
 )
 
@@ -101,7 +102,7 @@ func TestFleetStepPostsOnceToItsChannel(t *testing.T) {
 		if err != nil || h == nil {
 			t.Fatalf("Find on C: %v", err)
 		}
-		c.r.Asked(h.Through("slack:#ops"))
+		c.r.Asked(responder.Through(h, "slack:#ops"))
 		c.r.Asked(h) // not a step's handle, and not where the ask began: nothing
 		release()
 		synctest.Wait()

@@ -15,6 +15,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -88,7 +89,7 @@ func (s *asking) run() error {
 
 func (s *asking) needsTerminal() bool {
 	for i := range s.call.Questions {
-		if s.call.Questions[i].Sealed() {
+		if responder.Sealed(&s.call.Questions[i]) {
 			return true
 		}
 	}
@@ -149,9 +150,9 @@ func (s *asking) question(i int) error {
 	s.r.setShown(s.a, q.ID)
 	s.show(i, q)
 	switch {
-	case q.Sealed() && q.Kind == askuser.KindChoice:
+	case responder.Sealed(q) && q.Kind == askuser.KindChoice:
 		return s.askSealedChoice(q)
-	case q.Sealed():
+	case responder.Sealed(q):
 		return s.askSecret(q)
 	case q.Kind == askuser.KindText:
 		return s.askText(q)
@@ -164,18 +165,18 @@ func (s *asking) show(i int, q *askuser.Question) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n[%d/%d] %s\n", i+1, len(s.call.Questions), inert.Line(q.Header))
 	writeQuestion(&b, q.Text)
-	if q.Sealed() {
+	if responder.Sealed(q) {
 		if q.Purpose != "" {
 			fmt.Fprintf(&b, "For: %s\n", inert.Line(q.Purpose))
 		}
-		fmt.Fprintf(&b, "It is stored as session:%s; the agent sees only that name, never the value.\n", inert.Line(q.SealName()))
+		fmt.Fprintf(&b, "It is stored as session:%s; the agent sees only that name, never the value.\n", inert.Line(responder.SealName(q)))
 		if q.Kind != askuser.KindChoice {
 			s.printf("%s", b.String())
 			return
 		}
 	}
 	recommended := map[string]bool{}
-	for _, v := range q.DeclaredDefaults() {
+	for _, v := range responder.DeclaredDefaults(q) {
 		recommended[v] = true
 	}
 	for n, o := range q.Options {
@@ -193,10 +194,10 @@ func (s *asking) show(i int, q *askuser.Question) {
 			}
 		}
 	}
-	if q.Kind == askuser.KindChoice && q.FreeText() {
+	if q.Kind == askuser.KindChoice && responder.FreeText(q) {
 		fmt.Fprintf(&b, "  %d) %s\n", len(q.Options)+1, otherLabel(q))
 	}
-	if q.Kind == askuser.KindChoice && !q.Sealed() {
+	if q.Kind == askuser.KindChoice && !responder.Sealed(q) {
 		b.WriteString(noteHint)
 	}
 	s.printf("%s", b.String())
@@ -326,11 +327,11 @@ func (s *asking) withNotes(q *askuser.Question, ans askuser.Answer, note string,
 }
 
 func (s *asking) askChoice(q *askuser.Question) error {
-	defaults := q.DeclaredDefaults()
+	defaults := responder.DeclaredDefaults(q)
 	var note string
 	optNotes := map[string]string{}
 	n := len(q.Options)
-	if q.FreeText() {
+	if responder.FreeText(q) {
 		n++
 	}
 	var prompt string
@@ -401,7 +402,7 @@ func (s *asking) askChoice(q *askuser.Question) error {
 
 // askSealedChoice asks a sensitive choice: the options are shown, the pick
 // (and any text of one's own) is typed without echo, and handed over as
-// Question.ChoiceSecret makes it.
+// responder.ChoiceSecret makes it.
 func (s *asking) askSealedChoice(q *askuser.Question) error {
 	for {
 		b, err := s.readHidden()
@@ -427,7 +428,7 @@ func (s *asking) askSealedChoice(q *askuser.Question) error {
 				return err
 			}
 		}
-		ans := askuser.Answer{QuestionID: q.ID, Secret: q.ChoiceSecret(values, string(text))}
+		ans := askuser.Answer{QuestionID: q.ID, Secret: responder.ChoiceSecret(q, values, string(text))}
 		clear(text)
 		if err := s.report(ans); !errors.Is(err, errRetry) {
 			return err
@@ -438,7 +439,7 @@ func (s *asking) askSealedChoice(q *askuser.Question) error {
 // accepted says what a choice prompt accepts.
 func accepted(q *askuser.Question, defaults []string) string {
 	n := len(q.Options)
-	if q.FreeText() {
+	if responder.FreeText(q) {
 		n++
 	}
 	var s string

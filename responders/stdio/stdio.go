@@ -58,7 +58,7 @@
 //
 // A secret or sensitive question is read without echo (a sensitive choice
 // shows its options, reads the pick hidden and hands it over as
-// askuser.Question.ChoiceSecret makes it), from in when in is a
+// responder.ChoiceSecret makes it), from in when in is a
 // terminal and otherwise from Options.Terminal, never from a pipe; the
 // terminal's state is restored however the read ends, the deadline
 // included. With no terminal the responder reports that it cannot reach

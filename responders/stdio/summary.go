@@ -10,6 +10,7 @@ import (
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // countdown is the line shown at NudgeAt: the time left, and what the
@@ -31,7 +32,7 @@ func (s *asking) countdown() string {
 		if answered[q.ID] {
 			continue
 		}
-		d := q.DeclaredDefaults()
+		d := responder.DeclaredDefaults(q)
 		if d == nil || q.OnDeadline == askuser.DeadlineNothing {
 			what := "nothing will be applied; the question will be declined"
 			if len(s.call.Questions) > 1 {

@@ -16,6 +16,7 @@ import (
 	"github.com/askuser-go/askuser/internal/challenge"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/secret"
 )
 
@@ -125,7 +126,7 @@ func newAskView(a *askuser.Ask) *askView {
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		qs := &qstate{q: q}
-		if q.Kind == askuser.KindText && !q.Sealed() && q.Prefill != "" {
+		if q.Kind == askuser.KindText && !responder.Sealed(q) && q.Prefill != "" {
 			qs.other = inert.Text(q.Prefill)
 			qs.otherOn = true
 		}
@@ -307,9 +308,9 @@ func (m *model) enterTab(av *askView) {
 		qs := av.qs[av.tab]
 		av.lastQ = qs.q.ID
 		switch {
-		case qs.q.Sealed() && !qs.held:
+		case responder.Sealed(qs.q) && !qs.held:
 			m.mask = &masked{}
-		case qs.q.Sealed():
+		case responder.Sealed(qs.q):
 		case qs.q.Kind == askuser.KindText && !qs.confirmed:
 			m.ed = newEditor(m.th, editText, "", qs.other, qs.q.Multiline, m.editorWidth())
 		}
@@ -352,12 +353,12 @@ func (m *model) questionKey(av *askView, k tea.KeyPressMsg) {
 		m.cancel(av)
 		return
 	case "N", "shift+n":
-		if av.notesQ && !q.Sealed() {
+		if av.notesQ && !responder.Sealed(q) {
 			m.ed = newEditor(m.th, editNote, "", qs.note, false, m.editorWidth())
 		}
 		return
 	}
-	if q.Sealed() {
+	if responder.Sealed(q) {
 		if s == "enter" && !qs.held {
 			m.mask = &masked{}
 		}
@@ -370,7 +371,7 @@ func (m *model) questionKey(av *askView, k tea.KeyPressMsg) {
 		return
 	}
 	rows := len(q.Options)
-	if q.FreeText() {
+	if responder.FreeText(q) {
 		rows++
 	}
 	switch s {
@@ -473,7 +474,7 @@ func (m *model) toggle(av *askView, qs *qstate, i int, number bool) {
 func (m *model) changed(av *askView, qs *qstate) {
 	qs.confirmed = false
 	av.status = ""
-	if qs.q.Sealed() {
+	if responder.Sealed(qs.q) {
 		return
 	}
 	if ans := qs.draftAnswer(); ans.empty() || av.a.Draft(ans.Answer) != nil {
@@ -524,11 +525,11 @@ func emptyHint(q *askuser.Question) string {
 	switch {
 	case q.Kind == askuser.KindText:
 		return "type an answer"
-	case q.MultiSelect && q.FreeText():
+	case q.MultiSelect && responder.FreeText(q):
 		return "check an option (Space or its number) or type your own answer"
 	case q.MultiSelect:
 		return "check an option (Space or its number)"
-	case q.FreeText():
+	case responder.FreeText(q):
 		return "pick an option or type your own answer"
 	}
 	return "pick an option"
@@ -679,13 +680,13 @@ func (m *model) handOver(av *askView, qs *qstate) {
 			av.status = ""
 			return
 		}
-		v = q.ChoiceSecret(picks, "")
+		v = responder.ChoiceSecret(q, picks, "")
 	case q.Kind == askuser.KindChoice:
 		if strings.TrimSpace(string(f.b)) == "" {
 			av.status = "Not accepted: your own answer is empty; type it, or press Esc and pick again."
 			return
 		}
-		v = q.ChoiceSecret(f.picks, string(f.b))
+		v = responder.ChoiceSecret(q, f.picks, string(f.b))
 	default:
 		b := bytes.TrimSpace(f.b) // a slice of f.b: nothing is copied
 		if len(b) == 0 {
@@ -719,7 +720,7 @@ func parsePicks(q *askuser.Question, s string) (values []string, other, ok bool)
 // accepted says what a sensitive choice's field accepts.
 func accepted(q *askuser.Question) string {
 	n := len(q.Options)
-	if q.FreeText() {
+	if responder.FreeText(q) {
 		n++
 	}
 	if q.MultiSelect {
@@ -769,7 +770,7 @@ func (av *askView) buttons() []string {
 // needs one stops it, and shows that tab.
 func (m *model) submit(av *askView) {
 	for i, qs := range av.qs {
-		if qs.confirmed || qs.q.Sealed() {
+		if qs.confirmed || responder.Sealed(qs.q) {
 			continue
 		}
 		ans := qs.answer()

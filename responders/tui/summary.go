@@ -11,6 +11,7 @@ import (
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // words are the card's own words in what termtext says: its person
@@ -62,11 +63,11 @@ func countdown(av *askView, now time.Time) string {
 		switch {
 		case q.OnDeadline == askuser.DeadlineNothing:
 			continue
-		case q.OnDeadline == askuser.DeadlineDraft && !q.Sealed() && !qs.draftAnswer().empty():
+		case q.OnDeadline == askuser.DeadlineDraft && !responder.Sealed(q) && !qs.draftAnswer().empty():
 			fills = append(fills, inert.Line(q.Header)+" → your unconfirmed pick")
 			continue
 		}
-		if d := q.DeclaredDefaults(); d != nil {
+		if d := responder.DeclaredDefaults(q); d != nil {
 			fills = append(fills, inert.Line(q.Header)+" → "+labels(q, d))
 			continue
 		}

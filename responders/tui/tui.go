@@ -15,6 +15,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/challenge"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // Options configures a Responder. The zero value works: colour, and a
@@ -120,7 +121,7 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 		default:
 			return a.Unreachable() // a kind of question this responder does not show
 		}
-		if q.Sealed() && !r.CanCollectSecrets() {
+		if responder.Sealed(q) && !r.CanCollectSecrets() {
 			return a.Unreachable()
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/internal/inert"
 	"github.com/askuser-go/askuser/internal/termtext"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // wideAt is the width from which a preview is drawn beside the options
@@ -37,7 +38,7 @@ func (m *model) wide() bool {
 func (m *model) leftWidth() int { return m.width * 11 / 20 }
 
 func hasPreview(q *askuser.Question) bool {
-	if q.Sealed() {
+	if responder.Sealed(q) {
 		return false
 	}
 	return slices.ContainsFunc(q.Options, func(o askuser.Option) bool { return o.Preview != "" })
@@ -219,7 +220,7 @@ func tabMark(qs *qstate) string {
 	switch {
 	case qs.confirmed:
 		return "✓"
-	case qs.held, !qs.q.Sealed() && !qs.draftAnswer().empty():
+	case qs.held, !responder.Sealed(qs.q) && !qs.draftAnswer().empty():
 		return "•"
 	}
 	return "○"
@@ -241,7 +242,7 @@ func (m *model) questionBody(av *askView, qs *qstate, b *body) {
 	q := qs.q
 	m.questionText(b, q.Text, m.width)
 	switch {
-	case q.Sealed():
+	case responder.Sealed(q):
 		m.sealedBody(qs, b)
 	case q.Kind == askuser.KindText:
 		m.textBody(qs, b)
@@ -274,7 +275,7 @@ func (m *model) choiceBody(av *askView, qs *qstate, b *body) {
 	var rows body
 	rows.edTop = -1
 	rec := map[string]bool{}
-	for _, v := range q.DeclaredDefaults() {
+	for _, v := range responder.DeclaredDefaults(q) {
 		rec[v] = true
 	}
 	mark := func(on bool) string {
@@ -315,7 +316,7 @@ func (m *model) choiceBody(av *askView, qs *qstate, b *body) {
 			rows.add("       note: " + inert.Line(n))
 		}
 	}
-	if q.FreeText() {
+	if responder.FreeText(q) {
 		i := len(q.Options)
 		line := cursor(i) + mark(qs.otherOn) + " " + strconv.Itoa(i+1) + ". " + otherLabel(q)
 		if qs.other != "" {
@@ -412,7 +413,7 @@ func (m *model) sealedBody(qs *qstate, b *body) {
 	if q.Purpose != "" {
 		b.add("For: " + inert.Line(q.Purpose))
 	}
-	b.add(m.paintAll(m.th.dim, wrapped("The answer is sealed as session:"+inert.Line(q.SealName())+"; the agent sees only that name, never the value. What you type is never shown.", m.width, ""))...)
+	b.add(m.paintAll(m.th.dim, wrapped("The answer is sealed as session:"+inert.Line(responder.SealName(q))+"; the agent sees only that name, never the value. What you type is never shown.", m.width, ""))...)
 	b.add("")
 	prompt := "Secret"
 	if q.Kind == askuser.KindChoice {
@@ -423,7 +424,7 @@ func (m *model) sealedBody(qs *qstate, b *body) {
 			}
 			b.add(line)
 		}
-		if q.FreeText() {
+		if responder.FreeText(q) {
 			b.add("  " + strconv.Itoa(len(q.Options)+1) + ". " + otherLabel(q))
 		}
 		b.add("")
@@ -452,7 +453,7 @@ func (m *model) reviewBody(av *askView, b *body) {
 	b.add(m.th.paint(m.th.title, "Review"), "")
 	for _, qs := range av.qs {
 		b.add(tabMark(qs) + " " + inert.Line(qs.q.Header) + ": " + reviewAnswer(qs))
-		if n := strings.TrimSpace(qs.note); n != "" && !qs.q.Sealed() {
+		if n := strings.TrimSpace(qs.note); n != "" && !responder.Sealed(qs.q) {
 			b.add("    note: " + inert.Line(qs.note))
 		}
 		for _, v := range qs.picked {
@@ -475,7 +476,7 @@ func (m *model) reviewBody(av *askView, b *body) {
 // reviewAnswer says what a tab holds, for the review.
 func reviewAnswer(qs *qstate) string {
 	q := qs.q
-	if q.Sealed() {
+	if responder.Sealed(q) {
 		if qs.held {
 			return "handed over, sealed"
 		}
@@ -536,13 +537,13 @@ func (m *model) helpLines(av *askView) []string {
 	default:
 		q := av.qs[av.tab].q
 		switch {
-		case q.Sealed():
+		case responder.Sealed(q):
 			b("enter", "type it")
 		case q.Kind == askuser.KindText:
 			b("enter", "edit")
 		default:
 			n := len(q.Options)
-			if q.FreeText() {
+			if responder.FreeText(q) {
 				n++
 			}
 			nums := "1-" + strconv.Itoa(min(n, 9))
@@ -557,7 +558,7 @@ func (m *model) helpLines(av *askView) []string {
 				b("n", "note")
 			}
 		}
-		if av.notesQ && !q.Sealed() {
+		if av.notesQ && !responder.Sealed(q) {
 			b("N", "question note")
 		}
 		b("tab", "next")

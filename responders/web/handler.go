@@ -12,6 +12,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/responder"
 )
 
 func (r *Responder) routes() {
@@ -207,7 +208,7 @@ func (r *Responder) answer(w http.ResponseWriter, req *http.Request, a *askuser.
 		return
 	}
 	// The answer as accepted, never a secret value.
-	acc := &answerJSON{Selected: ans.Selected, OtherText: ans.Other, Note: ans.Note, OptionNotes: ans.OptionNotes, Sealed: a.Form().Question(qid).Sealed()}
+	acc := &answerJSON{Selected: ans.Selected, OtherText: ans.Other, Note: ans.Note, OptionNotes: ans.OptionNotes, Sealed: responder.Sealed(a.Form().Question(qid))}
 	if acc.Selected == nil {
 		acc.Selected = []string{}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/natsstore"
 	"github.com/askuser-go/askuser/natsstore/natstest"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
 	"github.com/askuser-go/askuser/store"
@@ -29,7 +30,7 @@ type announcing struct {
 
 func (r announcing) Asked(a *askuser.Ask) {
 	r.card.Asked(a)
-	if a.BeganHere() {
+	if responder.BeganHere(a) {
 		r.asks <- a
 	}
 }

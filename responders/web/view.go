@@ -7,6 +7,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
+	"github.com/askuser-go/askuser/responder"
 )
 
 // The JSON the API and the events send. Every string the model wrote is
@@ -161,7 +162,7 @@ func askView(a *askuser.Ask, now time.Time, needsCode bool) *askJSON {
 			Question:         q.Text,
 			Options:          make([]optionJSON, len(q.Options)),
 			MultiSelect:      q.MultiSelect,
-			AllowOther:       q.FreeText(),
+			AllowOther:       responder.FreeText(q),
 			OtherLabel:       q.OtherLabel,
 			OtherExclusive:   q.OtherExclusive,
 			SecretName:       q.SecretName,
@@ -169,8 +170,8 @@ func askView(a *askuser.Ask, now time.Time, needsCode bool) *askJSON {
 			Prefill:          q.Prefill,
 			Multiline:        q.Multiline,
 			Optional:         q.Optional,
-			Sealed:           q.Sealed(),
-			DeclaredDefaults: q.DeclaredDefaults(),
+			Sealed:           responder.Sealed(q),
+			DeclaredDefaults: responder.DeclaredDefaults(q),
 		}
 		if qv.OtherLabel == "" {
 			qv.OtherLabel = "Something else"
@@ -194,7 +195,7 @@ func askView(a *askuser.Ask, now time.Time, needsCode bool) *askJSON {
 					OtherText:   ans.Other,
 					Note:        ans.Note,
 					OptionNotes: ans.OptionNotes,
-					Sealed:      q.Sealed(),
+					Sealed:      responder.Sealed(q),
 				}
 				if qv.Answer.Selected == nil {
 					qv.Answer.Selected = []string{}
