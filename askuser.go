@@ -234,7 +234,7 @@ type Dialect interface {
 	// Encode renders a finalized outcome as the result the model reads,
 	// and may return what the contract keeps of the ask besides the result
 	// (record), which travels in the ask's journal record as
-	// Outcome.ContractRecord. journaled says whether a journal will keep
+	// store.Record.ContractRecord. journaled says whether a journal will keep
 	// that record. Encode is called once per finalized ask, also for an
 	// ask whose caller went away (whose result nobody reads).
 	Encode(o *Outcome, journaled bool) (result []byte, record json.RawMessage, err error)

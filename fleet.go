@@ -1368,7 +1368,7 @@ func outcomeFromRecord(rec *record, replayed bool) *Outcome {
 		Responder:      rec.Responder,
 		FinalizedAt:    rec.FinalizedAt,
 		Result:         []byte(rec.Result),
-		ContractRecord: rec.ContractRecord,
+		contractRecord: rec.ContractRecord,
 		Replayed:       replayed,
 		AnsweredVia:    rec.AnsweredVia,
 		Step:           rec.Step,

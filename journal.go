@@ -49,7 +49,8 @@ type record struct {
 	// absent when the caller went away.
 	Result json.RawMessage `json:"result,omitempty"`
 	// ContractRecord is what the contract keeps of the ask besides the
-	// result (the pi contract's decision records): Outcome.ContractRecord.
+	// result (the pi contract's decision records), as its Dialect's Encode
+	// returned it.
 	ContractRecord json.RawMessage `json:"contract_record,omitempty"`
 	// AnsweredVia is, for a routed ask, the channel the answer came by,
 	// or for an approval decided by votes the channel of the vote that
@@ -83,7 +84,7 @@ func newRecord(o *Outcome) *record {
 		RememberedFrom: o.RememberedFrom,
 		FinalizedAt:    o.FinalizedAt,
 		Result:         o.Result,
-		ContractRecord: o.ContractRecord,
+		ContractRecord: o.contractRecord,
 	}
 	if r.Answers == nil {
 		r.Answers = []FinalAnswer{}

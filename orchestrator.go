@@ -804,7 +804,7 @@ func (o *Orchestrator) settle(a *Ask) *Outcome {
 	if out.Reason != ReasonCaller {
 		out.Result = res
 	}
-	out.ContractRecord = rec
+	out.contractRecord = rec
 	if out.Fault != nil {
 		args := []any{"ask", a.id, "session", a.session, "tool_call", a.toolCallID, "responder", a.responder, "err", out.Fault}
 		if pe := (*panicError)(nil); errors.As(out.Fault, &pe) {

@@ -90,11 +90,6 @@ type Outcome struct {
 	// With a shared store the outcome is given once it is stored, before
 	// its record is written, and a failure is logged and retried instead.
 	JournalErr error
-	// ContractRecord is what the contract keeps of the ask besides the
-	// result (the pi contract's decision records), as its Dialect's Encode
-	// returned it; it travels in the ask's one journal record. Nil for a
-	// contract without one.
-	ContractRecord json.RawMessage
 	// Principal is who answered, where the responder knows (opaque).
 	Principal string
 	// Responder names the responder that asked.
@@ -122,6 +117,10 @@ type Outcome struct {
 	Replayed bool
 
 	rt *routing // the ask's route and policy, for the journal record
+	// contractRecord is what the contract keeps of the ask besides the
+	// result, as its Dialect's Encode returned it, for the journal record
+	// (store.Record.ContractRecord).
+	contractRecord json.RawMessage
 }
 
 // Answer returns the final answer to the question with the given id, or nil.

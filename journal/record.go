@@ -53,8 +53,8 @@ type Record struct {
 	// absent when the caller went away.
 	Result json.RawMessage `json:"result,omitempty"`
 	// ContractRecord is what the contract keeps of the ask besides the
-	// result (the pi contract's decision records):
-	// askuser.Outcome.ContractRecord.
+	// result (the pi contract's decision records), as the ask's Dialect's
+	// Encode returned it.
 	ContractRecord json.RawMessage `json:"contract_record,omitempty"`
 	// AnsweredVia is, for a routed ask, the channel the answer came by,
 	// or for an approval decided by votes the channel of the vote that

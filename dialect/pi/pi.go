@@ -39,7 +39,7 @@
 //
 // The Dialect's Encode returns the decision records of a finished call
 // besides its result; the orchestrator keeps them in the ask's one journal
-// record (askuser.Outcome.ContractRecord, journal.Record.ContractRecord),
+// record (store.Record.ContractRecord, journal.Record.ContractRecord),
 // and the result reports each as {decisionId, backend, diagnostics}.
 // backend is "jsonl" when the orchestrator has a journal and "memory"
 // otherwise. The records are made before the journal record is written —
