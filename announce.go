@@ -38,10 +38,12 @@ func announces(r Responder) bool {
 	return ok && an.AnnouncesAsks()
 }
 
-// ErrUnknownAsk is what Sessions.Find returns for an ask it does not know
-// in the session: never asked there, or no longer kept (past the store's
-// retention, or without a store once it is final).
-var ErrUnknownAsk = errors.New("askuser: no ask of that id is known in the session (never asked there, or no longer kept)")
+// ErrUnknownAsk is what Await, Resume and Withdraw return for a tool call
+// that no ask answers, and Sessions.Find for an ask id it does not know in
+// the session: never asked there, or no longer kept (its result past the
+// store's retention, or, without a store, a final ask past ReplayLimit or,
+// for Find, final).
+var ErrUnknownAsk = errors.New("askuser: no such ask is known in the session (never asked there, or no longer kept)")
 
 // Find looks up the ask askID of session, wherever it began, for a
 // responder that takes an answer for an ask it was not told about here —

@@ -1421,7 +1421,7 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 		}
 	default:
 		fa, replay, err := fl.find(ctx, req.Session, req.ToolCallID)
-		if fa != nil || replay != nil || !errors.Is(err, ErrUnknownCall) {
+		if fa != nil || replay != nil || !errors.Is(err, ErrUnknownAsk) {
 			return fa, true, replay, err
 		}
 	}
@@ -1686,7 +1686,7 @@ func (fl *fleet) create(ctx context.Context, key, askID string, data []byte, exp
 // find looks up a session's tool call: the entry of a pending ask, held
 // for the caller, the replayed outcome of a final one — from the store,
 // or past its retention from a journal that finds results — or
-// ErrUnknownCall.
+// ErrUnknownAsk.
 func (fl *fleet) find(ctx context.Context, session, toolCallID string) (*fleetAsk, *Outcome, error) {
 	key := pendingKey(session, toolCallID, "")
 	fl.mu.Lock()
@@ -1702,7 +1702,7 @@ func (fl *fleet) find(ctx context.Context, session, toolCallID string) (*fleetAs
 		if out, ok := fl.o.journalReplay(ctx, session, toolCallID); ok {
 			return nil, out, nil
 		}
-		return nil, nil, ErrUnknownCall
+		return nil, nil, ErrUnknownAsk
 	case err != nil:
 		return nil, nil, fmt.Errorf("askuser: the pending-ask store failed: %w", err)
 	}
@@ -1719,10 +1719,6 @@ func (fl *fleet) find(ctx context.Context, session, toolCallID string) (*fleetAs
 	fl.reread(ctx, fa)
 	return fa, nil, nil
 }
-
-// ErrUnknownCall is what Await returns for a tool call that no ask
-// answers: never asked, or its result gone past the store's retention.
-var ErrUnknownCall = errors.New("askuser: no ask is known for this tool call (never asked, or its result is past retention)")
 
 // await waits for an entry's final result, the caller's going away, or
 // Close, and lets go of the caller's hold. At the ask's deadline this

@@ -1017,12 +1017,12 @@ func (o *Orchestrator) Begin(ctx context.Context, req Request) (askID string, er
 // Await waits for the result of a session's tool call that a Begin or a
 // Handle began (here, or with a shared store in any process on it), and
 // returns it as a replay once the ask is final; ctx's error while it is
-// still pending when ctx ends; ErrUnknownCall when no ask answers the tool
+// still pending when ctx ends; ErrUnknownAsk when no ask answers the tool
 // call.
 func (o *Orchestrator) Await(ctx context.Context, session, toolCallID string) (*Outcome, error) {
 	o.init()
 	if toolCallID == "" {
-		return nil, ErrUnknownCall
+		return nil, ErrUnknownAsk
 	}
 	if o.fl != nil {
 		fa, out, err := o.fl.find(ctx, session, toolCallID)
@@ -1044,14 +1044,14 @@ func (o *Orchestrator) Await(ctx context.Context, session, toolCallID string) (*
 		if out, ok := o.journalReplay(ctx, session, toolCallID); ok {
 			return out, nil
 		}
-		return nil, ErrUnknownCall
+		return nil, ErrUnknownAsk
 	}
 	select {
 	case <-a.Done():
 		out := a.Outcome()
 		if out.Reason == ReasonCaller {
 			// Its caller went away: the call has no result to give.
-			return nil, ErrUnknownCall
+			return nil, ErrUnknownAsk
 		}
 		r := *out
 		r.Replayed = true

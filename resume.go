@@ -17,7 +17,7 @@ import "context"
 // When the tool call's ask is final, Resume returns its outcome, replayed,
 // and does not call f. When the ask has ended but is not final yet (its
 // finalization is under way), Resume returns ErrAskEnded and does not call
-// f. When no ask answers the tool call, Resume returns ErrUnknownCall.
+// f. When no ask answers the tool call, Resume returns ErrUnknownAsk.
 // Otherwise it returns f's error.
 func (o *Orchestrator) Resume(ctx context.Context, session, toolCallID string, f func(a *Ask) error) (*Outcome, error) {
 	a, release, out, err := o.take(ctx, session, toolCallID)
@@ -35,7 +35,7 @@ func (o *Orchestrator) Resume(ctx context.Context, session, toolCallID string, f
 // began, as superseded: its caller withdrew it (an MCP client cancelling
 // its task), so that nobody answered it. Its result is cancelled and
 // unattended, with the answers given so far, as Supersede's. It returns
-// ErrAskEnded when the ask had ended already and ErrUnknownCall when no ask
+// ErrAskEnded when the ask had ended already and ErrUnknownAsk when no ask
 // answers the tool call.
 func (o *Orchestrator) Withdraw(ctx context.Context, session, toolCallID string) error {
 	a, release, out, err := o.take(ctx, session, toolCallID)
@@ -57,7 +57,7 @@ func (o *Orchestrator) Withdraw(ctx context.Context, session, toolCallID string)
 func (o *Orchestrator) take(ctx context.Context, session, toolCallID string) (a *Ask, release func(), out *Outcome, err error) {
 	o.init()
 	if toolCallID == "" {
-		return nil, nil, nil, ErrUnknownCall
+		return nil, nil, nil, ErrUnknownAsk
 	}
 	if fl := o.fl; fl != nil {
 		fa, out, err := fl.find(ctx, session, toolCallID)
@@ -106,11 +106,11 @@ func (o *Orchestrator) take(ctx context.Context, session, toolCallID string) (a 
 		if out, ok := o.journalReplay(ctx, session, toolCallID); ok {
 			return nil, nil, out, nil
 		}
-		return nil, nil, nil, ErrUnknownCall
+		return nil, nil, nil, ErrUnknownAsk
 	}
 	if out := a.Outcome(); out != nil {
 		if out.Reason == ReasonCaller {
-			return nil, nil, nil, ErrUnknownCall
+			return nil, nil, nil, ErrUnknownAsk
 		}
 		r := *out
 		r.Replayed = true

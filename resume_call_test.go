@@ -24,7 +24,7 @@ func (resumeHolder) Respond(ctx context.Context, _ *askuser.Ask) error {
 // itself — in one process's memory, and with a shared store from another
 // orchestrator than the one that began it — its callers get the answer,
 // and the journal has one record; a final ask gives its outcome replayed,
-// an unknown tool call ErrUnknownCall.
+// an unknown tool call ErrUnknownAsk.
 func TestResume(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		name := map[bool]string{false: "memory", true: "shared store"}[shared]
@@ -82,8 +82,8 @@ func TestResume(t *testing.T) {
 					t.Errorf("Resume of a final ask: %+v, %v (f called: %v); want its outcome replayed, f not called", out, err, called)
 				}
 				_, err = answerer.Resume(ctx, "s1", "call-2", func(*askuser.Ask) error { called = true; return nil })
-				if !errors.Is(err, askuser.ErrUnknownCall) || called {
-					t.Errorf("Resume of an unknown call: %v (f called: %v); want ErrUnknownCall", err, called)
+				if !errors.Is(err, askuser.ErrUnknownAsk) || called {
+					t.Errorf("Resume of an unknown call: %v (f called: %v); want ErrUnknownAsk", err, called)
 				}
 			})
 		})

@@ -22,7 +22,7 @@ const takeCall = `{"questions":[{"id":"env","header":"Env","question":"Deploy wh
 // TestResumeTaken: a reply taken by a channel of the program's own, on the
 // orchestrator that began the ask or, with a shared store, on another
 // one, is the ask's answer; a final ask is replayed, and f is not called;
-// Withdraw ends an ask as superseded; an unknown call is ErrUnknownCall.
+// Withdraw ends an ask as superseded; an unknown call is ErrUnknownAsk.
 func TestResumeTaken(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		name := "memory"
@@ -83,8 +83,8 @@ func TestResumeTaken(t *testing.T) {
 			if err := other.Withdraw(ctx, "s", "c2"); !errors.Is(err, askuser.ErrAskEnded) {
 				t.Errorf("Withdraw of an ended ask: %v; want ErrAskEnded", err)
 			}
-			if _, err := other.Resume(ctx, "s", "nope", func(*askuser.Ask) error { return nil }); !errors.Is(err, askuser.ErrUnknownCall) {
-				t.Errorf("Resume of an unknown call: %v; want ErrUnknownCall", err)
+			if _, err := other.Resume(ctx, "s", "nope", func(*askuser.Ask) error { return nil }); !errors.Is(err, askuser.ErrUnknownAsk) {
+				t.Errorf("Resume of an unknown call: %v; want ErrUnknownAsk", err)
 			}
 		})
 	}

@@ -366,7 +366,7 @@ func TestSharedSecretOnAnotherReplica(t *testing.T) {
 // TestSharedBeginAwait: Begin returns at once with the ask's id (and the
 // same id for the same tool call again); Await on another replica waits
 // while the ask is pending (ctx's error when ctx ends first) and returns
-// the result once it is final; an unknown tool call is ErrUnknownCall.
+// the result once it is final; an unknown tool call is ErrUnknownAsk.
 func TestSharedBeginAwait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFleet(t, 2)
@@ -379,8 +379,8 @@ func TestSharedBeginAwait(t *testing.T) {
 		if err != nil || again != id {
 			t.Fatalf("Begin again on B: %q, %v; want %q", again, err, id)
 		}
-		if _, err := f.orch[1].Await(context.Background(), "s1", "call-2"); !errors.Is(err, askuser.ErrUnknownCall) {
-			t.Errorf("Await of an unknown call: %v, want ErrUnknownCall", err)
+		if _, err := f.orch[1].Await(context.Background(), "s1", "call-2"); !errors.Is(err, askuser.ErrUnknownAsk) {
+			t.Errorf("Await of an unknown call: %v, want ErrUnknownAsk", err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_, err = f.orch[1].Await(ctx, "s1", "call-1")
@@ -438,8 +438,8 @@ func TestBeginAwaitInMemory(t *testing.T) {
 		if out, err := o.Await(context.Background(), "s1", "call-1"); err != nil || string(out.Result) != answeredChoice {
 			t.Errorf("Await once final: %v, %v", out, err)
 		}
-		if _, err := o.Await(context.Background(), "s1", "never"); !errors.Is(err, askuser.ErrUnknownCall) {
-			t.Errorf("Await of a tool call never asked: %v, want ErrUnknownCall", err)
+		if _, err := o.Await(context.Background(), "s1", "never"); !errors.Is(err, askuser.ErrUnknownAsk) {
+			t.Errorf("Await of a tool call never asked: %v, want ErrUnknownAsk", err)
 		}
 	})
 }

@@ -369,7 +369,7 @@ func (s *Handler) call(w http.ResponseWriter, r *http.Request) {
 // await waits for the result of a session's tool call, up to wait (zero:
 // until the ask is final or ctx ends), and returns as Await does: the
 // outcome, ctx's error or context.DeadlineExceeded while it is pending,
-// ErrUnknownCall, ErrOrchestratorClosed.
+// ErrUnknownAsk, ErrOrchestratorClosed.
 func (s *Handler) await(ctx context.Context, session, call string, wait time.Duration) (*askuser.Outcome, error) {
 	var end time.Time
 	if wait > 0 {
@@ -435,7 +435,7 @@ func (s *Handler) status(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		s.result(w, out)
-	case errors.Is(err, askuser.ErrUnknownCall):
+	case errors.Is(err, askuser.ErrUnknownAsk):
 		apiError(w, http.StatusNotFound, "no ask is known for this session's tool call: it was never asked, or its result is past the store's retention")
 	case errors.Is(err, askuser.ErrOrchestratorClosed), r.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded):
 		p := asyncJSON{Status: "pending", CardURL: s.cardURL(r, session), StatusURL: s.statusURL(r, session, call)}

@@ -69,7 +69,7 @@ func (t *Tool) resumeShared(ctx context.Context, req *mcp.CallToolRequest, args 
 		return nil
 	})
 	switch {
-	case errors.Is(err, askuser.ErrUnknownCall):
+	case errors.Is(err, askuser.ErrUnknownAsk):
 		return errorResult(name, strings.TrimPrefix(ErrStateGone.Error(), "mcpresponder: ")), nil
 	case err != nil && !errors.Is(err, askuser.ErrAskEnded):
 		if ctx.Err() != nil {
@@ -84,7 +84,7 @@ func (t *Tool) resumeShared(ctx context.Context, req *mcp.CallToolRequest, args 
 	stop := t.progress(ctx, req)
 	defer stop()
 	out, err = t.o.Await(ctx, st.Session, st.Call)
-	if errors.Is(err, askuser.ErrUnknownCall) {
+	if errors.Is(err, askuser.ErrUnknownAsk) {
 		return errorResult(name, strings.TrimPrefix(ErrStateGone.Error(), "mcpresponder: ")), nil
 	}
 	return t.result(out, err)

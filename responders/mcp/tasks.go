@@ -428,7 +428,7 @@ func (ts *Tasks) get(ctx context.Context, p *taskParams, who taskCaller) (any, *
 		w := ts.wire(rec, taskWorking)
 		w.StatusMessage = "the reply is taken; the result is on its way"
 		return w, nil
-	case errors.Is(err, askuser.ErrUnknownCall):
+	case errors.Is(err, askuser.ErrUnknownAsk):
 		w := ts.wire(rec, taskFailed)
 		w.StatusMessage = "the task's ask is gone: it was kept in the memory of a server that has restarted since"
 		w.Error = &rpcError{Code: codeInternalError, Message: w.StatusMessage}
@@ -547,7 +547,7 @@ func (ts *Tasks) cancelTask(ctx context.Context, p *taskParams, who taskCaller) 
 			next.Cancelled, next.Updated = true, time.Now().UTC()
 		}
 	}
-	if err := t.o.Withdraw(ctx, rec.Session, rec.Call); err != nil && !errors.Is(err, askuser.ErrAskEnded) && !errors.Is(err, askuser.ErrUnknownCall) {
+	if err := t.o.Withdraw(ctx, rec.Session, rec.Call); err != nil && !errors.Is(err, askuser.ErrAskEnded) && !errors.Is(err, askuser.ErrUnknownAsk) {
 		ts.logger().Error("mcpresponder: withdrawing a task's ask failed", "task", rec.Task, "err", err)
 		return nil, &rpcError{Code: codeInternalError, Message: "Failed to cancel task: the pending-ask store failed; try again"}
 	}
