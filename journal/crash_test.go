@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -191,7 +192,16 @@ func runAndKill(t *testing.T, path string, round int, wait func(), env ...string
 			}
 		}
 	}()
-	<-first
+	select {
+	case <-first:
+	case <-time.After(3 * time.Minute):
+		// A child that acknowledges nothing in three minutes is stuck: its
+		// goroutines, on its stderr, say where.
+		_ = cmd.Process.Signal(syscall.SIGQUIT)
+		<-readDone
+		_ = cmd.Wait()
+		t.Fatalf("round %d: the child acknowledged no record in three minutes; its stacks:\n%s", round, stderr.String())
+	}
 	if wait == nil {
 		wait = func() { time.Sleep(time.Duration(rand.IntN(80)) * time.Millisecond) }
 	}

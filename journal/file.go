@@ -647,12 +647,18 @@ func (j *File) indexFile(name string, current bool) error {
 		return fmt.Errorf("journal: opening %s to index it: %w", name, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil // a device or a pipe holds no history
 	}
 	var end int64
 	unauthenticated, refused := 0, 0
-	for l := range lines(f) {
+	// Only what the file held when it was opened is indexed: another
+	// process may be appending to it all along, faster than this one
+	// reads, and Open would never reach the end. The chain follows what it
+	// appends later from headAt, as it follows any record another writer
+	// appends after Open.
+	for l := range lines(io.NewSectionReader(f, 0, fi.Size())) {
 		end = l.end
 		var le *LineError
 		switch {
