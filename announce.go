@@ -40,9 +40,8 @@ func announces(r Responder) bool {
 
 // ErrUnknownAsk is what Await, Resume and Withdraw return for a tool call
 // that no ask answers, and Sessions.Find for an ask id it does not know in
-// the session: never asked there, or no longer kept (its result past the
-// store's retention, or, without a store, a final ask past ReplayLimit or,
-// for Find, final).
+// the session: never asked there, or no longer kept — past the store's
+// retention or, without a store, past ReplayLimit (for Find, once final).
 var ErrUnknownAsk = errors.New("askuser: no such ask is known in the session (never asked there, or no longer kept)")
 
 // Find looks up the ask askID of session, wherever it began, for a
