@@ -28,7 +28,7 @@ func init() {
 }
 
 // approvalForm is approvaltool.Form: the form that asks a person to
-// approve a. It checks a against the limits and returns a *CallError
+// approve a. It checks a against the limits and returns a *dialect.CallError
 // naming the first problem.
 func approvalForm(a approval.Request, timeoutSeconds int) (*Form, error) {
 	if err := checkApproval(&a); err != nil {

@@ -34,7 +34,7 @@ func (approvalDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
 	if err != nil {
 		var e *approvalwire.Error
 		if errors.As(err, &e) {
-			return nil, &CallError{Path: e.Path, Message: e.Message}
+			return nil, &dialect.CallError{Path: e.Path, Message: e.Message}
 		}
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func TestRequestApprovalDecode(t *testing.T) {
 	}
 }
 
-// TestRequestApprovalDecodeErrors: an invalid call is a *CallError with
+// TestRequestApprovalDecodeErrors: an invalid call is a *dialect.CallError with
 // the contract's message and the path of a shape problem.
 func TestRequestApprovalDecodeErrors(t *testing.T) {
 	tests := []struct{ data, path, msg string }{
@@ -61,7 +61,7 @@ func TestRequestApprovalDecodeErrors(t *testing.T) {
 			lim.MaxTimeoutSeconds = 120
 		}
 		_, err := askuser.Decode(approvaltool.Dialect(), []byte(tt.data), lim)
-		var ce *askuser.CallError
+		var ce *dialect.CallError
 		if !errors.As(err, &ce) || ce.Message != tt.msg || ce.Path != tt.path || ce.Result != nil {
 			t.Errorf("Decode(%s) = %#v; want message %q at %q", tt.data, err, tt.msg, tt.path)
 		}
@@ -204,7 +204,7 @@ func FuzzRequestApprovalDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		form, err := askuser.Decode(approvaltool.Dialect(), data, dialect.Limits{})
 		if err != nil {
-			var ce *askuser.CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, "invalid request_approval arguments: ") {
 				t.Fatalf("Decode error %v; want the contract's message", err)
 			}

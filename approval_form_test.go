@@ -64,9 +64,9 @@ func TestApprovalFormRefuses(t *testing.T) {
 			a := ok
 			tt.edit(&a)
 			_, err := approvaltool.Form(a, 0)
-			var ce *askuser.CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Message, tt.want) {
-				t.Errorf("approvaltool.Form = %v, want a *CallError saying %q", err, tt.want)
+				t.Errorf("approvaltool.Form = %v, want a *dialect.CallError saying %q", err, tt.want)
 			}
 		})
 	}
@@ -126,9 +126,9 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 			f := good()
 			tt.edit(f)
 			_, err := askuser.Normalize(f, dialect.Limits{})
-			var ce *askuser.CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) {
-				t.Fatalf("Normalize = %v, want a *CallError", err)
+				t.Fatalf("Normalize = %v, want a *dialect.CallError", err)
 			}
 			// Through Handle too: nobody is asked.
 			asked := false
@@ -137,7 +137,7 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 				return nil
 			})}
 			if _, err := o.Handle(t.Context(), askuser.Request{Session: "s", Form: f}); !errors.As(err, &ce) || asked {
-				t.Errorf("Handle = %v (asked: %v), want a *CallError and nobody asked", err, asked)
+				t.Errorf("Handle = %v (asked: %v), want a *dialect.CallError and nobody asked", err, asked)
 			}
 		})
 	}
@@ -169,9 +169,9 @@ func TestApprovalFormNeedsItsContract(t *testing.T) {
 				return nil
 			})}
 			_, err := o.Handle(t.Context(), askuser.Request{Session: "s", Form: tt.form, Dialect: tt.d})
-			var ce *askuser.CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Message, tt.want) || asked {
-				t.Errorf("Handle = %v (asked: %v), want a *CallError saying %q and nobody asked", err, asked, tt.want)
+				t.Errorf("Handle = %v (asked: %v), want a *dialect.CallError saying %q and nobody asked", err, asked, tt.want)
 			}
 		})
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/journal"
 	"github.com/askuser-go/askuser/responder/scripted"
@@ -630,7 +631,7 @@ func TestApprovalInvalidCall(t *testing.T) {
 	var asked atomic.Int32
 	o := &askuser.Orchestrator{Responder: counted(&asked, script())}
 	_, err := approve(context.Background(), t, o, "s1", "call-1", `{"action":"Delete the bucket","reason":"old","risk":"catastrophic"}`)
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	if !errors.As(err, &ce) || ce.Message != `invalid request_approval arguments: risk: "catastrophic" is not a risk; allowed: "low", "medium", "high", "irreversible"` || ce.Path != "risk" {
 		t.Errorf("Handle = %v; want the contract's message", err)
 	}

@@ -222,13 +222,13 @@ func responderName(r Responder) string {
 // The orchestrator holds a dialect to the model's own rules: a Form that
 // Decode returns is checked as Normalize checks a Go-built one before any
 // responder sees it. A Form that breaks them is a bug in the dialect; it is
-// logged, and the caller gets a *CallError saying so, not an ask.
+// logged, and the caller gets a *dialect.CallError saying so, not an ask.
 type Dialect interface {
 	// Name names the contract ("ask_user"); the journal records it.
 	Name() string
 	// Decode validates and normalizes a call. It does not stamp the
 	// deadlines; the orchestrator does. An invalid call returns a
-	// *CallError. Per-contract state the encoder needs goes in
+	// *dialect.CallError. Per-contract state the encoder needs goes in
 	// Form.DialectData.
 	Decode(data []byte, lim dialect.Limits) (*Form, error)
 	// Encode renders a finalized outcome as the result the model reads,
@@ -247,20 +247,3 @@ type Dialect interface {
 type FormMarshaler interface {
 	MarshalForm(f *Form) ([]byte, error)
 }
-
-// A CallError is an invalid call: nobody is asked, and the model gets
-// Message (or Result, where the contract has one) and can fix its call.
-type CallError struct {
-	// Path is the JSON path of the first shape problem
-	// ("questions[1].kind"), or empty for a broken rule.
-	Path string
-	// Message is the whole model-facing message, with the contract's
-	// prefix ("invalid ask_user arguments: ...").
-	Message string
-	// Result is the tool result the contract returns for an invalid call,
-	// where it returns one (the pi contracts); nil where the message itself
-	// is the tool's error result (ask_user).
-	Result []byte
-}
-
-func (e *CallError) Error() string { return e.Message }

@@ -41,7 +41,7 @@ func (askUserDialect) Decode(data []byte, lim dialect.Limits) (*Form, error) {
 	if err != nil {
 		var e *askuserwire.Error
 		if errors.As(err, &e) {
-			return nil, &CallError{Path: e.Path, Message: e.Message}
+			return nil, &dialect.CallError{Path: e.Path, Message: e.Message}
 		}
 		return nil, err
 	}

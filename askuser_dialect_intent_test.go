@@ -13,7 +13,7 @@ import (
 // TestAskUserHumanIntent checks that the ask_user call's human_intent
 // becomes the form's HumanIntent, exactly as sent (docs/ask_user.md), also
 // through the orchestrator's checks and compaction, and that a long or
-// mistyped one reaches the caller as a *CallError with the contract's
+// mistyped one reaches the caller as a *dialect.CallError with the contract's
 // message. The field's rules and their order are askuserwire's, tested
 // there.
 func TestAskUserHumanIntent(t *testing.T) {
@@ -53,11 +53,11 @@ func TestAskUserHumanIntent(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := decodeAskUser([]byte(tc.call), dialect.Limits{})
-			var ce *CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) {
-				t.Fatalf("Decode(%s) = %v, want a *CallError", tc.call, err)
+				t.Fatalf("Decode(%s) = %v, want a *dialect.CallError", tc.call, err)
 			}
-			want := CallError{Path: tc.path, Message: auPrefix + tc.msg}
+			want := dialect.CallError{Path: tc.path, Message: auPrefix + tc.msg}
 			if diff := cmp.Diff(want, *ce); diff != "" {
 				t.Errorf("Decode(%s) (-want +got):\n%s", tc.call, diff)
 			}

@@ -122,7 +122,7 @@ func TestMarshalCallGoBuilt(t *testing.T) {
 
 // auAgrees checks, for any input, what the root package adds to the
 // ask_user dialect. The orchestrator's decode refuses exactly what
-// askuserwire.Decode refuses, with a *CallError carrying the dialect's path
+// askuserwire.Decode refuses, with a *dialect.CallError carrying the dialect's path
 // and message (so checkForm never refuses a call the dialect accepts). A
 // form it accepts has its options' values equal to their labels, marshals
 // (MarshalForm) to the bytes the dialect writes for its own Call, and, once
@@ -138,12 +138,12 @@ func auAgrees(t testing.TB, data []byte, lim dialect.Limits) bool {
 		if !errors.As(derr, &de) {
 			t.Fatalf("askuserwire.Decode: %T %v, want an *askuserwire.Error", derr, derr)
 		}
-		var ce *CallError
+		var ce *dialect.CallError
 		if !errors.As(err, &ce) || form != nil {
-			t.Fatalf("the dialect refuses %q (%v); the orchestrator's decode gives %v, %T %v, want a *CallError", data, derr, form, err, err)
+			t.Fatalf("the dialect refuses %q (%v); the orchestrator's decode gives %v, %T %v, want a *dialect.CallError", data, derr, form, err, err)
 		}
-		if diff := cmp.Diff(CallError{Path: de.Path, Message: de.Message}, *ce); diff != "" {
-			t.Fatalf("the dialect's refusal of %q, as a *CallError (-want +got):\n%s", data, diff)
+		if diff := cmp.Diff(dialect.CallError{Path: de.Path, Message: de.Message}, *ce); diff != "" {
+			t.Fatalf("the dialect's refusal of %q, as a *dialect.CallError (-want +got):\n%s", data, diff)
 		}
 		return false
 	}

@@ -157,9 +157,9 @@ func TestDialectOutputIsChecked(t *testing.T) {
 				}),
 			}
 			out, err := o.Handle(context.Background(), askuser.Request{Session: "s", Dialect: badDialect{f}})
-			var ce *askuser.CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Message, "the bad contract could not read this call") {
-				t.Fatalf("Handle = %v, %v; want a *CallError naming the dialect", out, err)
+				t.Fatalf("Handle = %v, %v; want a *dialect.CallError naming the dialect", out, err)
 			}
 			if called {
 				t.Error("a responder was given the form")

@@ -15,7 +15,7 @@ import (
 // its marshalling are tested exhaustively in dialect/askuserwire. The tests
 // of the root package cover what AskUser adds on top: the mapping of
 // askuserwire's Call onto a Form (an option's value is its label; the form
-// read into one formBlock), *CallError for the dialect's *askuserwire.Error,
+// read into one formBlock), *dialect.CallError for the dialect's *askuserwire.Error,
 // checkForm accepting every form the dialect returns, the compaction, and
 // MarshalForm.
 
@@ -156,7 +156,7 @@ func TestDecodeAskUserNormalize(t *testing.T) {
 }
 
 // TestDecodeAskUserCallError checks that the dialect's refusals reach the
-// orchestrator's caller as a *CallError with the dialect's path and
+// orchestrator's caller as a *dialect.CallError with the dialect's path and
 // message, a broken rule without a path, and that the orchestrator's
 // Limits are the ones the messages name.
 func TestDecodeAskUserCallError(t *testing.T) {
@@ -164,22 +164,22 @@ func TestDecodeAskUserCallError(t *testing.T) {
 	for _, tc := range []struct {
 		name, call string
 		lim        dialect.Limits
-		want       CallError
+		want       dialect.CallError
 	}{
 		{"a broken rule", `{"questions":[]}`, dialect.Limits{},
-			CallError{Message: auPrefix + "questions must contain between 1 and 4 items"}},
+			dialect.CallError{Message: auPrefix + "questions must contain between 1 and 4 items"}},
 		{"a shape problem", auCall(`{"Header":"H"}`), dialect.Limits{},
-			CallError{Path: "questions[0].Header", Message: auPrefix + "questions[0].Header: unknown field; allowed fields: " + auQList}},
+			dialect.CallError{Path: "questions[0].Header", Message: auPrefix + "questions[0].Header: unknown field; allowed fields: " + auQList}},
 		{"the configured ceiling", `{"questions":[` + auChoice + `],"timeout_seconds":121}`, dialect.Limits{MaxTimeoutSeconds: 120},
-			CallError{Message: auPrefix + "timeout_seconds must be between 1 and 120"}},
+			dialect.CallError{Message: auPrefix + "timeout_seconds must be between 1 and 120"}},
 		{"the configured size cap", big, dialect.Limits{MaxCallBytes: len(big) - 1},
-			CallError{Message: auPrefix + fmt.Sprintf("the call is %d bytes; at most %d bytes are accepted", len(big), len(big)-1)}},
+			dialect.CallError{Message: auPrefix + fmt.Sprintf("the call is %d bytes; at most %d bytes are accepted", len(big), len(big)-1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := decodeAskUser([]byte(tc.call), tc.lim)
-			var ce *CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) || f != nil {
-				t.Fatalf("decodeAskUser(%s) = %v, %v; want a *CallError", tc.call, f, err)
+				t.Fatalf("decodeAskUser(%s) = %v, %v; want a *dialect.CallError", tc.call, f, err)
 			}
 			if diff := cmp.Diff(tc.want, *ce); diff != "" {
 				t.Errorf("decodeAskUser(%s) (-want +got):\n%s", tc.call, diff)

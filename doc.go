@@ -22,7 +22,7 @@ tool call as a [Request]:
 		Arguments:  toolCall.Arguments,
 	})
 
-An invalid call returns a *[CallError] and nobody is asked: its Message (or
+An invalid call returns a *[dialect.CallError] and nobody is asked: its Message (or
 its Result, where the contract has one) goes back to the model, which can fix
 its call from it. When ctx ends before the ask does, Handle returns ctx's
 error and no outcome. Otherwise the [Outcome] is final: [Outcome.Result] is
@@ -152,7 +152,7 @@ write a Form back as its own call implements [FormMarshaler].
 The model's own rules hold for every dialect's output: the Form a Dialect
 decodes is checked as [Normalize] checks one built in Go before any
 responder sees it. A Form that breaks them is a bug in the dialect; it is
-logged, and the caller gets a *[CallError] saying so, never an ask.
+logged, and the caller gets a *[dialect.CallError] saying so, never an ask.
 
 Each contract has a page in the module's docs directory, with everything a
 model may send and read back: docs/ask_user.md, docs/pi-ask.md and

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzDecodeCall holds any input to auAgrees: what the root package adds
-// to the ask_user dialect (the *CallError, checkForm, the mapping onto a
+// to the ask_user dialect (the *dialect.CallError, checkForm, the mapping onto a
 // Form, the compaction, MarshalForm) agrees with askuserwire on it. The
 // decoder itself is fuzzed against encoding/json by askuserwire's
 // FuzzDecode.

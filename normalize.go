@@ -27,7 +27,7 @@ import (
 //
 // Go's zero values are taken as written: AllowOther false means no free
 // text on a choice (ask_user's JSON default of true applies to JSON calls
-// only). An invalid form returns a *CallError, as an invalid call does,
+// only). An invalid form returns a *dialect.CallError, as an invalid call does,
 // whose Message says what is wrong and what is allowed.
 func Normalize(f *Form, lim dialect.Limits) (*Form, error) {
 	lim = lim.WithDefaults()
@@ -86,8 +86,8 @@ func Normalize(f *Form, lim dialect.Limits) (*Form, error) {
 	return compact(&out), nil
 }
 
-func formError(msg string) *CallError {
-	return &CallError{Message: "askuser: invalid call: " + msg}
+func formError(msg string) *dialect.CallError {
+	return &dialect.CallError{Message: "askuser: invalid call: " + msg}
 }
 
 // checkForm checks a form against the model's rules. With idsMayBeEmpty a

@@ -59,9 +59,9 @@ func TestNormalizeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := askuser.Normalize(tt.call, dialect.Limits{})
-			var ce *askuser.CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) || ce.Message != tt.want {
-				t.Errorf("Normalize = %T %v\nwant a *CallError: %s", err, err, tt.want)
+				t.Errorf("Normalize = %T %v\nwant a *dialect.CallError: %s", err, err, tt.want)
 			}
 		})
 	}

@@ -233,7 +233,7 @@ func (o *Orchestrator) logger() *slog.Logger {
 func (o *Orchestrator) limits() dialect.Limits { return o.Limits.WithDefaults() }
 
 // Handle asks a request and returns the finalized Outcome, whose Result the
-// model reads. An invalid call (or Form) returns a *CallError and nobody is
+// model reads. An invalid call (or Form) returns a *dialect.CallError and nobody is
 // asked: its Message, or its Result where the contract has one, goes back
 // to the model. When ctx ends before the ask does, Handle returns ctx's
 // error and no outcome.
@@ -316,7 +316,7 @@ func (o *Orchestrator) decode(d Dialect, args []byte) (*Form, error) {
 // dialect (nil: askusertool.Dialect()) validates and normalizes it, and the form it
 // returns is held to the model's rules (see Normalize), so that no
 // responder ever sees a form Normalize would refuse. An invalid call, and a
-// dialect that breaks those rules, return a *CallError. The deadlines are
+// dialect that breaks those rules, return a *dialect.CallError. The deadlines are
 // not stamped.
 func Decode(d Dialect, data []byte, lim dialect.Limits) (*Form, error) {
 	form, err, _ := decode(d, data, lim)
@@ -338,7 +338,7 @@ func decode(d Dialect, data []byte, lim dialect.Limits) (form *Form, err error, 
 		err = checkForm(form, lim, false)
 	}
 	if err != nil {
-		return nil, &CallError{Message: "askuser: the " + d.Name() + " contract could not read this call (an internal error, not a problem with the call): " + err.Error()}, true
+		return nil, &dialect.CallError{Message: "askuser: the " + d.Name() + " contract could not read this call (an internal error, not a problem with the call): " + err.Error()}, true
 	}
 	return compact(form), nil, false
 }
@@ -971,7 +971,7 @@ func stamp(f *Form, now time.Time) {
 // service answers a request at once and lets its client come back for the
 // result with Await. A request whose tool call is already pending or final
 // returns that ask's id and starts nothing. An invalid call returns a
-// *CallError, as Handle does. The ask is shown by this orchestrator's
+// *dialect.CallError, as Handle does. The ask is shown by this orchestrator's
 // responder, which is not stopped when ctx ends. In this process's memory
 // (no Asks) the ask lives as long as the process does; in a shared store
 // it outlives it, and Await finds it on any replica.

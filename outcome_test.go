@@ -385,7 +385,7 @@ func TestInvalidCallIsNeverShown(t *testing.T) {
 		return a.Submit()
 	})}
 	_, err := o.Handle(context.Background(), askuser.Request{Arguments: []byte(`{"questions":[]}`)})
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	if !errors.As(err, &ce) || ce.Message != "invalid ask_user arguments: questions must contain between 1 and 4 items" {
 		t.Fatalf("err = %v, want the rule 1 message", err)
 	}

@@ -501,7 +501,7 @@ func (j *judge) verdict(c any) (data []byte, v verdict) {
 	_, err := j.spec.decode(data, dialect.Limits{})
 	v.decoderOK = err == nil
 	if err != nil {
-		var ce *askuser.CallError
+		var ce *dialect.CallError
 		if !errors.As(err, &ce) {
 			panic(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 )
 
 // Arguments returns a provider's tool-call arguments as the bytes
@@ -38,7 +39,7 @@ func Arguments(v any) ([]byte, error) {
 // content of the tool result a provider expects:
 //
 //   - an outcome: its Result, not an error;
-//   - an invalid call (*askuser.CallError): the message for the model, as an
+//   - an invalid call (*dialect.CallError): the message for the model, as an
 //     error result (Anthropic is_error, MCP isError); where the contract
 //     answers an invalid call with a result of its own (the pi contracts),
 //     that result, not marked, since it carries its own error flag;
@@ -46,7 +47,7 @@ func Arguments(v any) ([]byte, error) {
 //     at all. err is returned as is, and the caller must not answer the
 //     tool call (the agent run has stopped).
 func ToolResult(out *askuser.Outcome, err error) (text string, isError bool, _ error) {
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	switch {
 	case err == nil && out != nil:
 		return string(out.Result), false, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/responders/auto"
 	"github.com/askuser-go/askuser/schema"
 )
@@ -55,10 +56,10 @@ func TestToolResult(t *testing.T) {
 	}{
 		{"an outcome is the result", &askuser.Outcome{Result: []byte(`{"status":"answered"}`)}, nil,
 			result{Text: `{"status":"answered"}`}},
-		{"an invalid call is an error result", nil, &askuser.CallError{Message: "invalid ask_user arguments: x"},
+		{"an invalid call is an error result", nil, &dialect.CallError{Message: "invalid ask_user arguments: x"},
 			result{Text: "invalid ask_user arguments: x", IsError: true}},
 		{"a contract's own result for an invalid call", nil,
-			&askuser.CallError{Message: "m", Result: []byte(`{"isError":true}`)},
+			&dialect.CallError{Message: "m", Result: []byte(`{"isError":true}`)},
 			result{Text: `{"isError":true}`}},
 		{"a caller gone is no result", nil, gone, result{Err: gone}},
 	}

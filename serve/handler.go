@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/internal/hostcheck"
 	"github.com/askuser-go/askuser/responders/web"
 	"github.com/askuser-go/askuser/secretstore"
@@ -402,7 +403,7 @@ func (s *Handler) result(w http.ResponseWriter, out *askuser.Outcome) {
 
 // fail answers a call that has no outcome.
 func (s *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	switch {
 	case errors.As(err, &ce):
 		writeAPI(w, http.StatusBadRequest, errorJSON{Error: ce.Message, Result: ce.Result})

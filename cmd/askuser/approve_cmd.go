@@ -109,7 +109,7 @@ func (e env) approve(ctx context.Context, args []string) int {
 	}
 	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: approvaltool.Dialect(), Approvers: approvers})
 	giveBack()
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	switch {
 	case errors.As(err, &ce):
 		fmt.Fprintln(e.stderr, ce.Message)

@@ -213,7 +213,7 @@ func (e env) hookHere(ctx context.Context, f hookFlags, session, toolCall string
 	}
 	out, err := o.Handle(ctx, askuser.Request{Session: session, ToolCallID: toolCall, Arguments: call.Arguments, Dialect: d})
 	giveBack()
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	switch {
 	case errors.As(err, &ce):
 		return nil, errors.New(ce.Message)

@@ -538,7 +538,7 @@ func (e env) ask(ctx context.Context, args []string) int {
 	}
 	out, err := o.Handle(ctx, askuser.Request{Session: *session, ToolCallID: *toolCall, Arguments: data, Dialect: d})
 	giveBack()
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	switch {
 	case errors.As(err, &ce):
 		if ce.Result != nil {

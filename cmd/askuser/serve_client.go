@@ -116,7 +116,7 @@ func (e env) askServer(ctx context.Context, c *serve.Client, session, toolCall s
 
 // callError prints an invalid call as ask does, and returns its exit code.
 func (e env) callError(err error) int {
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	if !errors.As(err, &ce) {
 		fmt.Fprintf(e.stderr, "askuser ask: %v\n", err)
 		return exitFailure

@@ -35,7 +35,7 @@ func Dialect() askuser.Dialect { return builtin.RequestApproval.(askuser.Dialect
 // are, in order, approval.ApproveOnce, approval.ApproveSession,
 // approval.DenyOnce and approval.DenySession, none recommended, none
 // applied at the deadline, no free text (the person may add a note). It
-// checks a against the limits and returns a *askuser.CallError naming the
+// checks a against the limits and returns a *dialect.CallError naming the
 // first problem. timeoutSeconds 0 is the ceiling. The orchestrator asks
 // such a form with or without this dialect; it refuses an approval
 // question in any other shape.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/approval"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/dialect/approvalwire"
 )
@@ -44,7 +45,7 @@ func TestDialectIsTheDefault(t *testing.T) {
 // TestVerdictOf: an outcome that is not an approval's has no verdict; an
 // approval nobody could be asked about is unresolved, decided by nobody,
 // ended unattended, with the form's digest; Form refuses a request with no
-// action with a *askuser.CallError that says so.
+// action with a *dialect.CallError that says so.
 func TestVerdictOf(t *testing.T) {
 	if _, ok := approvaltool.VerdictOf(nil); ok {
 		t.Error("VerdictOf(nil) reports a verdict")
@@ -66,8 +67,8 @@ func TestVerdictOf(t *testing.T) {
 		t.Errorf("VerdictOf = %+v, %v; want %+v", v, ok, want)
 	}
 	_, err = approvaltool.Form(approval.Request{Reason: "why", Risk: approval.RiskLow}, 0)
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "Action is empty") {
-		t.Errorf("Form without an action: %v; want a *CallError saying the Action is empty", err)
+		t.Errorf("Form without an action: %v; want a *dialect.CallError saying the Action is empty", err)
 	}
 }

@@ -82,14 +82,14 @@ func (piDialect) Decode(data []byte, lim dialect.Limits) (*askuser.Form, error) 
 }
 
 // invalid returns the contract's answer to a call that breaks the schema.
-func invalid(ps problems) *askuser.CallError {
+func invalid(ps problems) *dialect.CallError {
 	var b strings.Builder
 	b.WriteString(validationHeading)
 	for _, p := range ps {
 		b.WriteString("\n- " + p.Path + ": " + p.Message)
 	}
 	res := mustMarshal(piwire.NewResult(b.String(), piwire.Object{{Key: "errors", Value: []Problem(ps)}}, true))
-	ce := &askuser.CallError{Message: b.String(), Result: res}
+	ce := &dialect.CallError{Message: b.String(), Result: res}
 	if len(ps) > 0 {
 		ce.Path = ps[0].Path
 	}
@@ -253,7 +253,7 @@ func decodeRich(top fields, lim dialect.Limits) (*askuser.Form, error) {
 	_ = json.Unmarshal(kind, &kindS)
 	if piwire.Kind(kind) == "string" && (kindS == KindText || kindS == KindEditor) && present(top["timeoutMs"]) {
 		res := mustMarshal(piwire.NewResult(TextUnsupported, piwire.Object{{Key: "status", Value: "unsupported"}, {Key: "source", Value: "ask"}}, true))
-		return nil, &askuser.CallError{Path: "/timeoutMs", Message: TextUnsupported, Result: res}
+		return nil, &dialect.CallError{Path: "/timeoutMs", Message: TextUnsupported, Result: res}
 	}
 	var ps problems
 	question, ok := ps.str(top, "question", "/question", true)

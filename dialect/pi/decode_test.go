@@ -97,9 +97,9 @@ func TestDecodeProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := pi.Dialect().Decode([]byte(tt.in), dialect.Limits{})
-			var ce *askuser.CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) {
-				t.Fatalf("Decode = %v, want a *CallError", err)
+				t.Fatalf("Decode = %v, want a *dialect.CallError", err)
 			}
 			if ce.Message != tt.want {
 				t.Errorf("message:\n%s\nwant:\n%s", ce.Message, tt.want)
@@ -149,7 +149,7 @@ func TestNullQuestionsIsTheRichShape(t *testing.T) {
 		t.Fatalf("decoded %+v, want the one rich question with two options", f.Questions)
 	}
 	_, err = pi.Dialect().Decode([]byte(`{"questions":null}`), dialect.Limits{MaxTimeoutSeconds: 120})
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "/question") {
 		t.Fatalf("a call with neither shape: got %v, want the rich shape's missing /question", err)
 	}

@@ -305,7 +305,7 @@ func TypeOf(q *askuser.Question) string {
 // invalid returns the contract's answer to an invalid call: content
 // "Error: <message>", details {title, cancelled: true, questions: [],
 // answers: {}}, not marked as an error.
-func invalid(title *string, msg string) *askuser.CallError {
+func invalid(title *string, msg string) *dialect.CallError {
 	d := piwire.Object{}
 	if title != nil {
 		d = append(d, piwire.Pair{Key: "title", Value: *title})
@@ -316,5 +316,5 @@ func invalid(title *string, msg string) *askuser.CallError {
 	if err != nil {
 		panic(err) // strings and literals always marshal
 	}
-	return &askuser.CallError{Message: text, Result: res}
+	return &dialect.CallError{Message: text, Result: res}
 }

@@ -68,9 +68,9 @@ func TestDecodeMessages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := piask.Dialect().Decode([]byte(tt.in), dialect.Limits{})
-			var ce *askuser.CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) {
-				t.Fatalf("Decode(%s) = %v, want a *CallError", tt.in, err)
+				t.Fatalf("Decode(%s) = %v, want a *dialect.CallError", tt.in, err)
 			}
 			if want := "Error: " + tt.want; ce.Message != want {
 				t.Errorf("message = %q\n          want %q", ce.Message, want)
@@ -86,7 +86,7 @@ func TestDecodeMessages(t *testing.T) {
 func TestDecodeSizeCap(t *testing.T) {
 	in := call(q(`"id":"a","prompt":"P"`))
 	_, err := piask.Dialect().Decode([]byte(in), dialect.Limits{MaxCallBytes: 10})
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	if !errors.As(err, &ce) || ce.Message != "Error: the call is "+strconv.Itoa(len(in))+" bytes; at most 10 bytes are accepted" {
 		t.Fatalf("Decode over the cap = %v", err)
 	}

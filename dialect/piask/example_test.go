@@ -33,7 +33,7 @@ func Example() {
 // own result for it.
 func Example_invalid() {
 	_, err := piask.Dialect().Decode([]byte(`{"questions":[{"id":"db","prompt":"Which?","options":[]}]}`), dialect.Limits{})
-	ce := err.(*askuser.CallError)
+	ce := err.(*dialect.CallError)
 	fmt.Println(string(ce.Result))
 	// Output:
 	// {"content":[{"type":"text","text":"Error: Question 1: at least one option is required"}],"details":{"cancelled":true,"questions":[],"answers":{}}}

@@ -21,9 +21,9 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := piask.Dialect().Decode(data, dialect.Limits{})
 		if err != nil {
-			var ce *askuser.CallError
+			var ce *dialect.CallError
 			if !errors.As(err, &ce) || !json.Valid(ce.Result) || ce.Message == "" {
-				t.Fatalf("Decode(%q) = %v, want a *CallError with a JSON result", data, err)
+				t.Fatalf("Decode(%q) = %v, want a *dialect.CallError with a JSON result", data, err)
 			}
 			return
 		}

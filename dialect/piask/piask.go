@@ -17,7 +17,7 @@
 // offers a free-text row labelled "Type your own", and nothing is ever
 // chosen for the person (no recommended option, no default at the deadline,
 // no answers invented when nobody is there). An invalid call is a
-// *askuser.CallError whose Result is the contract's tool result.
+// *dialect.CallError whose Result is the contract's tool result.
 //
 // Encode writes the contract's result: texts and details byte for byte as
 // the original, for a submit, a cancel, a decline, a superseded ask, a

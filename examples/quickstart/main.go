@@ -56,7 +56,7 @@ func run(out io.Writer, in io.Reader, errOut io.Writer, call string, terminal bo
 
 	res, err := o.Handle(context.Background(), askuser.Request{Session: "quickstart", ToolCallID: "call_1", Arguments: args})
 	if err != nil {
-		return err // a *askuser.CallError's message is what the model would read
+		return err // a *dialect.CallError's message is what the model would read
 	}
 	_, err = fmt.Fprintln(out, string(res.Result))
 	return err

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/dialect"
 	"github.com/askuser-go/askuser/dialect/askusertool"
 	"github.com/askuser-go/askuser/schema"
 	"github.com/askuser-go/askuser/secretstore"
@@ -453,7 +454,7 @@ func (t *Tool) progress(ctx context.Context, req *mcp.CallToolRequest) (stop fun
 
 // result turns what Orchestrator.Handle returned into the tool's result.
 func (t *Tool) result(out *askuser.Outcome, err error) (*mcp.CallToolResult, error) {
-	var ce *askuser.CallError
+	var ce *dialect.CallError
 	switch {
 	case err == nil && out != nil && out.Result != nil:
 		return toolResult(out.Result), nil
