@@ -76,17 +76,19 @@ func (r *pendingRecord) nextTimer(now time.Time) time.Time {
 // process needs to show it, take answers for it, end it and finalize it.
 // Sealed answers are references and staging ids only.
 type pendingRecord struct {
-	V          int             `json:"v"`
-	AskID      string          `json:"ask_id"`
-	Session    string          `json:"session"`
-	ToolCallID string          `json:"tool_call_id,omitempty"`
-	Dialect    string          `json:"dialect"`
-	Arguments  json.RawMessage `json:"arguments,omitempty"`
-	Form       *Form           `json:"form"`
-	Responder  string          `json:"responder,omitempty"`
-	Accepted   []storedAnswer  `json:"accepted,omitempty"`
-	Drafts     []storedAnswer  `json:"drafts,omitempty"`
-	Principal  string          `json:"principal,omitempty"`
+	V          int    `json:"v"`
+	AskID      string `json:"ask_id"`
+	Session    string `json:"session"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	Dialect    string `json:"dialect"`
+	// Arguments is the model's call, kept only for a contract whose form
+	// carries data of its own (Form.DialectData, as pi's does).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Form      *Form           `json:"form"`
+	Responder string          `json:"responder,omitempty"`
+	Accepted  []storedAnswer  `json:"accepted,omitempty"`
+	Drafts    []storedAnswer  `json:"drafts,omitempty"`
+	Principal string          `json:"principal,omitempty"`
 	// Routing is the ask's route and policy, snapshotted when it began
 	// (groups expanded): every replica goes on with it. Votes are a
 	// routed approval's votes, in the order they were accepted, each
@@ -1451,7 +1453,10 @@ func (fl *fleet) begin(ctx context.Context, req Request, d Dialect, respondCtx c
 	if rt != nil && rt.Route != nil {
 		rec.StepsBegun, rec.StepsTold = 1, 1
 	}
-	if req.Form == nil {
+	if req.Form == nil && form.DialectData != nil {
+		// Another replica decodes the contract's own data again from the
+		// call (newAsk); a contract that keeps none (ask_user,
+		// request_approval) needs no copy of the call beside its form.
 		rec.Arguments = json.RawMessage(req.Arguments)
 	}
 	data, err := json.Marshal(rec)
