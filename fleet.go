@@ -278,6 +278,11 @@ type fleet struct {
 	wg      sync.WaitGroup       // finalizations and sweeps under way
 	asks    map[string]*fleetAsk // by key: the asks served here
 	follows map[string]int       // session prefixes responders follow, and how many times
+	// endedRevs holds, by key, the revision of the final result of each ask
+	// that left this process final, until the feed brings that revision:
+	// the feed may be behind, and an earlier revision (pending) it brings
+	// after the ask left must not show the ask to a responder again.
+	endedRevs map[string]uint64
 	// byFollowing: the responder is a SessionFollower, shown the asks of
 	// the sessions it follows only.
 	byFollowing bool
@@ -305,7 +310,7 @@ func newFleet(o *Orchestrator, st store.Pending) *fleet {
 	ctx, cancel := context.WithCancel(context.Background())
 	fl := &fleet{
 		o: o, st: st, ctx: ctx, cancel: cancel, inPlace: make(chan struct{}),
-		asks: map[string]*fleetAsk{}, follows: map[string]int{},
+		asks: map[string]*fleetAsk{}, follows: map[string]int{}, endedRevs: map[string]uint64{},
 	}
 	_, fl.byFollowing = findOptional[SessionFollower](o.Responder)
 	fl.byFollowing = fl.byFollowing && !announces(o.Responder) // an Announcer is shown every ask where it began
@@ -350,6 +355,9 @@ func (fl *fleet) feed() {
 			if e.Key == "" && first {
 				first = false
 				fl.setPlaced(true)
+				fl.mu.Lock()
+				clear(fl.endedRevs) // a feed started again brings no revision older than now
+				fl.mu.Unlock()
 				if restarted {
 					go fl.refresh()
 				}
@@ -463,6 +471,15 @@ func (fl *fleet) onChange(pe store.Entry) {
 		return // retention ran out: nothing is waiting on it any more
 	}
 	fl.mu.Lock()
+	if rev, ok := fl.endedRevs[pe.Key]; ok {
+		if pe.Revision >= rev {
+			delete(fl.endedRevs, pe.Key) // the feed has caught up with the ask's end
+		}
+		if pe.Revision <= rev {
+			fl.mu.Unlock()
+			return // what the ask was before it ended here
+		}
+	}
 	fa := fl.asks[pe.Key]
 	followed := len(fl.follows) > 0 && fl.follows[keyPrefix(pe.Key)] > 0
 	fl.mu.Unlock()
@@ -512,6 +529,9 @@ func (fl *fleet) dropLocked(fa *fleetAsk) {
 	}
 	if fl.asks[fa.key] == fa {
 		delete(fl.asks, fa.key)
+		if fa.out != nil {
+			fl.endedRevs[fa.key] = fa.rev
+		}
 	}
 }
 
@@ -523,7 +543,9 @@ func (fl *fleet) adopt(key string, rec *pendingRecord, rev uint64) {
 		return
 	}
 	fl.mu.Lock()
-	if fl.closed {
+	if end, ok := fl.endedRevs[key]; fl.closed || ok && rev <= end {
+		// Closed, or the ask ended here after this revision was
+		// written: it ended while the feed brought it.
 		fl.mu.Unlock()
 		return
 	}

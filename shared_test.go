@@ -657,3 +657,33 @@ func TestSharedToldOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestSharedFollowerToldOnce: a replica that follows a session and answers
+// an ask there is told about the ask once. Its own writes end the ask
+// before its feed has brought the revisions they made, and a revision the
+// feed brings late (the ask still pending in it) must not show the ended
+// ask to the responder again.
+func TestSharedFollowerToldOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFleet(t, 2)
+		for i := range 20 {
+			res := f.handle(context.Background(), 0, "s1", fmt.Sprintf("call-%d", i), choiceCall)
+			onA, onB := f.asked(t, 0), f.asked(t, 1)
+			if onA.ID() != onB.ID() {
+				t.Fatalf("ask %d: the replicas were told of different asks: %s %s", i, onA.ID(), onB.ID())
+			}
+			answerChoice(t, onB)
+			if r := <-res; r.err != nil {
+				t.Fatal(r.err)
+			}
+			synctest.Wait()
+			for k, r := range f.resp {
+				select {
+				case a := <-r.asked:
+					t.Fatalf("ask %d: replica %d was told again about %s/%s after it ended (final: %v)", i, k, a.Session(), a.ToolCallID(), a.Outcome() != nil)
+				default:
+				}
+			}
+		}
+	})
+}
