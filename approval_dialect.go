@@ -23,8 +23,6 @@ type approvalDialect struct{}
 
 func init() { builtin.RequestApproval = approvalDialect{} }
 
-var _ FormMarshaler = approvalDialect{}
-
 func (approvalDialect) Name() string { return approvalwire.ToolName }
 
 // Decode reads a request_approval call into the form approvaltool.Form

@@ -68,26 +68,22 @@ func TestRequestApprovalDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestRequestApprovalMarshalForm: a normalized approval form is written
+// TestRequestApprovalMarshalCall: a normalized approval form is written
 // back as the call it came from, which decodes to the same form; a form
 // that is not an approval's is refused.
-func TestRequestApprovalMarshalForm(t *testing.T) {
+func TestRequestApprovalMarshalCall(t *testing.T) {
 	d := approvaltool.Dialect()
-	m, ok := d.(askuser.FormMarshaler)
-	if !ok {
-		t.Fatal("RequestApproval is not a FormMarshaler")
-	}
 	call := `{"action":"Send the invoice to ACME <billing@acme.example>","reason":"Month end","risk":"medium","details":"Total: 1,200 €","timeout_seconds":120,"human_intent":"Closing the month"}`
 	f, err := askuser.Decode(d, []byte(call), dialect.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := m.MarshalForm(f)
+	out, err := approvaltool.MarshalCall(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(out) != call {
-		t.Errorf("MarshalForm\n got %s\nwant %s", out, call)
+		t.Errorf("MarshalCall\n got %s\nwant %s", out, call)
 	}
 	again, err := askuser.Decode(d, out, dialect.Limits{})
 	if err != nil {
@@ -100,11 +96,11 @@ func TestRequestApprovalMarshalForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := m.MarshalForm(plain); err == nil {
-		t.Errorf("MarshalForm of an ask_user form = %s", b)
+	if b, err := approvaltool.MarshalCall(plain); err == nil {
+		t.Errorf("MarshalCall of an ask_user form = %s", b)
 	}
-	if _, err := m.MarshalForm(nil); err == nil {
-		t.Error("MarshalForm(nil) succeeded")
+	if _, err := approvaltool.MarshalCall(nil); err == nil {
+		t.Error("MarshalCall(nil) succeeded")
 	}
 }
 

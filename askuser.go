@@ -239,11 +239,3 @@ type Dialect interface {
 	// ask whose caller went away (whose result nobody reads).
 	Encode(o *Outcome, journaled bool) (result []byte, record json.RawMessage, err error)
 }
-
-// A FormMarshaler is a Dialect that can write a normalized Form back in its
-// contract's own call form, so that decoding the output with the same
-// dialect gives the form again (the stamps aside). The command's validate
-// prints a normalized call this way.
-type FormMarshaler interface {
-	MarshalForm(f *Form) ([]byte, error)
-}

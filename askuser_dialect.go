@@ -29,8 +29,6 @@ type formBlock struct {
 	opts [4 * 6]Option
 }
 
-var _ FormMarshaler = askUserDialect{}
-
 func (askUserDialect) Name() string { return askuserwire.ToolName }
 
 // Decode reads an ask_user call into a Form: option values are their

@@ -146,8 +146,7 @@ is a new Dialect, never a change to the orchestrator or a responder.
 A dialect keeps what its encoder needs (which of its call shapes a call came
 in, say) in [Form.DialectData], which the orchestrator, the responders and
 the journal never read. What its Encode returns besides the result travels
-in the ask's journal record as store.Record.ContractRecord. A dialect that can
-write a Form back as its own call implements [FormMarshaler].
+in the ask's journal record as store.Record.ContractRecord.
 
 The model's own rules hold for every dialect's output: the Form a Dialect
 decodes is checked as [Normalize] checks one built in Go before any

@@ -26,9 +26,19 @@ import (
 // human_intent as the form's HumanIntent; its Encode renders the outcome's
 // verdict (VerdictOf: approved or denied with who decided, or
 // unresolved with why nobody decided), never deciding on its own what
-// counts as approved, and refuses an outcome that is not an approval's. It
-// is also an askuser.FormMarshaler.
+// counts as approved, and refuses an outcome that is not an approval's.
 func Dialect() askuser.Dialect { return builtin.RequestApproval.(askuser.Dialect) }
+
+// MarshalCall writes an approval's form (one Form made) back as a
+// request_approval call: its approval's action, reason, risk and details,
+// the timeout, and human_intent when it is not empty, so that decoding the
+// output with Dialect gives the form again (the stamps aside). A form
+// without an Approval is not an approval's and is refused.
+func MarshalCall(f *askuser.Form) ([]byte, error) {
+	return builtin.RequestApproval.(interface {
+		MarshalForm(*askuser.Form) ([]byte, error)
+	}).MarshalForm(f)
+}
 
 // Form returns the form that asks a person to approve a: one question of
 // askuser.KindApproval whose id is approval.QuestionID and whose options

@@ -21,9 +21,6 @@ func TestDialectIsTheDefault(t *testing.T) {
 	if d.Name() != approvalwire.ToolName {
 		t.Fatalf("Name() = %q, want %q", d.Name(), approvalwire.ToolName)
 	}
-	if _, ok := d.(askuser.FormMarshaler); !ok {
-		t.Fatalf("%T is not an askuser.FormMarshaler; the command's validate writes calls back with it", d)
-	}
 	f, err := approvaltool.Form(approval.Request{Action: "Delete the bucket logs", Reason: "Archived", Risk: approval.RiskHigh}, 60)
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,17 @@ import (
 // Encode renders answers in question order, labels in option order, free
 // text trimmed (null when none), a secret's reference, an answer's own
 // answered_by only where it differs from the top level, and the person's
-// note; it keeps nothing besides the result. It is also an
-// askuser.FormMarshaler.
+// note; it keeps nothing besides the result.
 func Dialect() askuser.Dialect { return builtin.AskUser.(askuser.Dialect) }
+
+// MarshalCall writes a form back as an ask_user call, so that decoding the
+// output with Dialect gives the form again (the stamps aside). For a
+// normalized form every default is written out; human_intent is written
+// when HumanIntent is not empty; the fields the contract does not carry
+// (Title, OtherLabel, Preview, Sensitive, …) are not written, and an option
+// is written by its label. A nil form is refused.
+func MarshalCall(f *askuser.Form) ([]byte, error) {
+	return builtin.AskUser.(interface {
+		MarshalForm(*askuser.Form) ([]byte, error)
+	}).MarshalForm(f)
+}

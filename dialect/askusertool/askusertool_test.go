@@ -21,9 +21,6 @@ func TestDialectIsTheDefault(t *testing.T) {
 	if d.Name() != askuserwire.ToolName {
 		t.Fatalf("Name() = %q, want %q", d.Name(), askuserwire.ToolName)
 	}
-	if _, ok := d.(askuser.FormMarshaler); !ok {
-		t.Fatalf("%T is not an askuser.FormMarshaler; the command's validate writes calls back with it", d)
-	}
 	o := &askuser.Orchestrator{Responder: askuser.ResponderFunc(func(_ context.Context, a *askuser.Ask) error {
 		if err := a.Report(askuser.Answer{QuestionID: "env", Selected: []string{"staging"}}); err != nil {
 			return err
@@ -54,13 +51,13 @@ func TestDialectMarshalsWhatItDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}
-	data, err := d.(askuser.FormMarshaler).MarshalForm(f)
+	data, err := askusertool.MarshalCall(f)
 	if err != nil {
-		t.Fatalf("MarshalForm: %v", err)
+		t.Fatalf("MarshalCall: %v", err)
 	}
 	g, err := askuser.Decode(d, data, dialect.Limits{})
 	if err != nil {
-		t.Fatalf("Decode of MarshalForm's %s: %v", data, err)
+		t.Fatalf("Decode of MarshalCall's %s: %v", data, err)
 	}
 	if len(g.Questions) != 1 || len(g.Questions[0].Options) != 2 || g.Questions[0].Options[1].Value != "production" || !g.Questions[0].Options[1].Default {
 		t.Errorf("the round trip changed the form: %s", data)

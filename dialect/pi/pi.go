@@ -109,12 +109,6 @@ func Dialect() askuser.Dialect { return piDialect{} }
 
 type piDialect struct{}
 
-var _ askuser.FormMarshaler = piDialect{}
-
-// MarshalForm writes a form this package decoded back as the contract's
-// call (see MarshalCall).
-func (piDialect) MarshalForm(f *askuser.Form) ([]byte, error) { return MarshalCall(f) }
-
 func (piDialect) Name() string { return Name }
 
 //go:embed tool.json

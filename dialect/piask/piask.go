@@ -52,12 +52,6 @@ func Dialect() askuser.Dialect { return piaskDialect{} }
 
 type piaskDialect struct{}
 
-var _ askuser.FormMarshaler = piaskDialect{}
-
-// MarshalForm writes a form this package decoded back as the contract's
-// call (see MarshalCall).
-func (piaskDialect) MarshalForm(f *askuser.Form) ([]byte, error) { return MarshalCall(f) }
-
 func (piaskDialect) Name() string { return Name }
 
 //go:embed tool.json
