@@ -294,6 +294,7 @@ type fleetAsk struct {
 	key   string
 	rec   *pendingRecord
 	rev   uint64
+	fed   uint64        // the latest revision the feed brought while the entry was held
 	ask   *Ask          // the local handle, when this process shows the ask or waits on it
 	final chan struct{} // closed when the final result is known here
 	out   *Outcome
@@ -467,9 +468,6 @@ func decodeRecord(data []byte) (*pendingRecord, error) {
 // held here is applied, a new ask of a session a responder follows is
 // shown, and any other is passed over without being read.
 func (fl *fleet) onChange(pe store.Entry) {
-	if pe.Data == nil {
-		return // retention ran out: nothing is waiting on it any more
-	}
 	fl.mu.Lock()
 	if rev, ok := fl.endedRevs[pe.Key]; ok {
 		if pe.Revision >= rev {
@@ -480,7 +478,14 @@ func (fl *fleet) onChange(pe store.Entry) {
 			return // what the ask was before it ended here
 		}
 	}
+	if pe.Data == nil {
+		fl.mu.Unlock()
+		return // retention ran out: nothing is waiting on it any more
+	}
 	fa := fl.asks[pe.Key]
+	if fa != nil && pe.Revision > fa.fed {
+		fa.fed = pe.Revision
+	}
 	followed := len(fl.follows) > 0 && fl.follows[keyPrefix(pe.Key)] > 0
 	fl.mu.Unlock()
 	if fa == nil && !followed {
@@ -529,8 +534,8 @@ func (fl *fleet) dropLocked(fa *fleetAsk) {
 	}
 	if fl.asks[fa.key] == fa {
 		delete(fl.asks, fa.key)
-		if fa.out != nil {
-			fl.endedRevs[fa.key] = fa.rev
+		if fa.out != nil && fa.fed < fa.rev {
+			fl.endedRevs[fa.key] = fa.rev // the feed is behind: see onChange
 		}
 	}
 }

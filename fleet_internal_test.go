@@ -47,10 +47,12 @@ func (c *followingCard) take() []*Ask {
 	return as
 }
 
+// heldHere counts what a replica holds of the store's asks: the asks it
+// serves, and the ends it remembers until its feed has brought them.
 func heldHere(o *Orchestrator) int {
 	o.fl.mu.Lock()
 	defer o.fl.mu.Unlock()
-	return len(o.fl.asks)
+	return len(o.fl.asks) + len(o.fl.endedRevs)
 }
 
 const heldCall = `{"questions":[{"id":"env","header":"Env","question":"Where?","options":[{"label":"staging","description":"safe"},{"label":"production","description":"real"}]}]}`
