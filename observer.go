@@ -7,68 +7,63 @@ import (
 	"github.com/askuser-go/askuser/store"
 )
 
-// EventKind says what an Event reports.
-type EventKind uint8
-
-// The kinds of events the Orchestrator's Observer is told of.
-const (
-	// EventBegan: an ask was registered in this process — not a replay
-	// of a finalized tool call, not a call joining one that is pending.
-	// AskID, Session, ToolCallID and Form are set, and ctx is the
-	// caller's (Handle's or Begin's).
-	EventBegan EventKind = iota + 1
-	// EventEnded: an ask's outcome is final. It is reported once per
-	// ask, by the process that finalized it, with Outcome set (and AskID,
-	// Session, ToolCallID and Form as in it); ctx is the caller's where
-	// this process began the ask, and carries its values (a trace
-	// context, say) but not its cancellation.
-	EventEnded
-	// EventJournaled: one try at writing an ask's journal record.
-	// Record is set, Retry says whether an earlier try failed, and Err
-	// is the journal's failure, or nil when the record was taken.
-	EventJournaled
-)
-
-// An Event is one step of an ask's life, as the Orchestrator's Observer is told of it. Its
-// pointers are the orchestrator's and must not be modified.
-type Event struct {
-	Kind EventKind
-	// AskID, Session and ToolCallID identify the ask.
-	AskID, Session, ToolCallID string
-	// Form is the normalized form, with its deadlines stamped.
-	Form *Form
-	// Outcome is the final outcome (EventEnded).
-	Outcome *Outcome
-	// Record, Retry and Err report a journal write (EventJournaled).
-	Record store.Record
-	Retry  bool
-	Err    error
+// An Observer is told how asks begin and end and how their journal
+// records are written, for telemetry: set it as the Orchestrator's
+// Observer. Each hook is optional (nil: not called), and a later version
+// may add hooks for more of an ask's life (an escalation step, a vote) as
+// new fields, as net/http/httptrace.ClientTrace does, so an Observer
+// written today goes on working. The otelask package's Hooks turns what
+// it is told into OpenTelemetry spans and metrics; the root package
+// depends on no telemetry library.
+//
+// A hook is called on the goroutine that begins, finalizes or journals
+// the ask, before the caller of Handle is given the outcome: it must
+// return quickly, must not block, and must not call the orchestrator.
+// What it is given is the orchestrator's and must not be modified; it
+// holds no secret value (a sealed answer is a reference), but it does hold
+// the person's answers and the model's questions, so an Observer that
+// exports what it sees leaves their text out. A panic in a hook is logged
+// and goes no further.
+type Observer struct {
+	// Began is called when an ask is registered in this process — not
+	// for a replay of a finalized tool call, nor for a call joining one
+	// that is pending — with the ask as Pending lists it (nothing is
+	// answered yet) and the caller's ctx (Handle's or Begin's).
+	Began func(ctx context.Context, ask PendingAsk)
+	// Ended is called once per ask, by the process that finalized it,
+	// with the final outcome. ctx is the caller's where this process began
+	// the ask, and carries its values (a trace context, say) but not its
+	// cancellation.
+	Ended func(ctx context.Context, out *Outcome)
+	// Journaled is called for each try at writing an ask's journal
+	// record: retry says whether an earlier try failed, and err is the
+	// journal's failure, or nil when the journal took the record.
+	Journaled func(ctx context.Context, rec store.Record, retry bool, err error)
 }
 
-// observe tells the Observer of ev, containing its panic.
-func (o *Orchestrator) observe(ctx context.Context, ev Event) {
-	if o.Observer == nil {
-		return
-	}
+// observe calls one hook of the Observer, containing its panic.
+func (o *Orchestrator) observe(hook, askID string, call func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			o.logger().Error("askuser: the Observer panicked; the ask goes on", "event", ev.Kind, "ask", ev.AskID, "err", &panicError{value: p}, "stack", string(debug.Stack()))
+			o.logger().Error("askuser: the Observer panicked; the ask goes on", "hook", hook, "ask", askID, "err", &panicError{value: p}, "stack", string(debug.Stack()))
 		}
 	}()
-	o.Observer(ctx, ev)
+	call()
 }
 
 // observeBegan reports a's beginning.
 func (o *Orchestrator) observeBegan(ctx context.Context, a *Ask) {
-	if o.Observer != nil {
-		o.observe(ctx, Event{Kind: EventBegan, AskID: a.id, Session: a.session, ToolCallID: a.toolCallID, Form: a.form})
+	if ob := o.Observer; ob != nil && ob.Began != nil {
+		o.observe("Began", a.id, func() {
+			ob.Began(ctx, PendingAsk{AskID: a.id, Session: a.session, ToolCallID: a.toolCallID, Form: a.form})
+		})
 	}
 }
 
 // observeEnded reports a finalized outcome.
 func (o *Orchestrator) observeEnded(ctx context.Context, out *Outcome) {
-	if o.Observer != nil {
-		o.observe(ctx, Event{Kind: EventEnded, AskID: out.AskID, Session: out.Session, ToolCallID: out.ToolCallID, Form: out.Form, Outcome: out})
+	if ob := o.Observer; ob != nil && ob.Ended != nil {
+		o.observe("Ended", out.AskID, func() { ob.Ended(ctx, out) })
 	}
 }
 
@@ -79,8 +74,8 @@ func (o *Orchestrator) journalTry(ctx context.Context, rec *record, retry bool) 
 	if err == nil {
 		err = o.appendRec(ctx, sr)
 	}
-	if o.Observer != nil {
-		o.observe(ctx, Event{Kind: EventJournaled, AskID: rec.AskID, Session: rec.Session, ToolCallID: rec.ToolCallID, Record: sr, Retry: retry, Err: err})
+	if ob := o.Observer; ob != nil && ob.Journaled != nil {
+		o.observe("Journaled", rec.AskID, func() { ob.Journaled(ctx, sr, retry, err) })
 	}
 	return err
 }

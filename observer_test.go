@@ -25,32 +25,43 @@ type observed struct {
 	evs []string
 }
 
-func (s *observed) Observe(ctx context.Context, ev askuser.Event) {
+// hooks returns an Observer that writes what it is told to s.
+func (s *observed) hooks() *askuser.Observer {
+	return &askuser.Observer{
+		Began: func(ctx context.Context, ask askuser.PendingAsk) {
+			line := "began " + ask.Session + "/" + ask.ToolCallID + traceOf(ctx)
+			if ask.Form == nil || ask.AskID == "" || ask.Form.AskedAt.IsZero() || ask.Answered != nil {
+				line += " (no stamped form or ask id, or answers already)"
+			}
+			s.add(line)
+		},
+		Ended: func(ctx context.Context, out *askuser.Outcome) {
+			s.add("ended " + out.Session + "/" + out.ToolCallID + traceOf(ctx) + " " + string(out.Status) + "/" + string(out.AnsweredBy))
+		},
+		Journaled: func(ctx context.Context, rec store.Record, retry bool, err error) {
+			line := "journaled " + rec.Session + "/" + rec.ToolCallID + traceOf(ctx)
+			if retry {
+				line += " retry"
+			}
+			if err != nil {
+				line += " failed"
+			}
+			s.add(line)
+		},
+	}
+}
+
+// traceOf renders the trace value ctx carries, if any.
+func traceOf(ctx context.Context) string {
+	if v, _ := ctx.Value(traceKey{}).(string); v != "" {
+		return " trace=" + v
+	}
+	return ""
+}
+
+func (s *observed) add(line string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	line := map[askuser.EventKind]string{askuser.EventBegan: "began", askuser.EventEnded: "ended", askuser.EventJournaled: "journaled"}[ev.Kind]
-	line += " " + ev.Session + "/" + ev.ToolCallID
-	if v, _ := ctx.Value(traceKey{}).(string); v != "" {
-		line += " trace=" + v
-	}
-	switch ev.Kind {
-	case askuser.EventEnded:
-		line += " " + string(ev.Outcome.Status) + "/" + string(ev.Outcome.AnsweredBy)
-		if ev.Form != ev.Outcome.Form || ev.AskID != ev.Outcome.AskID {
-			line += " (Form or AskID differ from the Outcome's)"
-		}
-	case askuser.EventJournaled:
-		if ev.Retry {
-			line += " retry"
-		}
-		if ev.Err != nil {
-			line += " failed"
-		}
-	case askuser.EventBegan:
-		if ev.Form == nil || ev.AskID == "" || ev.Form.AskedAt.IsZero() {
-			line += " (no stamped form or ask id)"
-		}
-	}
 	s.evs = append(s.evs, line)
 }
 
@@ -68,7 +79,7 @@ func TestObserverInMemory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		obs := &observed{}
 		r := newEvents()
-		o := &askuser.Orchestrator{Responder: r, Journal: &downJournal{fails: 1}, Observer: obs.Observe, Logger: newDiscardLogger()}
+		o := &askuser.Orchestrator{Responder: r, Journal: &downJournal{fails: 1}, Observer: obs.hooks(), Logger: newDiscardLogger()}
 		defer o.Close()
 		ctx := context.WithValue(context.Background(), traceKey{}, "t1")
 		res := make(chan *askuser.Outcome, 1)
@@ -99,7 +110,7 @@ func TestObserverInMemory(t *testing.T) {
 // reported as began and ended, without a journal.
 func TestObserverUnattended(t *testing.T) {
 	obs := &observed{}
-	o := &askuser.Orchestrator{Observer: obs.Observe}
+	o := &askuser.Orchestrator{Observer: obs.hooks()}
 	if _, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Arguments: []byte(choiceCall)}); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +132,7 @@ func TestObserverSharedStore(t *testing.T) {
 		var obs []*observed
 		for range 2 {
 			r, ob := newEvents(), &observed{}
-			o := &askuser.Orchestrator{Responder: r, Asks: st, Observer: ob.Observe, Logger: newDiscardLogger()}
+			o := &askuser.Orchestrator{Responder: r, Asks: st, Observer: ob.hooks(), Logger: newDiscardLogger()}
 			defer func() { o.Close(); o.WaitResponders() }()
 			if err := o.Ready(context.Background()); err != nil {
 				t.Fatal(err)
@@ -152,7 +163,7 @@ func TestObserverSharedStore(t *testing.T) {
 func TestObserverPanics(t *testing.T) {
 	var logs bytes.Buffer
 	o := &askuser.Orchestrator{
-		Observer: func(context.Context, askuser.Event) { panic("observer bug") },
+		Observer: &askuser.Observer{Began: func(context.Context, askuser.PendingAsk) { panic("observer bug") }},
 		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
 	}
 	out, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Arguments: []byte(choiceCall)})
@@ -161,5 +172,24 @@ func TestObserverPanics(t *testing.T) {
 	}
 	if !bytes.Contains(logs.Bytes(), []byte("the Observer panicked")) {
 		t.Errorf("the panic was not logged:\n%s", logs.String())
+	}
+}
+
+// TestObserverSomeHooks: an Observer that sets only some hooks is called
+// for those, and the others are passed over.
+func TestObserverSomeHooks(t *testing.T) {
+	var ended []askuser.Status
+	j := &downJournal{}
+	o := &askuser.Orchestrator{Observer: &askuser.Observer{Ended: func(_ context.Context, out *askuser.Outcome) {
+		ended = append(ended, out.Status)
+	}}, Journal: j}
+	if _, err := o.Handle(context.Background(), askuser.Request{Session: "s1", Arguments: []byte(choiceCall)}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]askuser.Status{askuser.StatusAnswered}, ended); diff != "" {
+		t.Errorf("Ended calls (-want +got):\n%s", diff)
+	}
+	if j.tries != 1 {
+		t.Errorf("the journal was tried %d times; want once", j.tries)
 	}
 }

@@ -86,20 +86,10 @@ type Orchestrator struct {
 	// processes began in the contract they began in.
 	Dialects []Dialect
 	// Observer is told how asks begin and end and how their journal
-	// records are written, for telemetry (nil: nobody); the otelask
-	// package's Observe turns the events into OpenTelemetry spans and
-	// metrics, and the root package depends on no telemetry library.
-	//
-	// It is called on the goroutine that begins, finalizes or journals
-	// the ask, before the caller of Handle is given the outcome: it must
-	// return quickly, must not block, and must not call the orchestrator.
-	// What it is given holds no secret value (a sealed answer is a
-	// reference), but it does hold the person's answers and the model's
-	// questions: an Observer that exports what it sees leaves their text
-	// out. A panic in it is logged and goes no further. It ignores an
-	// EventKind it does not know: later versions may report more of an
-	// ask's life (an escalation step, a vote).
-	Observer func(ctx context.Context, ev Event)
+	// records are written, for telemetry (nil: nobody); see Observer, and
+	// the otelask package, whose Hooks make OpenTelemetry spans and
+	// metrics of them.
+	Observer *Observer
 	// Routes chooses, once, when an ask begins, the route it takes (nil:
 	// none): who is asked, who is asked next, and for an approval the
 	// quorum that decides it (see package route, and docs/routing.md).

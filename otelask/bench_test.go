@@ -77,9 +77,9 @@ func newBenchRig(b *testing.B) *benchRig {
 	}
 	g := &benchRig{
 		off:       &askuser.Orchestrator{Responder: submitDefaults},
-		on:        &askuser.Orchestrator{Responder: submitDefaults, Observer: obs.Observe},
-		metrics:   &askuser.Orchestrator{Responder: submitDefaults, Observer: obsMetrics.Observe},
-		queued:    &askuser.Orchestrator{Responder: submitDefaults, Observer: obsQ.Observe},
+		on:        &askuser.Orchestrator{Responder: submitDefaults, Observer: obs.Hooks()},
+		metrics:   &askuser.Orchestrator{Responder: submitDefaults, Observer: obsMetrics.Hooks()},
+		queued:    &askuser.Orchestrator{Responder: submitDefaults, Observer: obsQ.Hooks()},
 		queuedObs: obsQ,
 	}
 	b.Cleanup(func() {
@@ -192,12 +192,12 @@ func benchObserveEnded(b *testing.B, queue int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ev := askuser.Event{Kind: askuser.EventEnded, AskID: out.AskID, Session: out.Session, ToolCallID: out.ToolCallID, Form: out.Form, Outcome: out}
+	ended := obs.Hooks().Ended
 	ctx := context.Background()
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		obs.Observe(ctx, ev)
+		ended(ctx, out)
 		if n++; n%256 == 0 {
 			obs.Flush()
 		}

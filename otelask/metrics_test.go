@@ -11,13 +11,13 @@ import (
 	"github.com/askuser-go/askuser"
 )
 
-// ended is an EventEnded for an ask_user ask of two seconds, answered by
-// its user, that responder took.
-func ended(f *askuser.Form, responder string) askuser.Event {
-	return askuser.Event{Kind: askuser.EventEnded, Form: f, Outcome: &askuser.Outcome{
+// ended is the outcome of an ask_user ask of two seconds, answered by its
+// user, that responder took.
+func ended(f *askuser.Form, responder string) *askuser.Outcome {
+	return &askuser.Outcome{
 		Status: askuser.StatusAnswered, AnsweredBy: askuser.ByUser, Reason: askuser.ReasonSubmitted,
 		Responder: responder, Form: f, FinalizedAt: f.AskedAt.Add(2 * time.Second),
-	}}
+	}
 }
 
 // TestManyCombinations: past 1,024 combinations of attributes, the asks
@@ -28,8 +28,8 @@ func TestManyCombinations(t *testing.T) {
 	f := &askuser.Form{Contract: "ask_user", AskedAt: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)}
 	const asks = 1100
 	for i := range asks {
-		g.o.Observer(context.Background(), askuser.Event{Kind: askuser.EventBegan, Form: f})
-		g.o.Observer(context.Background(), ended(f, fmt.Sprint("responder-", i)))
+		g.o.Observer.Began(context.Background(), askuser.PendingAsk{Form: f})
+		g.o.Observer.Ended(context.Background(), ended(f, fmt.Sprint("responder-", i)))
 	}
 	m := g.metrics(t)
 	sets, counted := 0, 0
@@ -72,8 +72,8 @@ func TestConcurrentCounts(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := range each {
-				g.o.Observer(context.Background(), askuser.Event{Kind: askuser.EventBegan, Form: f})
-				g.o.Observer(context.Background(), ended(f, fmt.Sprint("r", (w+i)%responders)))
+				g.o.Observer.Began(context.Background(), askuser.PendingAsk{Form: f})
+				g.o.Observer.Ended(context.Background(), ended(f, fmt.Sprint("r", (w+i)%responders)))
 			}
 		})
 	}

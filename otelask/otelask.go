@@ -1,13 +1,13 @@
 // Package otelask reports an orchestrator's asks to OpenTelemetry: a span
 // per ask, following the GenAI semantic conventions for a tool's
 // execution, and metrics on how asks end and how long people take. It
-// plugs into the orchestrator's Observer hook, so the root package, and a
+// plugs into the orchestrator's Observer hooks, so the root package, and a
 // program that does not import this one, depend on no telemetry library;
 // this package depends only on the OpenTelemetry API (the program chooses
 // the SDK and the exporters).
 //
 //	obs, err := otelask.New(otelask.Options{TracerProvider: tp, MeterProvider: mp})
-//	o := &askuser.Orchestrator{Responder: r, Observer: obs.Observe}
+//	o := &askuser.Orchestrator{Responder: r, Observer: obs.Hooks()}
 //
 // # Spans
 //
@@ -108,6 +108,7 @@ import (
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/dialect/approvaltool"
 	"github.com/askuser-go/askuser/internal/recommend"
+	"github.com/askuser-go/askuser/store"
 )
 
 // ScopeName is the instrumentation scope of the spans and metrics.
@@ -152,8 +153,8 @@ type Options struct {
 	Queue int
 }
 
-// An Observer turns an orchestrator's events into spans and metrics: set
-// it as the Orchestrator's Observer. It is safe for concurrent use.
+// An Observer turns an orchestrator's asks into spans and metrics: set
+// its Hooks as the Orchestrator's Observer. It is safe for concurrent use.
 type Observer struct {
 	tracer    trace.Tracer
 	duration  metric.Float64Histogram
@@ -198,9 +199,9 @@ type parent struct {
 // is kept, for a finalization that comes late.
 const forgetAfter = 10 * time.Minute
 
-// remember keeps the span context of the ask ev began, if its caller's
+// remember keeps the span context of the ask that began, if its caller's
 // context carries one.
-func (t *Observer) remember(ctx context.Context, ev *askuser.Event) {
+func (t *Observer) remember(ctx context.Context, ev *askuser.PendingAsk) {
 	sc := trace.SpanContextFromContext(ctx)
 	if !sc.IsValid() || ev.AskID == "" || ev.Form == nil {
 		return
@@ -411,8 +412,6 @@ func newAppr(k apprKey) *count {
 	return newCount(DecisionKey.String(k.decision), AnsweredByKey.String(string(k.by)))
 }
 
-var _ func(context.Context, askuser.Event) = (*Observer)(nil).Observe
-
 // New returns an Observer on the providers opts names. It fails only when
 // the meter provider refuses an instrument, or when opts.Queue is below 0.
 // With opts.Queue above 0 it starts the Observer's goroutine, which Close
@@ -492,24 +491,33 @@ func New(opts Options) (*Observer, error) {
 	return t, nil
 }
 
-// Observe records ev; see the package doc. It ignores kinds it does not
-// know.
-func (t *Observer) Observe(ctx context.Context, ev askuser.Event) {
-	switch ev.Kind {
-	case askuser.EventBegan:
-		t.tools.get(toolKey{tool: toolName(ev.Form)}, newTool).n.Add(1)
-		t.remember(ctx, &ev)
-	case askuser.EventEnded:
-		if ev.Outcome != nil {
-			t.ended(t.parentOf(ctx, ev.AskID), ev.Outcome)
-		}
-	case askuser.EventJournaled:
-		if ev.Err != nil {
-			t.jfailures.Add(ctx, 1, metric.WithAttributes(JournalRetryKey.Bool(ev.Retry)))
-		}
-		if ev.Retry {
-			t.jretries.Add(ctx, 1)
-		}
+// Hooks returns the hooks that report an orchestrator's asks to t, to be
+// set as the Orchestrator's Observer; see the package doc. Every call
+// returns hooks on the same t.
+func (t *Observer) Hooks() *askuser.Observer {
+	return &askuser.Observer{Began: t.began, Ended: t.endedHook, Journaled: t.journaled}
+}
+
+// began counts an ask that began and remembers its caller's span context.
+func (t *Observer) began(ctx context.Context, ask askuser.PendingAsk) {
+	t.tools.get(toolKey{tool: toolName(ask.Form)}, newTool).n.Add(1)
+	t.remember(ctx, &ask)
+}
+
+// endedHook records a finalized ask under its caller's span context.
+func (t *Observer) endedHook(ctx context.Context, out *askuser.Outcome) {
+	if out != nil {
+		t.ended(t.parentOf(ctx, out.AskID), out)
+	}
+}
+
+// journaled counts a journal write's failures and retries.
+func (t *Observer) journaled(ctx context.Context, _ store.Record, retry bool, err error) {
+	if err != nil {
+		t.jfailures.Add(ctx, 1, metric.WithAttributes(JournalRetryKey.Bool(retry)))
+	}
+	if retry {
+		t.jretries.Add(ctx, 1)
 	}
 }
 

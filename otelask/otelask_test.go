@@ -111,7 +111,7 @@ func newQueuedRig(t *testing.T, r askuser.Responder, queue int, procs ...sdktrac
 		t.Fatal(err)
 	}
 	g.obs = obs
-	g.o = &askuser.Orchestrator{Responder: r, Observer: obs.Observe, Logger: slog.New(slog.DiscardHandler)}
+	g.o = &askuser.Orchestrator{Responder: r, Observer: obs.Hooks(), Logger: slog.New(slog.DiscardHandler)}
 	t.Cleanup(func() { g.o.Close(); g.o.WaitResponders(); obs.Close() })
 	return g
 }
@@ -514,19 +514,6 @@ func testNoAnswerTextOrSecret(t *testing.T, queue int) {
 	}
 	if n := len(g.ended()); n != 2 || !slices.ContainsFunc(seen, func(s string) bool { return strings.HasPrefix(s, "askuser.status=answered") }) {
 		t.Errorf("%d spans, with no status attribute: the canary check read nothing: %q", n, seen)
-	}
-}
-
-// TestUnknownKind: a kind the Observer does not know records nothing.
-func TestUnknownKind(t *testing.T) {
-	g := newRig(t, nil)
-	obs := g.o.Observer
-	obs(context.Background(), askuser.Event{Kind: 200, Outcome: &askuser.Outcome{}})
-	if n := len(g.spans.Ended()); n != 0 {
-		t.Errorf("%d spans for an unknown kind, want none", n)
-	}
-	if m := g.metrics(t); len(m) != 0 {
-		t.Errorf("metrics for an unknown kind: %v", m)
 	}
 }
 

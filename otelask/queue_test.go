@@ -20,8 +20,9 @@ import (
 // finish tells obs of an ask_user ask that began and ended (in two
 // seconds), taken by responder.
 func finish(obs *otelask.Observer, f *askuser.Form, responder string) {
-	obs.Observe(context.Background(), askuser.Event{Kind: askuser.EventBegan, Form: f})
-	obs.Observe(context.Background(), ended(f, responder))
+	h := obs.Hooks()
+	h.Began(context.Background(), askuser.PendingAsk{Form: f})
+	h.Ended(context.Background(), ended(f, responder))
 }
 
 // TestQueueWaits: with a queue, a finalized ask's span is made by the

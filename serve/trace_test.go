@@ -18,12 +18,10 @@ import (
 func TestTraceparent(t *testing.T) {
 	seen := make(chan string, 8)
 	rp := newReplica(t, nil, func(c *Config) {
-		c.Orchestrator.Observer = func(ctx context.Context, ev askuser.Event) {
-			if ev.Kind == askuser.EventBegan {
-				sc := trace.SpanContextFromContext(ctx)
-				seen <- ev.ToolCallID + " " + sc.TraceID().String() + " " + sc.SpanID().String()
-			}
-		}
+		c.Orchestrator.Observer = &askuser.Observer{Began: func(ctx context.Context, ask askuser.PendingAsk) {
+			sc := trace.SpanContextFromContext(ctx)
+			seen <- ask.ToolCallID + " " + sc.TraceID().String() + " " + sc.SpanID().String()
+		}}
 	})
 	a := newAgentClient(t, testToken)
 	tests := []struct{ name, header, want string }{

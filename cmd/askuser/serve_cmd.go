@@ -375,7 +375,7 @@ func (e env) runServe(ctx context.Context, c serveConfig) int {
 	first, channels := serveResponders(card, chat, c.routes != nil, channels)
 	o := &askuser.Orchestrator{
 		Channels:  channels,
-		Observer:  tel.obs.Observe,
+		Observer:  tel.obs.Hooks(),
 		Responder: first,
 		Limits:    dialect.Limits{MaxTimeoutSeconds: c.ceiling},
 		Logger:    logger,

@@ -31,12 +31,10 @@ func TestTraceparentInMeta(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			r := newRig(t, rigOptions{version: v})
 			seen := make(chan string, 1)
-			r.o.Observer = func(ctx context.Context, ev askuser.Event) {
-				if ev.Kind == askuser.EventBegan {
-					sc := trace.SpanContextFromContext(ctx)
-					seen <- sc.TraceID().String() + " " + sc.SpanID().String()
-				}
-			}
+			r.o.Observer = &askuser.Observer{Began: func(ctx context.Context, _ askuser.PendingAsk) {
+				sc := trace.SpanContextFromContext(ctx)
+				seen <- sc.TraceID().String() + " " + sc.SpanID().String()
+			}}
 			for _, tt := range tests {
 				p := &mcp.CallToolParams{Name: "ask_user", Arguments: json.RawMessage(deployCall), Meta: tt.meta}
 				if _, err := r.cs.CallTool(context.Background(), p); err != nil {
