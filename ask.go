@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -427,22 +428,25 @@ func (a *Ask) Report(ans Answer) error {
 // Draft reports what the person has checked but not yet submitted. It is
 // checked like an answer and kept apart: it counts only where a question's
 // OnDeadline is DeadlineDraft and the deadline comes first, and replaces
-// the question's earlier draft; ClearDraft forgets it. A Draft never
-// carries a secret value.
+// the question's earlier draft. A draft of nothing — no option selected and
+// no text in Other — forgets the question's draft: the person has unchecked
+// what they had checked, and the deadline must not apply it. A draft never
+// changes an answer already reported, and never carries a secret value. A
+// question the call does not ask returns an *AnswerError; after the ask
+// has ended, Draft returns ErrAskEnded.
 func (a *Ask) Draft(ans Answer) error {
 	if !ans.Secret.Empty() {
 		ans.Secret.Wipe()
 		return &AnswerError{QuestionID: ans.QuestionID, Reason: "a secret cannot be kept as a draft; submit it as an answer"}
 	}
+	if len(ans.Selected) == 0 && strings.TrimSpace(ans.Other) == "" {
+		return a.clearDraft(ans.QuestionID)
+	}
 	return a.report(ans, true)
 }
 
-// ClearDraft forgets the draft of the question questionID, if it has one:
-// the person has unchecked what they had checked, and the deadline must
-// not apply it. An answer already reported stands. A question the call
-// does not ask returns an *AnswerError; after the ask has ended,
-// ClearDraft returns ErrAskEnded.
-func (a *Ask) ClearDraft(questionID string) error {
+// clearDraft forgets the draft of the question questionID, if it has one.
+func (a *Ask) clearDraft(questionID string) error {
 	idx := a.indexOf(questionID)
 	if idx < 0 {
 		if err := a.open(); err != nil {

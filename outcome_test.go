@@ -514,8 +514,9 @@ func TestLaterSecretReplacesTheRecord(t *testing.T) {
 
 // TestClearDraft: a draft the person has undone is not kept at the
 // deadline, in memory and on a shared store; a draft made again after it
-// is; an answer stands whatever becomes of a draft. ClearDraft refuses a
-// question the call does not ask, and answers ErrAskEnded after the end.
+// is; an answer stands whatever becomes of a draft. A draft of nothing
+// (which is how a draft is cleared) refuses a question the call does not
+// ask, and answers ErrAskEnded after the end.
 func TestClearDraft(t *testing.T) {
 	form := func() *askuser.Form {
 		return &askuser.Form{TimeoutSeconds: 60, Questions: []askuser.Question{
@@ -547,6 +548,10 @@ func TestClearDraft(t *testing.T) {
 		}, []string{"env=production user", "regions=ap timeout+draft"}},
 		{"no draft to clear", []scripted.Step{
 			{ClearDraft: "regions"},
+		}, []string{"env=staging timeout", "regions=eu timeout"}},
+		{"a draft of blank text and a note undoes a draft", []scripted.Step{
+			{Draft: pick("regions", "ap")},
+			{Draft: &askuser.Answer{QuestionID: "regions", Other: " \t", Note: "not sure"}},
 		}, []string{"env=staging timeout", "regions=eu timeout"}},
 	}
 	for _, mode := range storeModes {
@@ -581,10 +586,10 @@ func TestClearDraft(t *testing.T) {
 				var a *askuser.Ask
 				o := &askuser.Orchestrator{Logger: discard(), Asks: mode.asks(), Responder: askuser.ResponderFunc(func(ctx context.Context, got *askuser.Ask) error {
 					a = got
-					err := a.ClearDraft("colour")
+					err := a.Draft(askuser.Answer{QuestionID: "colour"})
 					var ae *askuser.AnswerError
 					if !errors.As(err, &ae) || ae.Reason != `this call has no question "colour"; it asks "env", "regions"` {
-						t.Errorf("%s: ClearDraft of a question not asked = %v; want an *AnswerError naming the questions", mode.name, err)
+						t.Errorf("%s: a draft of nothing for a question not asked = %v; want an *AnswerError naming the questions", mode.name, err)
 					}
 					return a.Decline()
 				})}
@@ -593,8 +598,8 @@ func TestClearDraft(t *testing.T) {
 					t.Fatal(err)
 				}
 				o.WaitResponders()
-				if err := a.ClearDraft("env"); !errors.Is(err, askuser.ErrAskEnded) {
-					t.Errorf("%s: ClearDraft after the end = %v; want ErrAskEnded", mode.name, err)
+				if err := a.Draft(askuser.Answer{QuestionID: "env", Note: "only a note"}); !errors.Is(err, askuser.ErrAskEnded) {
+					t.Errorf("%s: a draft of nothing after the end = %v; want ErrAskEnded", mode.name, err)
 				}
 			})
 		}

@@ -61,8 +61,8 @@ type Step struct {
 	LabelNotes map[string]string
 	// Draft, when set, is reported with Ask.Draft.
 	Draft *askuser.Answer
-	// ClearDraft, when set, is the question whose draft is forgotten with
-	// Ask.ClearDraft.
+	// ClearDraft, when set, is the question whose draft is forgotten: a
+	// Draft of nothing for it (Ask.Draft).
 	ClearDraft string
 	// Principal, when set, is recorded with Ask.SetPrincipal.
 	Principal string
@@ -200,7 +200,7 @@ func (r *Responder) Respond(ctx context.Context, a *askuser.Ask) error {
 			r.record(a, i, a.Draft(fresh(*s.Draft)))
 		}
 		if s.ClearDraft != "" {
-			r.record(a, i, a.ClearDraft(s.ClearDraft))
+			r.record(a, i, a.Draft(askuser.Answer{QuestionID: s.ClearDraft}))
 		}
 		if s.Panic != nil {
 			panic(s.Panic)

@@ -478,7 +478,7 @@ func (m *model) changed(av *askView, qs *qstate) {
 		return
 	}
 	if ans := qs.draftAnswer(); ans.empty() || av.a.Draft(ans.Answer) != nil {
-		_ = av.a.ClearDraft(qs.q.ID)
+		_ = av.a.Draft(askuser.Answer{QuestionID: qs.q.ID}) // a draft of nothing forgets it
 	}
 }
 
