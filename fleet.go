@@ -742,7 +742,7 @@ func (fl *fleet) mutate(fa *fleetAsk, f func(r *pendingRecord) (write bool, err 
 		if err != nil {
 			return false, err
 		}
-		nrev, err := fl.st.Update(fl.ctx, fa.key, next, rev)
+		nrev, err := fl.tryStore(fl.ctx, func(ctx context.Context) (uint64, error) { return fl.st.Update(ctx, fa.key, next, rev) })
 		if err == nil {
 			fl.apply(fa, r, nrev)
 			return true, ferr
@@ -754,7 +754,7 @@ func (fl *fleet) mutate(fa *fleetAsk, f func(r *pendingRecord) (write bool, err 
 		}
 		var pe store.Entry
 		for {
-			pe, err = fl.st.Get(fl.ctx, fa.key)
+			pe, err = fl.tryGet(fl.ctx, fa.key)
 			if err == nil {
 				break
 			}
@@ -809,6 +809,29 @@ func (fl *fleet) retrier() func(err error) error {
 		backoff = min(2*backoff, retryMaxBackoff)
 		return nil
 	}
+}
+
+// storeTry bounds one try at the pending-ask store by a change that is
+// tried again (see retrier). A NATS stream whose leader was killed answers
+// no write until its followers have elected another (4 to 9 s), and a
+// client that sets no deadline waits 5 s for each try, so a deadline's
+// ending would land up to 5 s after the election; a try of storeTry lands
+// within storeTry of it. A write whose answer this cuts off is recognized
+// on the next read, as any lost answer is.
+const storeTry = time.Second
+
+// tryStore runs one try at the store, bounded by storeTry.
+func (fl *fleet) tryStore(ctx context.Context, f func(ctx context.Context) (uint64, error)) (uint64, error) {
+	tctx, cancel := context.WithTimeout(ctx, storeTry)
+	defer cancel()
+	return f(tctx)
+}
+
+// tryGet reads key, bounded by storeTry.
+func (fl *fleet) tryGet(ctx context.Context, key string) (store.Entry, error) {
+	tctx, cancel := context.WithTimeout(ctx, storeTry)
+	defer cancel()
+	return fl.st.Get(tctx, key)
 }
 
 // retryMaxBackoff bounds the wait between two tries at a store that
@@ -1143,7 +1166,7 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 	var pe store.Entry
 	var err error
 	for retry := fl.retrier(); ; {
-		pe, err = fl.st.Get(ctx, key)
+		pe, err = fl.tryGet(ctx, key)
 		if err == nil || errors.Is(err, store.ErrNotFound) || ctx.Err() != nil {
 			break
 		}
