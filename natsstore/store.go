@@ -72,9 +72,9 @@ type Config struct {
 const DuplicateWindow = time.Hour
 
 // DefaultTimerAckWait is Config.TimerAckWait's default: a deadline whose
-// replica was killed while it handled it is handed to another a second
-// later.
-const DefaultTimerAckWait = time.Second
+// replica was killed while it handled it, or whose delivery a NATS node's
+// kill lost on the way, is handed to another half a second later.
+const DefaultTimerAckWait = 500 * time.Millisecond
 
 // markerTTL is how long a pending bucket keeps the marker an expiry leaves.
 const markerTTL = time.Minute
