@@ -65,6 +65,49 @@ func TestSharedDeadlineEndedWhereTheCallerWaits(t *testing.T) {
 	})
 }
 
+// TestSharedDeadlineThroughUnansweredWrites: as above, but the store does
+// not refuse the writes of the two seconds after the deadline: it leaves
+// them unanswered, as a NATS stream with no leader does, and a try that
+// set no deadline of its own would wait for as long as its client does.
+// Each try is bounded, so the ending lands within a try (a second) and a
+// tenth of the store taking writes again.
+func TestSharedDeadlineThroughUnansweredWrites(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &electingStore{writesDownStore{Memory: store.NewMemory(0), hang: true}}
+		j := &approvalJournal{}
+		o := &askuser.Orchestrator{Responder: newEvents(), Asks: st, Journal: j, Logger: newDiscardLogger()}
+		defer func() { o.Close(); o.WaitResponders() }()
+		if err := o.Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		st.mu.Lock()
+		st.writesBack = time.Now().Add(32 * time.Second)
+		st.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		out, err := o.Handle(ctx, askuser.Request{Session: "s1", ToolCallID: "c1", Arguments: []byte(envCall)})
+		if err != nil {
+			t.Fatalf("Handle: %v; want the deadline's outcome", err)
+		}
+		if out.Reason != askuser.ReasonDeadline {
+			t.Fatalf("reason %s, want deadline", out.Reason)
+		}
+		if late := out.FinalizedAt.Sub(out.Form.ExpiresAt); late < 2*time.Second || late > 3*time.Second+100*time.Millisecond {
+			t.Errorf("finalized %v after the deadline; want within a try (1s) and 100ms of the store answering again, 2s after it", late)
+		}
+		st.mu.Lock()
+		unanswered := st.refused
+		st.mu.Unlock()
+		if unanswered == 0 {
+			t.Error("no write went unanswered: the test did not fail the store over")
+		}
+		synctest.Wait()
+		if recs := j.records(); len(recs) != 1 || recs[0].AskID != out.AskID {
+			t.Errorf("journal has %d records, want the ask's one", len(recs))
+		}
+	})
+}
+
 // TestSharedAnswerJustBeforeDeadlineKept: an answer that lands just
 // before the deadline on another replica is the outcome, although the
 // replica where the caller waits ends asks at their deadline itself.
@@ -98,6 +141,7 @@ type writesDownStore struct {
 	*store.Memory
 	mu         sync.Mutex
 	writesBack time.Time // writes fail until then
+	hang       bool      // a write while down waits for its context, as one to a stream without a leader does
 	refused    int
 }
 
@@ -107,7 +151,12 @@ func (s *writesDownStore) Update(ctx context.Context, key string, data []byte, r
 	if down {
 		s.refused++
 	}
+	hang := s.hang
 	s.mu.Unlock()
+	if down && hang {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
 	if down {
 		return 0, errors.New("nats: no response from stream")
 	}
