@@ -720,6 +720,19 @@ func (fl *fleet) deliver(fa *fleetAsk, out *Outcome) {
 // tried again for up to storeRetry; a write whose answer was lost is
 // recognized on the next read, so that it is not applied twice.
 func (fl *fleet) mutate(fa *fleetAsk, f func(r *pendingRecord) (write bool, err error)) (bool, error) {
+	return fl.mutateTry(fa, 0, f)
+}
+
+// mutateTry is mutate with each try at the store bounded by try (0: by
+// the store's own timeout). Only the writes of a deadline's ending and of
+// a final result bound their tries (see storeTry): a try cut off is a
+// write whose answer was lost, and where another write follows it before
+// the next read, it is not recognized. A deadline's ending not recognized
+// is finalized by the store's timer after orphanGrace, and a final result
+// not recognized is taken for another replica's, whose record the timer
+// writes; a person's Submit not recognized would be refused though it
+// won, so the changes a person makes keep the store's own timeout.
+func (fl *fleet) mutateTry(fa *fleetAsk, try time.Duration, f func(r *pendingRecord) (write bool, err error)) (bool, error) {
 	fl.mu.Lock()
 	rec, rev := fa.rec, fa.rev
 	fl.mu.Unlock()
@@ -742,7 +755,7 @@ func (fl *fleet) mutate(fa *fleetAsk, f func(r *pendingRecord) (write bool, err 
 		if err != nil {
 			return false, err
 		}
-		nrev, err := fl.tryStore(fl.ctx, func(ctx context.Context) (uint64, error) { return fl.st.Update(ctx, fa.key, next, rev) })
+		nrev, err := fl.tryStore(fl.ctx, try, func(ctx context.Context) (uint64, error) { return fl.st.Update(ctx, fa.key, next, rev) })
 		if err == nil {
 			fl.apply(fa, r, nrev)
 			return true, ferr
@@ -754,7 +767,7 @@ func (fl *fleet) mutate(fa *fleetAsk, f func(r *pendingRecord) (write bool, err 
 		}
 		var pe store.Entry
 		for {
-			pe, err = fl.tryGet(fl.ctx, fa.key)
+			pe, err = fl.tryGet(fl.ctx, try, fa.key)
 			if err == nil {
 				break
 			}
@@ -811,25 +824,31 @@ func (fl *fleet) retrier() func(err error) error {
 	}
 }
 
-// storeTry bounds one try at the pending-ask store by a change that is
-// tried again (see retrier). A NATS stream whose leader was killed answers
-// no write until its followers have elected another (4 to 9 s), and a
-// client that sets no deadline waits 5 s for each try, so a deadline's
-// ending would land up to 5 s after the election; a try of storeTry lands
-// within storeTry of it. A write whose answer this cuts off is recognized
-// on the next read, as any lost answer is.
+// storeTry bounds one try at the pending-ask store by a deadline's
+// ending, a final result and a timer's read, which are tried again (see
+// retrier and mutateTry). A NATS stream whose leader was killed answers no
+// write until its followers have elected another (4 to 9 s), and a client
+// that sets no deadline waits 5 s for each try, so a deadline's ending
+// would land up to 5 s after the election; a try of storeTry lands within
+// storeTry of it.
 const storeTry = time.Second
 
-// tryStore runs one try at the store, bounded by storeTry.
-func (fl *fleet) tryStore(ctx context.Context, f func(ctx context.Context) (uint64, error)) (uint64, error) {
-	tctx, cancel := context.WithTimeout(ctx, storeTry)
+// tryStore runs one try at the store, bounded by try (0: unbounded here).
+func (fl *fleet) tryStore(ctx context.Context, try time.Duration, f func(ctx context.Context) (uint64, error)) (uint64, error) {
+	if try <= 0 {
+		return f(ctx)
+	}
+	tctx, cancel := context.WithTimeout(ctx, try)
 	defer cancel()
 	return f(tctx)
 }
 
-// tryGet reads key, bounded by storeTry.
-func (fl *fleet) tryGet(ctx context.Context, key string) (store.Entry, error) {
-	tctx, cancel := context.WithTimeout(ctx, storeTry)
+// tryGet reads key, bounded by try (0: unbounded here).
+func (fl *fleet) tryGet(ctx context.Context, try time.Duration, key string) (store.Entry, error) {
+	if try <= 0 {
+		return fl.st.Get(ctx, key)
+	}
+	tctx, cancel := context.WithTimeout(ctx, try)
 	defer cancel()
 	return fl.st.Get(tctx, key)
 }
@@ -1048,7 +1067,7 @@ func (fl *fleet) finalize(fa *fleetAsk, local *ending) (journal func() error, er
 	fl.mu.Lock()
 	fa.local = out
 	fl.mu.Unlock()
-	_, err = fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+	_, err = fl.mutateTry(fa, storeTry, func(r *pendingRecord) (bool, error) {
 		if r.Final != nil {
 			return false, errAlreadyFinal
 		}
@@ -1166,7 +1185,7 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 	var pe store.Entry
 	var err error
 	for retry := fl.retrier(); ; {
-		pe, err = fl.tryGet(ctx, key)
+		pe, err = fl.tryGet(ctx, storeTry, key)
 		if err == nil || errors.Is(err, store.ErrNotFound) || ctx.Err() != nil {
 			break
 		}
@@ -1229,7 +1248,7 @@ func (fl *fleet) due(ctx context.Context, key string) error {
 	// The deadline's ending, unless another came first. An ending this
 	// timer wrote is finalized here; one another replica wrote a moment
 	// ago is left to it for orphanGrace, as above.
-	wrote, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+	wrote, err := fl.mutateTry(fa, storeTry, func(r *pendingRecord) (bool, error) {
 		if r.Final != nil || r.Ending != nil {
 			return false, nil
 		}
@@ -1843,7 +1862,7 @@ func (fl *fleet) startExpire(fa *fleetAsk) {
 // of record (its ExpiresAt) is left to its timer.
 func (fl *fleet) expire(fa *fleetAsk) error {
 	e := &ending{reason: ReasonDeadline}
-	landed, err := fl.mutate(fa, func(r *pendingRecord) (bool, error) {
+	landed, err := fl.mutateTry(fa, storeTry, func(r *pendingRecord) (bool, error) {
 		if r.Final != nil || r.Ending != nil || time.Now().Before(r.Form.ExpiresAt) {
 			return false, nil
 		}
