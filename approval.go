@@ -43,11 +43,11 @@ func approvalForm(a approval.Request, timeoutSeconds int) (*Form, error) {
 			Text:       a.Action,
 			Options:    approvalOptions(),
 			NoDefault:  true,
-			OnDeadline: DeadlineNothing,
+			OnDeadline: FallbackNothing,
 		}},
 		TimeoutSeconds: timeoutSeconds,
 		Approval:       &a,
-		Unattended:     UnattendedNothing,
+		Unattended:     FallbackNothing,
 	}, nil
 }
 
@@ -105,8 +105,8 @@ func checkApprovalForm(f *Form) error {
 	}
 	q := &f.Questions[0]
 	want := approvalOptions()
-	if q.ID != approval.QuestionID || q.MultiSelect || q.AllowOther || !q.NoDefault || q.OnDeadline != DeadlineNothing ||
-		q.Optional || q.sealed() || len(q.Options) != len(want) || f.Unattended != UnattendedNothing ||
+	if q.ID != approval.QuestionID || q.MultiSelect || q.AllowOther || !q.NoDefault || q.OnDeadline != FallbackNothing ||
+		q.Optional || q.sealed() || len(q.Options) != len(want) || f.Unattended != FallbackNothing ||
 		f.Approval.Digest != approval.Digest(f.Approval.Action, f.Approval.Details) {
 		return formError("the approval question is not as approvaltool.Form makes it; build the form with approvaltool.Form")
 	}

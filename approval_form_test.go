@@ -104,8 +104,8 @@ func TestApprovalFormShapeIsKept(t *testing.T) {
 	}{
 		{"an approve default", func(f *askuser.Form) { f.Questions[0].Options[0].Default = true }},
 		{"a default at the deadline", func(f *askuser.Form) { f.Questions[0].NoDefault = false }},
-		{"drafts at the deadline", func(f *askuser.Form) { f.Questions[0].OnDeadline = askuser.DeadlineDraft }},
-		{"defaults when unattended", func(f *askuser.Form) { f.Unattended = askuser.UnattendedDefaults }},
+		{"drafts at the deadline", func(f *askuser.Form) { f.Questions[0].OnDeadline = askuser.FallbackDraft }},
+		{"defaults when unattended", func(f *askuser.Form) { f.Unattended = askuser.FallbackDefaults }},
 		{"free text", func(f *askuser.Form) { f.Questions[0].AllowOther = true }},
 		{"several picks", func(f *askuser.Form) { f.Questions[0].MultiSelect = true }},
 		{"optional", func(f *askuser.Form) { f.Questions[0].Optional = true }},

@@ -427,7 +427,7 @@ func (a *Ask) Report(ans Answer) error {
 
 // Draft reports what the person has checked but not yet submitted. It is
 // checked like an answer and kept apart: it counts only where a question's
-// OnDeadline is DeadlineDraft and the deadline comes first, and replaces
+// OnDeadline is FallbackDraft and the deadline comes first, and replaces
 // the question's earlier draft. A draft of nothing — no option selected and
 // no text in Other — forgets the question's draft: the person has unchecked
 // what they had checked, and the deadline must not apply it. A draft never
@@ -760,7 +760,7 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 		o.Answers = []FinalAnswer{{QuestionID: approval.QuestionID, Selected: []string{e.decision}, By: by}}
 	case ReasonUnattended:
 		fills, ok := a.fills(false)
-		if ok && a.form.Unattended == UnattendedDefaults {
+		if ok && a.form.Unattended == FallbackDefaults {
 			o.Status, o.AnsweredBy = StatusAnswered, ByUnattended
 			a.merge(o, fills, ByUnattended)
 		} else {
@@ -794,7 +794,7 @@ func (a *Ask) buildOutcome(now time.Time) *Outcome {
 // fills returns, for every unanswered question, what its rule applies —
 // the declared defaults, or at the deadline a draft — and whether every
 // unanswered question got something (at the deadline, a question whose rule
-// is DeadlineNothing counts as served: it stays unanswered).
+// is FallbackNothing counts as served: it stays unanswered).
 func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 	fills := map[int]FinalAnswer{}
 	for i := range a.form.Questions {
@@ -804,22 +804,22 @@ func (a *Ask) fills(deadline bool) (map[int]FinalAnswer, bool) {
 		q := &a.form.Questions[i]
 		rule := q.OnDeadline
 		if !deadline {
-			rule = DeadlineDefault
+			rule = FallbackDefaults
 		}
 		switch rule {
-		case DeadlineDraft:
+		case FallbackDraft:
 			if a.drafts != nil && (*a.drafts)[i].set {
 				f := a.final(i, (*a.drafts)[i], ByTimeout, true)
 				fills[i] = f
 				continue
 			}
 			fallthrough
-		case DeadlineDefault:
+		case FallbackDefaults:
 			if d := q.declaredDefaults(); d != nil {
 				fills[i] = FinalAnswer{QuestionID: q.ID, Selected: d}
 				continue
 			}
-		case DeadlineNothing:
+		case FallbackNothing:
 			continue // stays unanswered, and does not stop the others' fills
 		}
 		return nil, false

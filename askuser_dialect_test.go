@@ -47,7 +47,7 @@ func TestMarshalForm(t *testing.T) {
 		{
 			name: "what the contract does not carry is left out",
 			form: &Form{
-				Title: "Release", Contract: "pi-ask", Unattended: UnattendedNothing, CancelDropsAnswers: true,
+				Title: "Release", Contract: "pi-ask", Unattended: FallbackNothing, CancelDropsAnswers: true,
 				TimeoutSeconds: 60, HumanIntent: "Deploying",
 				Questions: []Question{{
 					ID: "env", Kind: KindChoice, Header: "Env", Text: "Where?", OtherLabel: "Elsewhere", Prefill: "x",

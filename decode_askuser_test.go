@@ -54,7 +54,7 @@ func decodeAskUser(data []byte, lim dialect.Limits) (*Form, error) {
 }
 
 func auWant(timeout int, qs ...Question) *Form {
-	return &Form{Questions: qs, TimeoutSeconds: timeout, Contract: "ask_user", Unattended: UnattendedDefaults}
+	return &Form{Questions: qs, TimeoutSeconds: timeout, Contract: "ask_user", Unattended: FallbackDefaults}
 }
 
 func auOpt(label, desc string, def bool) Option {

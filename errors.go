@@ -12,9 +12,9 @@ import (
 // after the embedding program superseded it. Nothing of the report is kept.
 var ErrAskEnded = errors.New("askuser: the ask has ended; nothing more is accepted")
 
-// ErrNoEnding is the fault recorded when a responder's Respond returns nil
+// errNoEnding is the fault recorded when a responder's Respond returns nil
 // without ending the ask.
-var ErrNoEnding = errors.New("askuser: the responder returned without ending the ask (call Submit, Decline, Cancel or Unreachable before returning)")
+var errNoEnding = errors.New("askuser: the responder returned without ending the ask (call Submit, Decline, Cancel or Unreachable before returning)")
 
 // An AnswerError is a refused answer. Reason is written for the person, so
 // a responder can show it and ask again; it never echoes a credential.

@@ -38,3 +38,7 @@ func PanicValue(err error) (value any, stack []byte, ok bool) {
 	}
 	return pe.value, pe.stack, true
 }
+
+// ErrNoEnding is the fault recorded when a responder returns without
+// ending its ask, for the external tests that look for it.
+var ErrNoEnding = errNoEnding

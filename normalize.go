@@ -47,16 +47,16 @@ func Normalize(f *Form, lim dialect.Limits) (*Form, error) {
 	if out.TimeoutSeconds == 0 {
 		out.TimeoutSeconds = lim.MaxTimeoutSeconds
 	}
-	if out.Unattended == "defaults" {
-		out.Unattended = UnattendedDefaults
+	if out.Unattended == "default" || out.Unattended == "defaults" {
+		out.Unattended = FallbackDefaults
 	}
 	for i := range out.Questions {
 		q := &out.Questions[i]
 		if q.Kind == "" {
 			q.Kind = KindChoice
 		}
-		if q.OnDeadline == "default" {
-			q.OnDeadline = DeadlineDefault
+		if q.OnDeadline == "default" || q.OnDeadline == "defaults" {
+			q.OnDeadline = FallbackDefaults
 		}
 		switch q.Kind {
 		case KindText:
@@ -102,9 +102,9 @@ func checkForm(f *Form, lim dialect.Limits, idsMayBeEmpty bool) error {
 		return formError(fmt.Sprintf("TimeoutSeconds is %d; allowed: 0 (the ceiling) or 1 to %d", t, lim.MaxTimeoutSeconds))
 	}
 	switch f.Unattended {
-	case UnattendedDefaults, UnattendedNothing:
+	case FallbackDefaults, FallbackNothing:
 	default:
-		return formError(fmt.Sprintf("Unattended is %q; allowed: UnattendedDefaults (empty, or \"defaults\"), UnattendedNothing (\"nothing\")", f.Unattended))
+		return formError(fmt.Sprintf("Unattended is %q; allowed: FallbackDefaults (empty, \"default\" or \"defaults\"), FallbackNothing (\"nothing\")", f.Unattended))
 	}
 	for i := range f.Questions {
 		q := &f.Questions[i]
@@ -150,9 +150,9 @@ func checkForm(f *Form, lim dialect.Limits, idsMayBeEmpty bool) error {
 			return bad("kind %q is not a kind; allowed: choice, text, secret, approval", q.Kind)
 		}
 		switch q.OnDeadline {
-		case DeadlineDefault, DeadlineDraft, DeadlineNothing:
+		case FallbackDefaults, FallbackDraft, FallbackNothing:
 		default:
-			return bad("OnDeadline is %q; allowed: DeadlineDefault (empty, or \"default\"), DeadlineDraft (\"draft\"), DeadlineNothing (\"nothing\")", q.OnDeadline)
+			return bad("OnDeadline is %q; allowed: FallbackDefaults (empty, \"default\" or \"defaults\"), FallbackDraft (\"draft\"), FallbackNothing (\"nothing\")", q.OnDeadline)
 		}
 		if q.SecretName != "" && (utf8.RuneCountInString(q.SecretName) > 255 || strings.TrimSpace(q.SecretName) == "") {
 			return bad("SecretName must be between 1 and 255 non-whitespace characters")

@@ -52,9 +52,11 @@ func TestNormalizeErrors(t *testing.T) {
 		{"two defaults on a single-select", &askuser.Form{Questions: []askuser.Question{{Text: "?", Options: []askuser.Option{{Label: "a", Default: true}, {Label: "b", Default: true}}}}},
 			"askuser: invalid call: question 1: a single-select marks at most one default, not 2"},
 		{"unknown deadline rule", &askuser.Form{Questions: []askuser.Question{choice("a"), {Text: "?", OnDeadline: "guess", Options: []askuser.Option{{Label: "a"}}}}},
-			`askuser: invalid call: question 2: OnDeadline is "guess"; allowed: DeadlineDefault (empty, or "default"), DeadlineDraft ("draft"), DeadlineNothing ("nothing")`},
+			`askuser: invalid call: question 2: OnDeadline is "guess"; allowed: FallbackDefaults (empty, "default" or "defaults"), FallbackDraft ("draft"), FallbackNothing ("nothing")`},
 		{"unknown unattended rule", &askuser.Form{Unattended: "ask later", Questions: []askuser.Question{choice("")}},
-			`askuser: invalid call: Unattended is "ask later"; allowed: UnattendedDefaults (empty, or "defaults"), UnattendedNothing ("nothing")`},
+			`askuser: invalid call: Unattended is "ask later"; allowed: FallbackDefaults (empty, "default" or "defaults"), FallbackNothing ("nothing")`},
+		{"a draft when nobody can be asked", &askuser.Form{Unattended: askuser.FallbackDraft, Questions: []askuser.Question{choice("")}},
+			`askuser: invalid call: Unattended is "draft"; allowed: FallbackDefaults (empty, "default" or "defaults"), FallbackNothing ("nothing")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,18 +72,20 @@ func TestNormalizeErrors(t *testing.T) {
 // TestNormalizeRuleNames: the default rules may also be named, as JSON
 // written by hand names them; the normalized form holds the zero value.
 func TestNormalizeRuleNames(t *testing.T) {
-	var f askuser.Form
-	if err := json.Unmarshal([]byte(`{"unattended":"defaults","questions":[`+
-		`{"question":"?","options":[{"label":"a"}],"on_deadline":"default"},`+
-		`{"question":"?","options":[{"label":"a"}],"on_deadline":"draft"}]}`), &f); err != nil {
-		t.Fatal(err)
-	}
-	n, err := askuser.Normalize(&f, dialect.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n.Unattended != askuser.UnattendedDefaults || n.Questions[0].OnDeadline != askuser.DeadlineDefault || n.Questions[1].OnDeadline != askuser.DeadlineDraft {
-		t.Errorf("Normalize = unattended %q, rules %q, %q; want the defaults as the zero value and draft kept", n.Unattended, n.Questions[0].OnDeadline, n.Questions[1].OnDeadline)
+	for _, name := range []string{"default", "defaults"} {
+		var f askuser.Form
+		if err := json.Unmarshal([]byte(`{"unattended":"`+name+`","questions":[`+
+			`{"question":"?","options":[{"label":"a"}],"on_deadline":"`+name+`"},`+
+			`{"question":"?","options":[{"label":"a"}],"on_deadline":"draft"}]}`), &f); err != nil {
+			t.Fatal(err)
+		}
+		n, err := askuser.Normalize(&f, dialect.Limits{})
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if n.Unattended != askuser.FallbackDefaults || n.Questions[0].OnDeadline != askuser.FallbackDefaults || n.Questions[1].OnDeadline != askuser.FallbackDraft {
+			t.Errorf("%q: Normalize = unattended %q, rules %q, %q; want the defaults as the zero value and draft kept", name, n.Unattended, n.Questions[0].OnDeadline, n.Questions[1].OnDeadline)
+		}
 	}
 }
 

@@ -740,7 +740,7 @@ func (a *Ask) run(ctx context.Context, r Responder) {
 			return
 		}
 		if err == nil {
-			err = ErrNoEnding
+			err = errNoEnding
 		} else if !errors.As(err, new(*panicError)) {
 			err = fmt.Errorf("askuser: responder %s failed: %w", a.responder, err)
 		}

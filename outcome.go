@@ -160,7 +160,7 @@ type FinalAnswer struct {
 	// By is who decided this answer.
 	By Provenance `json:"answered_by"`
 	// Draft is set on an answer the deadline kept from what the person had
-	// checked but not submitted (a question whose rule is DeadlineDraft);
+	// checked but not submitted (a question whose rule is FallbackDraft);
 	// By is then ByTimeout. An answer by the timeout or unattended without
 	// Draft holds the question's declared defaults.
 	Draft bool `json:"draft,omitempty"`

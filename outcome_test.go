@@ -520,9 +520,9 @@ func TestLaterSecretReplacesTheRecord(t *testing.T) {
 func TestClearDraft(t *testing.T) {
 	form := func() *askuser.Form {
 		return &askuser.Form{TimeoutSeconds: 60, Questions: []askuser.Question{
-			{ID: "env", Header: "Env", Text: "Which environment?", OnDeadline: askuser.DeadlineDraft,
+			{ID: "env", Header: "Env", Text: "Which environment?", OnDeadline: askuser.FallbackDraft,
 				Options: []askuser.Option{{Label: "staging", Default: true}, {Label: "production"}}},
-			{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, OnDeadline: askuser.DeadlineDraft,
+			{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, OnDeadline: askuser.FallbackDraft,
 				Options: []askuser.Option{{Label: "eu", Default: true}, {Label: "us"}, {Label: "ap"}}},
 		}}
 	}

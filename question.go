@@ -27,39 +27,32 @@ const (
 	KindApproval Kind = "approval"
 )
 
-// DeadlineRule says what the deadline does to a question the person has not
-// answered. The zero value is DeadlineDefault; Normalize also takes
-// "default" for it.
-type DeadlineRule string
+// A Fallback says what a question the person did not answer gets: at the
+// deadline (Question.OnDeadline), or at once when nobody can be asked
+// (Form.Unattended). The zero value is FallbackDefaults; Normalize also
+// takes "default" and "defaults" for it.
+type Fallback string
 
 const (
-	// DeadlineDefault applies the question's declared defaults (see
+	// FallbackDefaults applies the question's declared defaults (see
 	// responder.DeclaredDefaults); text and secret questions have none.
-	DeadlineDefault DeadlineRule = ""
-	// DeadlineDraft keeps what the person had checked but not submitted (a
-	// draft the responder reported with Ask.Draft), else applies the
-	// declared defaults.
-	DeadlineDraft DeadlineRule = "draft"
-	// DeadlineNothing applies nothing: the question stays unanswered, and
-	// the other questions' rules still apply (where every unanswered
-	// question is served by its rule, the call times out rather than
-	// being declined).
-	DeadlineNothing DeadlineRule = "nothing"
-)
-
-// UnattendedRule says what a call yields when nobody can be asked. The
-// zero value is UnattendedDefaults; Normalize also takes "defaults" for it.
-type UnattendedRule string
-
-const (
-	// UnattendedDefaults applies the declared defaults at once when every
-	// unanswered question has them; otherwise the call is declined. This is
+	// When nobody can be asked, the defaults are applied at once if every
+	// unanswered question has them, and otherwise the call is declined:
 	// the ask_user contract's rule.
-	UnattendedDefaults UnattendedRule = ""
-	// UnattendedNothing invents nothing: the outcome carries no answer the
-	// person did not give, and the contract's encoder says that nobody was
-	// there (a listing of the questions, or an error).
-	UnattendedNothing UnattendedRule = "nothing"
+	FallbackDefaults Fallback = ""
+	// FallbackDraft, at the deadline, keeps what the person had checked
+	// but not submitted (a draft the responder reported with Ask.Draft),
+	// else applies the declared defaults. It is a question's rule only:
+	// when nobody can be asked there is no draft.
+	FallbackDraft Fallback = "draft"
+	// FallbackNothing applies nothing. At the deadline the question stays
+	// unanswered, and the other questions' rules still apply (where every
+	// unanswered question is served by its rule, the call times out
+	// rather than being declined). When nobody can be asked, the outcome
+	// carries no answer the person did not give, and the contract's
+	// encoder says that nobody was there (a listing of the questions, or
+	// an error).
+	FallbackNothing Fallback = "nothing"
 )
 
 // A Form is what the person is asked: one to four questions, with the
@@ -95,8 +88,9 @@ type Form struct {
 	// Contract names the tool contract the call came in ("ask_user",
 	// "pi-ask", "pi"), for the journal.
 	Contract string `json:"contract,omitempty"`
-	// Unattended says what the call yields when nobody can be asked.
-	Unattended UnattendedRule `json:"unattended,omitempty"`
+	// Unattended says what the call yields when nobody can be asked:
+	// FallbackDefaults or FallbackNothing.
+	Unattended Fallback `json:"unattended,omitempty"`
 	// CancelDropsAnswers drops the answers given so far when the person
 	// dismisses the call; by default they are kept.
 	CancelDropsAnswers bool `json:"cancel_drops_answers,omitempty"`
@@ -148,7 +142,7 @@ type Question struct {
 	Prefill string `json:"prefill,omitempty"`
 	// OnDeadline says what the deadline does when this question is
 	// unanswered.
-	OnDeadline DeadlineRule `json:"on_deadline,omitempty"`
+	OnDeadline Fallback `json:"on_deadline,omitempty"`
 	// MultiSelect lets the person pick several options.
 	MultiSelect bool `json:"multi_select"`
 	// AllowOther offers a free-text path ("Something else") on a choice.

@@ -169,7 +169,7 @@ func decodeOptions(top fields, lim dialect.Limits) (*askuser.Form, error) {
 	case len(items) == 0:
 		ps.add("/questions", "Expected array length to be greater or equal to 1")
 	}
-	c := &askuser.Form{Contract: Name, DialectData: state{}, Unattended: askuser.UnattendedNothing, CancelDropsAnswers: true}
+	c := &askuser.Form{Contract: Name, DialectData: state{}, Unattended: askuser.FallbackNothing, CancelDropsAnswers: true}
 	var longest int64
 	ids := map[string]bool{}
 	for i, item := range items {
@@ -230,11 +230,11 @@ func decodeOptions(top fields, lim dialect.Limits) (*askuser.Form, error) {
 		}
 		switch {
 		case len(q.Options) == 0:
-			q.OnDeadline = askuser.DeadlineNothing // no option to fall back on
+			q.OnDeadline = askuser.FallbackNothing // no option to fall back on
 		case q.MultiSelect:
-			q.OnDeadline = askuser.DeadlineDraft
+			q.OnDeadline = askuser.FallbackDraft
 		default:
-			q.OnDeadline = askuser.DeadlineDefault
+			q.OnDeadline = askuser.FallbackDefaults
 		}
 		c.Questions = append(c.Questions, q)
 	}
@@ -342,7 +342,7 @@ func decodeRich(top fields, lim dialect.Limits) (*askuser.Form, error) {
 		ID:         QuestionID(question),
 		Header:     "Question",
 		Text:       question,
-		OnDeadline: askuser.DeadlineNothing,
+		OnDeadline: askuser.FallbackNothing,
 		Sensitive:  sensitivity == SensitivitySecret,
 	}
 	if hasReason {
@@ -379,7 +379,7 @@ func decodeRich(top fields, lim dialect.Limits) (*askuser.Form, error) {
 		TimeoutSeconds:     timeoutSeconds(ms, lim),
 		Contract:           Name,
 		DialectData:        state{rich: true, sensitivity: sensitivity},
-		Unattended:         askuser.UnattendedNothing,
+		Unattended:         askuser.FallbackNothing,
 		CancelDropsAnswers: true,
 	}, nil
 }

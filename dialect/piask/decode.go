@@ -252,7 +252,7 @@ func normalize(title *string, qs []rawQuestion, lim dialect.Limits) *askuser.For
 	c := &askuser.Form{
 		TimeoutSeconds:      lim.MaxTimeoutSeconds,
 		Contract:            Name,
-		Unattended:          askuser.UnattendedNothing,
+		Unattended:          askuser.FallbackNothing,
 		DeclineKeepsAnswers: true,
 		Questions:           make([]askuser.Question, len(qs)),
 	}
@@ -275,7 +275,7 @@ func normalize(title *string, qs []rawQuestion, lim dialect.Limits) *askuser.For
 			Text:           trim(rq.prompt),
 			OtherLabel:     OtherLabel,
 			Options:        make([]askuser.Option, len(rq.options)),
-			OnDeadline:     askuser.DeadlineNothing,
+			OnDeadline:     askuser.FallbackNothing,
 			MultiSelect:    typ == TypeMulti,
 			AllowOther:     typ != TypePreview,
 			OtherExclusive: typ != TypeMulti,

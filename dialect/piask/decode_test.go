@@ -109,11 +109,11 @@ func TestDecodeNormalizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dialecttest.Golden(t, "normalized", got)
-	if c.Title != "  Setup " || c.TimeoutSeconds != 120 || c.Contract != "pi-ask" || c.Unattended != askuser.UnattendedNothing || !c.DeclineKeepsAnswers {
+	if c.Title != "  Setup " || c.TimeoutSeconds != 120 || c.Contract != "pi-ask" || c.Unattended != askuser.FallbackNothing || !c.DeclineKeepsAnswers {
 		t.Errorf("call = %+v", c)
 	}
 	for i, q := range c.Questions {
-		if q.Kind != askuser.KindChoice || !q.Optional || !q.NoDefault || q.OnDeadline != askuser.DeadlineNothing || q.OtherLabel != "Type your own" {
+		if q.Kind != askuser.KindChoice || !q.Optional || !q.NoDefault || q.OnDeadline != askuser.FallbackNothing || q.OtherLabel != "Type your own" {
 			t.Errorf("question %d = %+v", i, q)
 		}
 		if responder.DeclaredDefaults(&q) != nil {

@@ -25,7 +25,7 @@ func forms(timeout int) []namedForm {
 			},
 		}}}},
 		{"multi-select", &askuser.Form{TimeoutSeconds: timeout, Questions: []askuser.Question{{
-			ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, AllowOther: true, OnDeadline: askuser.DeadlineDraft,
+			ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, AllowOther: true, OnDeadline: askuser.FallbackDraft,
 			Options: []askuser.Option{
 				{Label: "eu", Description: "Europe", Default: true},
 				{Label: "us", Description: "America", Default: true},
@@ -40,7 +40,7 @@ func forms(timeout int) []namedForm {
 			ID: "branch", Kind: askuser.KindText, Header: "Branch", Text: "Which branch name?", Prefill: "fix/login",
 		}}}},
 		{"multi-line text", &askuser.Form{TimeoutSeconds: timeout, Questions: []askuser.Question{{
-			ID: "notes", Kind: askuser.KindText, Header: "Notes", Text: "Release notes?", Multiline: true, OnDeadline: askuser.DeadlineNothing,
+			ID: "notes", Kind: askuser.KindText, Header: "Notes", Text: "Release notes?", Multiline: true, OnDeadline: askuser.FallbackNothing,
 		}}}},
 		{"four questions", &askuser.Form{TimeoutSeconds: timeout, Title: "Release", Questions: []askuser.Question{
 			{ID: "a", Header: "A", Text: "First?", AllowOther: true, OtherExclusive: true, OtherLabel: "Another way",

@@ -282,7 +282,7 @@ func message(f *askuser.Form, problem string, now time.Time) string {
 func fallsBack(f *askuser.Form) bool {
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		if q.OnDeadline != askuser.DeadlineNothing && responder.DeclaredDefaults(q) == nil {
+		if q.OnDeadline != askuser.FallbackNothing && responder.DeclaredDefaults(q) == nil {
 			return false
 		}
 	}

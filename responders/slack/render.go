@@ -190,7 +190,7 @@ func deadlineLine(f *askuser.Form) string {
 	applies := false
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		if q.OnDeadline == askuser.DeadlineDefault && len(responder.DeclaredDefaults(q)) > 0 {
+		if q.OnDeadline == askuser.FallbackDefaults && len(responder.DeclaredDefaults(q)) > 0 {
 			applies = true
 		}
 	}

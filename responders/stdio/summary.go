@@ -33,7 +33,7 @@ func (s *asking) countdown() string {
 			continue
 		}
 		d := responder.DeclaredDefaults(q)
-		if d == nil || q.OnDeadline == askuser.DeadlineNothing {
+		if d == nil || q.OnDeadline == askuser.FallbackNothing {
 			what := "nothing will be applied; the question will be declined"
 			if len(s.call.Questions) > 1 {
 				what = "nothing will be applied; the questions will be declined"

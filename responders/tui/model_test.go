@@ -22,7 +22,7 @@ func deployForm() *askuser.Form {
 			{Label: "staging", Description: "Safe to break"},
 			{Label: "production", Description: "Real users", Default: true},
 		}},
-		{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, AllowOther: true, OnDeadline: askuser.DeadlineDraft, Options: []askuser.Option{
+		{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, AllowOther: true, OnDeadline: askuser.FallbackDraft, Options: []askuser.Option{
 			{Label: "eu", Description: "Europe"},
 			{Label: "us", Description: "America"},
 			{Label: "ap", Description: "Asia"},

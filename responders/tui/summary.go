@@ -61,9 +61,9 @@ func countdown(av *askView, now time.Time) string {
 			continue
 		}
 		switch {
-		case q.OnDeadline == askuser.DeadlineNothing:
+		case q.OnDeadline == askuser.FallbackNothing:
 			continue
-		case q.OnDeadline == askuser.DeadlineDraft && !responder.Sealed(q) && !qs.draftAnswer().empty():
+		case q.OnDeadline == askuser.FallbackDraft && !responder.Sealed(q) && !qs.draftAnswer().empty():
 			fills = append(fills, inert.Line(q.Header)+" → your unconfirmed pick")
 			continue
 		}

@@ -129,7 +129,7 @@ func TestRespondDeadlineKeepsWhatWasDone(t *testing.T) {
 		defer g.close()
 		f := &askuser.Form{TimeoutSeconds: 120, Questions: []askuser.Question{
 			{ID: "env", Header: "Env", Text: "Which environment?", Options: []askuser.Option{{Label: "staging"}, {Label: "production", Default: true}}},
-			{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, OnDeadline: askuser.DeadlineDraft,
+			{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, OnDeadline: askuser.FallbackDraft,
 				Options: []askuser.Option{{Label: "eu", Default: true}, {Label: "us"}, {Label: "ap"}}},
 		}}
 		ch := g.ask("s", f)
@@ -160,7 +160,7 @@ func TestRespondDeadlineForgetsUncheckedPick(t *testing.T) {
 		g := newRig(t, nil)
 		defer g.close()
 		f := &askuser.Form{TimeoutSeconds: 120, Questions: []askuser.Question{
-			{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, OnDeadline: askuser.DeadlineDraft,
+			{ID: "regions", Header: "Regions", Text: "Which regions?", MultiSelect: true, OnDeadline: askuser.FallbackDraft,
 				Options: []askuser.Option{{Label: "eu", Default: true}, {Label: "us"}, {Label: "ap"}}},
 		}}
 		ch := g.ask("s", f)

@@ -176,7 +176,7 @@ func askView(a *askuser.Ask, now time.Time, needsCode bool) *askJSON {
 		if qv.OtherLabel == "" {
 			qv.OtherLabel = "Something else"
 		}
-		if q.OnDeadline != askuser.DeadlineNothing {
+		if q.OnDeadline != askuser.FallbackNothing {
 			qv.AtDeadline = qv.DeclaredDefaults
 		}
 		for j, o := range q.Options {
