@@ -550,13 +550,18 @@ func writeFigures(t *testing.T, out string, figures any) {
 // percentile returns the q-quantile of ds (nearest rank), in seconds
 // (0 for none: JSON has no NaN; the figures give the count beside).
 func percentile(ds []time.Duration, q float64) float64 {
+	return seconds(quantile(ds, q))
+}
+
+// quantile returns the q-quantile of ds (nearest rank), or 0 for none.
+func quantile(ds []time.Duration, q float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	i := int(math.Ceil(q*float64(len(s)))) - 1
-	return seconds(s[max(0, min(i, len(s)-1))])
+	return s[max(0, min(i, len(s)-1))]
 }
 
 // seconds rounds a duration's seconds to the millisecond, for a figure.
