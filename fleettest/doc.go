@@ -58,6 +58,8 @@
 // the module cache, at the version go.mod requires) unless ASKUSER_BIN or
 // NATS_SERVER_BIN name binaries to use instead. Every process's output is
 // kept in the test's temporary directory while it runs, and the last lines
-// of it are shown when a process fails to start. Every process is killed
-// when the test ends.
+// of it are shown when a process fails to start; ASKUSER_FLEET_LOGS, when
+// set, names a directory the output files are copied to when the test
+// ends (one file per process and run: serve-0.1.log, nats-2.3.log). Every
+// process is killed when the test ends.
 package fleettest

@@ -68,6 +68,35 @@ func binaries(t *testing.T) (askuserBin, natsBin string) {
 	return askuserBin, natsBin
 }
 
+// keepLogs copies every process's output files out of dir, the test's
+// temporary directory, into the directory ASKUSER_FLEET_LOGS names, if it
+// is set: what the replicas and the NATS nodes logged outlives the test,
+// for a run to be read afterwards (which kill held up which deadline).
+func keepLogs(t *testing.T, dir string) {
+	to := os.Getenv("ASKUSER_FLEET_LOGS")
+	if to == "" {
+		return
+	}
+	logs, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	if err == nil {
+		err = os.MkdirAll(to, 0o755)
+	}
+	for _, l := range logs {
+		if err != nil {
+			break
+		}
+		var b []byte
+		if b, err = os.ReadFile(l); err == nil {
+			err = os.WriteFile(filepath.Join(to, filepath.Base(l)), b, 0o644)
+		}
+	}
+	if err != nil {
+		t.Errorf("keeping the processes' logs in %s (ASKUSER_FLEET_LOGS): %v", to, err)
+		return
+	}
+	t.Logf("the processes' logs (%d files) are in %s", len(logs), to)
+}
+
 // A proc is one program of the fleet, started again with the same
 // arguments after it is killed. Each run's output goes to a file of its
 // own in logDir.
@@ -275,6 +304,7 @@ cluster {
 		for _, p := range f.procs() {
 			p.kill()
 		}
+		keepLogs(t, dir)
 	})
 
 	for _, node := range f.nats {
