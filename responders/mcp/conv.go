@@ -149,8 +149,7 @@ func (r *Responder) respondRounds(ctx context.Context, a *askuser.Ask, c *call) 
 		first = &mcp.ElicitParams{Mode: "url", URL: r.opts.CardURL(a), ElicitationID: newID(), Message: linkMessage(a.Form(), code, time.Now())}
 		cctx, stop := context.WithCancel(ctx)
 		defer stop()
-		card := make(chan error, 1)
-		go func() { card <- r.opts.Card.Respond(cctx, a) }()
+		card := r.startCard(cctx, a)
 		wait = func() error {
 			select {
 			case err := <-card:

@@ -30,7 +30,10 @@ type Options struct {
 	// (a *web.Responder, typically), since a form must never carry a
 	// secret. With Card and CardURL set, a client that supports URL mode
 	// is sent a link to the card, and Card is handed the ask; otherwise
-	// such an ask is unattended.
+	// such an ask is unattended. A card that is askuser.EventDriven (the
+	// web card is) is handed the ask through Asked before the link is
+	// sent, so that a person who opens the link at once finds it; any
+	// other card's Respond is started just before.
 	Card askuser.Responder
 	// CardURL returns the address of the card page that shows the ask (for
 	// the web card: its base URL + web.AskPath(a.ID())). It must carry no
@@ -262,8 +265,7 @@ func (r *Responder) respondSealed(ctx context.Context, a *askuser.Ask, c *call) 
 	}
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()
-	card := make(chan error, 1)
-	go func() { card <- r.opts.Card.Respond(cctx, a) }()
+	card := r.startCard(cctx, a)
 
 	id := newID()
 	p := &mcp.ElicitParams{Mode: "url", URL: link, ElicitationID: id, Message: linkMessage(a.Form(), code, time.Now())}
@@ -303,6 +305,41 @@ func (r *Responder) respondSealed(ctx context.Context, a *askuser.Ask, c *call) 
 		return nil
 	}
 	return cardErr
+}
+
+// startCard hands the ask to the card before its link goes out, and
+// returns the channel that gives what the card returned once it is done
+// with the ask (at the latest when ctx ends). An event-driven card is told
+// of the ask (Asked) before startCard returns, so that a person who opens
+// the link at once finds the ask there; Respond, started on a goroutine,
+// might not have got as far yet. EventDriven is looked for on the card and
+// down its chain of Unwrap, as the orchestrator looks for it. Another
+// card's Respond is started on a goroutine.
+func (r *Responder) startCard(ctx context.Context, a *askuser.Ask) <-chan error {
+	card := make(chan error, 1)
+	if ev := eventDriven(r.opts.Card); ev != nil {
+		ev.Asked(a)
+		go func() { <-ctx.Done(); card <- nil }()
+		return card
+	}
+	go func() { card <- r.opts.Card.Respond(ctx, a) }()
+	return card
+}
+
+// eventDriven finds askuser.EventDriven on rs or down its chain of Unwrap
+// (nil if none: a chain longer than 64 is taken for a cycle).
+func eventDriven(rs askuser.Responder) askuser.EventDriven {
+	for range 64 {
+		if ev, ok := rs.(askuser.EventDriven); ok {
+			return ev
+		}
+		w, ok := rs.(interface{ Unwrap() askuser.Responder })
+		if !ok {
+			return nil
+		}
+		rs = w.Unwrap()
+	}
+	return nil
 }
 
 // linkReply acts on the reply to a link: decline declines and cancel

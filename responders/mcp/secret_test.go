@@ -10,8 +10,10 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -169,6 +171,75 @@ func TestSecretThroughCard(t *testing.T) {
 			}
 			if recs := r.journal.records(); len(recs) != 1 || recs[0].Principal != "code" {
 				t.Errorf("journal %s; want one record whose principal is code", mustJSON(t, recs))
+			}
+		})
+	}
+}
+
+// holdingCard is an event-driven card that only records which asks it
+// holds. Its Respond is slow to start: it holds the ask only once the
+// link has been seen (linkSeen closed), as a goroutine that had not run
+// yet would.
+type holdingCard struct {
+	mu       sync.Mutex
+	held     map[string]bool
+	linkSeen chan struct{}
+}
+
+func (c *holdingCard) Asked(a *askuser.Ask) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held == nil {
+		c.held = map[string]bool{}
+	}
+	c.held[a.ID()] = true
+}
+
+func (c *holdingCard) Respond(ctx context.Context, a *askuser.Ask) error {
+	select {
+	case <-c.linkSeen:
+	case <-ctx.Done():
+	}
+	c.Asked(a)
+	<-ctx.Done()
+	return nil
+}
+
+func (c *holdingCard) holds(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held[id]
+}
+
+// TestCardHoldsTheAskBeforeTheLink: an event-driven card holds the ask
+// before the client is sent the link to it, so that a person who opens
+// the link at once finds the ask there. (CI once saw the card answer 404
+// to a person that quick, when the card was handed the ask on a goroutine
+// of its own.)
+func TestCardHoldsTheAskBeforeTheLink(t *testing.T) {
+	for _, v := range generations {
+		t.Run(v, func(t *testing.T) {
+			c := &holdingCard{linkSeen: make(chan struct{})}
+			held := make(chan bool, 1)
+			h, co := answering(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				if req.Params.Mode == "url" {
+					held <- c.holds(path.Base(req.Params.URL))
+					close(c.linkSeen)
+				}
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			})
+			co.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}}
+			r := newRig(t, rigOptions{version: v, client: co, responder: &mcpresponder.Options{
+				Card:    c,
+				CardURL: func(a *askuser.Ask) string { return "http://127.0.0.1:1/" + web.AskPath(a.ID()) },
+				Logger:  quiet,
+			}})
+			wantResult(t, r.call(t, secretCall), `{"status":"declined","answered_by":"user","answers":[]}`)
+			if n := len(h.seen()); n != 1 {
+				t.Fatalf("%d elicitations; want the link alone", n)
+			}
+			if !<-held {
+				t.Error("the client was sent the link before the card held the ask")
 			}
 		})
 	}
