@@ -123,3 +123,28 @@ func Votes(a *askuser.Ask) *route.Verdict { return votes(a) }
 // which BeganHere reports true, and finds it elsewhere with
 // askuser.Sessions.Find.
 func BeganHere(a *askuser.Ask) bool { return beganHere(a) }
+
+// Optional finds an optional interface T of a responder (askuser.Presence,
+// askuser.EventDriven, askuser.Named, …) on r or down its chain of
+// Unwrap() askuser.Responder, as the orchestrator looks for it: the first
+// responder of the chain that implements T answers for the whole chain. A
+// responder that hands asks to another (a card it composes, a fan-out)
+// looks the other's capabilities up with it, so that a wrapper hides none.
+// A chain longer than 64 is taken for a cycle, and T is not found.
+func Optional[T any](r askuser.Responder) (T, bool) {
+	for range 64 {
+		if r == nil {
+			break
+		}
+		if t, ok := r.(T); ok {
+			return t, true
+		}
+		w, ok := r.(interface{ Unwrap() askuser.Responder })
+		if !ok {
+			break
+		}
+		r = w.Unwrap()
+	}
+	var zero T
+	return zero, false
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/askuser-go/askuser"
 	"github.com/askuser-go/askuser/natsstore"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/responders/email"
 	"github.com/askuser-go/askuser/responders/slack"
 	"github.com/askuser-go/askuser/responders/web"
@@ -193,24 +194,8 @@ var (
 	_ askuser.SecretCapable   = (*fanout)(nil)
 )
 
-// optional finds an optional interface on r or down its Unwrap chain.
-func optional[T any](r askuser.Responder) (T, bool) {
-	for range 64 {
-		if t, ok := r.(T); ok {
-			return t, true
-		}
-		w, ok := r.(interface{ Unwrap() askuser.Responder })
-		if !ok {
-			break
-		}
-		r = w.Unwrap()
-	}
-	var zero T
-	return zero, false
-}
-
 func (f *fanout) Asked(a *askuser.Ask) {
-	if ev, ok := optional[askuser.EventDriven](f.first); ok {
+	if ev, ok := responder.Optional[askuser.EventDriven](f.first); ok {
 		ev.Asked(a)
 	}
 	for _, r := range f.rest {
@@ -222,7 +207,7 @@ func (f *fanout) Asked(a *askuser.Ask) {
 // finds asks through them: the card, Slack and email.
 func (f *fanout) FollowSessions(s *askuser.Sessions) {
 	for _, r := range append([]askuser.Responder{f.first}, f.rest...) {
-		if sf, ok := optional[askuser.SessionFollower](r); ok {
+		if sf, ok := responder.Optional[askuser.SessionFollower](r); ok {
 			sf.FollowSessions(s)
 		}
 	}
@@ -240,7 +225,7 @@ func (f *fanout) Respond(ctx context.Context, a *askuser.Ask) error {
 
 func (f *fanout) CanTakeApprovals() bool {
 	for _, r := range append([]askuser.Responder{f.first}, f.rest...) {
-		if c, ok := optional[askuser.ApprovalCapable](r); ok && c.CanTakeApprovals() {
+		if c, ok := responder.Optional[askuser.ApprovalCapable](r); ok && c.CanTakeApprovals() {
 			return true
 		}
 	}
@@ -248,7 +233,7 @@ func (f *fanout) CanTakeApprovals() bool {
 }
 
 func (f *fanout) CanCollectSecrets() bool {
-	c, ok := optional[askuser.SecretCapable](f.first)
+	c, ok := responder.Optional[askuser.SecretCapable](f.first)
 	return ok && c.CanCollectSecrets()
 }
 
@@ -261,7 +246,7 @@ func (f *fanout) ResponderName() string {
 }
 
 func nameOf(r askuser.Responder) string {
-	if n, ok := optional[askuser.Named](r); ok {
+	if n, ok := responder.Optional[askuser.Named](r); ok {
 		return n.ResponderName()
 	}
 	return fmt.Sprintf("%T", r)

@@ -66,7 +66,7 @@ func (f *routedFirst) Asked(a *askuser.Ask) {
 		f.all.Asked(a)
 		return
 	}
-	if ev, ok := optional[askuser.EventDriven](f.all.first); ok {
+	if ev, ok := responder.Optional[askuser.EventDriven](f.all.first); ok {
 		ev.Asked(a)
 	}
 	if !responder.BeganHere(a) || len(r.Steps) == 0 {
@@ -78,11 +78,11 @@ func (f *routedFirst) Asked(a *askuser.Ask) {
 			continue
 		}
 		if a.Form().Approval != nil {
-			if ac, ok := optional[askuser.ApprovalCapable](c); !ok || !ac.CanTakeApprovals() {
+			if ac, ok := responder.Optional[askuser.ApprovalCapable](c); !ok || !ac.CanTakeApprovals() {
 				continue
 			}
 		}
-		if ev, ok := optional[askuser.EventDriven](c); ok {
+		if ev, ok := responder.Optional[askuser.EventDriven](c); ok {
 			ev.Asked(responder.Through(a, name))
 		}
 	}

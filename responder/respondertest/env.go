@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askuser-go/askuser"
+	"github.com/askuser-go/askuser/responder"
 	"github.com/askuser-go/askuser/secret"
 	"github.com/askuser-go/askuser/secretstore"
 )
@@ -69,7 +70,7 @@ func (e *env) start() error {
 	e.store = &sealedStore{Store: secretstore.NewMemory(nil)}
 	e.byKey = map[string]*pend{}
 	var kit askuser.Responder = &probe{e: e, r: r}
-	if ev, ok := findOptional[askuser.EventDriven](r); ok {
+	if ev, ok := responder.Optional[askuser.EventDriven](r); ok {
 		kit = &eventProbe{probe{e: e, r: r}, ev}
 	}
 	e.o = &askuser.Orchestrator{
@@ -83,7 +84,7 @@ func (e *env) start() error {
 // canCollectSecrets reports whether the orchestrator would hand the
 // responder a form with a sealed question.
 func (e *env) canCollectSecrets() bool {
-	if s, ok := findOptional[askuser.SecretCapable](e.r); ok {
+	if s, ok := responder.Optional[askuser.SecretCapable](e.r); ok {
 		return s.CanCollectSecrets()
 	}
 	return true
@@ -92,7 +93,7 @@ func (e *env) canCollectSecrets() bool {
 // canTakeApprovals reports whether the orchestrator would hand the
 // responder an approval.
 func (e *env) canTakeApprovals() bool {
-	c, ok := findOptional[askuser.ApprovalCapable](e.r)
+	c, ok := responder.Optional[askuser.ApprovalCapable](e.r)
 	return ok && c.CanTakeApprovals()
 }
 
@@ -342,7 +343,7 @@ func (p *probe) Unwrap() askuser.Responder { return p.r }
 // ResponderName names the responder under test, as the orchestrator would
 // without the probe.
 func (p *probe) ResponderName() string {
-	if n, ok := findOptional[askuser.Named](p.r); ok {
+	if n, ok := responder.Optional[askuser.Named](p.r); ok {
 		return n.ResponderName()
 	}
 	return fmt.Sprintf("%T", p.r)
@@ -354,30 +355,10 @@ func (p *probe) Reachable(ctx context.Context, session string) bool {
 	if p.e.opts.IgnorePresence {
 		return true
 	}
-	if pr, ok := findOptional[askuser.Presence](p.r); ok {
+	if pr, ok := responder.Optional[askuser.Presence](p.r); ok {
 		return pr.Reachable(ctx, session)
 	}
 	return true
-}
-
-// findOptional finds an optional interface on r or down its Unwrap chain,
-// as the orchestrator does.
-func findOptional[T any](r askuser.Responder) (T, bool) {
-	for range 64 {
-		if r == nil {
-			break
-		}
-		if t, ok := r.(T); ok {
-			return t, true
-		}
-		w, ok := r.(interface{ Unwrap() askuser.Responder })
-		if !ok {
-			break
-		}
-		r = w.Unwrap()
-	}
-	var zero T
-	return zero, false
 }
 
 // cloneForm copies a form deeply enough to see any change a responder

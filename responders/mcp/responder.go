@@ -317,29 +317,13 @@ func (r *Responder) respondSealed(ctx context.Context, a *askuser.Ask, c *call) 
 // card's Respond is started on a goroutine.
 func (r *Responder) startCard(ctx context.Context, a *askuser.Ask) <-chan error {
 	card := make(chan error, 1)
-	if ev := eventDriven(r.opts.Card); ev != nil {
+	if ev, ok := responder.Optional[askuser.EventDriven](r.opts.Card); ok {
 		ev.Asked(a)
 		go func() { <-ctx.Done(); card <- nil }()
 		return card
 	}
 	go func() { card <- r.opts.Card.Respond(ctx, a) }()
 	return card
-}
-
-// eventDriven finds askuser.EventDriven on rs or down its chain of Unwrap
-// (nil if none: a chain longer than 64 is taken for a cycle).
-func eventDriven(rs askuser.Responder) askuser.EventDriven {
-	for range 64 {
-		if ev, ok := rs.(askuser.EventDriven); ok {
-			return ev
-		}
-		w, ok := rs.(interface{ Unwrap() askuser.Responder })
-		if !ok {
-			return nil
-		}
-		rs = w.Unwrap()
-	}
-	return nil
 }
 
 // linkReply acts on the reply to a link: decline declines and cancel
